@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const char *command_name = "profkit";
+
+void cmd_set_name(const char *name)
+{
+	command_name = name;
+}
+
+const char *cmd_name(void)
+{
+	return command_name;
+}
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", command_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_report(struct pk_context *ctx, int rc)
+{
+	const struct pk_error *err = pk_context_error(ctx);
+
+	if (rc == PK_OK)
+		return 0;
+	if (err->code != PK_OK && err->message[0])
+		cmd_error("%s", err->message);
+	else
+		cmd_error("%s", pk_strerror(rc));
+	return pk_exit_code(err->code != PK_OK ? err->code : rc);
+}
+
+static void print_warning(void *data, const char *message)
+{
+	(void)data;
+	fprintf(stderr, "%s: warning: %s\n", command_name, message);
+}
+
+struct pk_context *cmd_context(int quiet)
+{
+	struct pk_context *ctx = pk_context_new();
+
+	if (!ctx) {
+		cmd_error("out of memory");
+		return NULL;
+	}
+	if (!quiet)
+		pk_context_set_warn(ctx, print_warning, NULL);
+	return ctx;
+}
+
+static int read_one(struct pk_context *ctx, const char *path,
+		    const char *from, struct pk_profile *p,
+		    const struct pk_options *opts)
+{
+	const struct pk_reader *reader = NULL;
+	struct pk_input *in;
+	int rc;
+
+	if (from && strcmp(from, "auto") != 0) {
+		reader = pk_reader_find(from);
+		if (!reader)
+			return pk_error_set(ctx, PK_EUSAGE,
+					    "unknown input format '%s' (see "
+					    "--list-formats)", from);
+	}
+	rc = pk_input_open(ctx, path, &in);
+	if (rc)
+		return rc;
+	rc = pk_read(ctx, in, reader, p, opts);
+	pk_input_close(in);
+	return rc;
+}
+
+int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
+		    const char *from, struct pk_profile *p,
+		    const struct pk_options *opts)
+{
+	int i, rc;
+
+	if (argc == 0)
+		return read_one(ctx, NULL, from, p, opts);
+	for (i = 0; i < argc; i++) {
+		rc = read_one(ctx, argv[i], from, p, opts);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
+		     const struct pk_profile *p,
+		     const struct pk_options *opts, const char *path)
+{
+	struct pk_output *out;
+	int rc;
+
+	rc = pk_output_open(ctx, path, &out);
+	if (rc)
+		return rc;
+	rc = w->write(ctx, p, opts, out);
+	if (rc) {
+		pk_output_abort(out);
+		return rc;
+	}
+	return pk_output_commit(out);
+}

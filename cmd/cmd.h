@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* What every command shares: its name in messages, error reporting,
+ * the warning sink, and the options common to readers and writers. */
+#ifndef PROFKIT_CMD_H
+#define PROFKIT_CMD_H
+
+#include <profkit/profkit.h>
+
+void cmd_set_name(const char *name);
+const char *cmd_name(void);
+
+/* "profkit-x: message" on stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the context's error and return its exit code. */
+int cmd_report(struct pk_context *ctx, int rc);
+/* A context that prints warnings unless quiet. */
+struct pk_context *cmd_context(int quiet);
+
+/* Read every path (stdin when none) into p; from may be NULL (auto). */
+int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
+		    const char *from, struct pk_profile *p,
+		    const struct pk_options *opts);
+/* Write p with writer to path (stdout when NULL), atomically. */
+int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
+		     const struct pk_profile *p,
+		     const struct pk_options *opts, const char *path);
+
+#endif

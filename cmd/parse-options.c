@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profkit/profkit.h>
+
+#include "cmd.h"
+#include "parse-options.h"
+
+static void print_option(FILE *fp, const struct option *o)
+{
+	char left[64];
+	int n = 0;
+
+	if (o->short_name && o->long_name)
+		n = snprintf(left, sizeof(left), "-%c, --%s", o->short_name,
+			     o->long_name);
+	else if (o->short_name)
+		n = snprintf(left, sizeof(left), "-%c", o->short_name);
+	else
+		n = snprintf(left, sizeof(left), "    --%s", o->long_name);
+	if (o->argh && n > 0 && (size_t)n < sizeof(left))
+		snprintf(left + n, sizeof(left) - (size_t)n,
+			 o->long_name ? "=%s" : " %s", o->argh);
+	if (strlen(left) > 24)
+		fprintf(fp, "  %s\n  %-24s  %s\n", left, "", o->help);
+	else
+		fprintf(fp, "  %-24s  %s\n", left, o->help);
+}
+
+void usage_with_options(const struct option *opts,
+			const struct command_info *info, int to_stderr)
+{
+	FILE *fp = to_stderr ? stderr : stdout;
+	const struct option *o;
+	size_t i;
+
+	for (i = 0; info->usage[i]; i++)
+		fprintf(fp, "%s %s\n", i ? "   or:" : "usage:", info->usage[i]);
+	if (to_stderr) {
+		fprintf(fp, "Try '%s --help' for more.\n", info->name);
+		return;
+	}
+	fprintf(fp, "\n%s\n", info->summary);
+	for (o = opts; o->type != OPTION_END; o++) {
+		if (o->type == OPTION_GROUP)
+			fprintf(fp, "\n%s\n", o->help);
+		else
+			print_option(fp, o);
+	}
+	fprintf(fp, "  %-24s  %s\n  %-24s  %s\n", "-h, --help",
+		"show this help and exit", "    --version",
+		"show the version and exit");
+	if (info->examples)
+		fprintf(fp, "\nExamples:\n%s", info->examples);
+	fprintf(fp, "\nSee %s(1) for the whole manual.\n", info->name);
+}
+
+static void bad_usage(const struct option *opts,
+		      const struct command_info *info, const char *fmt,
+		      const char *what)
+{
+	fprintf(stderr, "%s: ", info->name);
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	usage_with_options(opts, info, 1);
+	exit(2);
+}
+
+static int apply(const struct option *o, const char *arg, int negated)
+{
+	switch (o->type) {
+	case OPTION_FLAG:
+		*(int *)o->value = !negated;
+		return 0;
+	case OPTION_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPTION_CALLBACK:
+		return o->cb(o, arg);
+	default:
+		return -1;
+	}
+}
+
+static const struct option *find_long(const struct option *opts,
+				      const char *name, size_t len,
+				      int *negated)
+{
+	const struct option *o;
+
+	*negated = 0;
+	for (o = opts; o->type != OPTION_END; o++)
+		if (o->long_name && strlen(o->long_name) == len &&
+		    strncmp(o->long_name, name, len) == 0)
+			return o;
+	if (len > 3 && strncmp(name, "no-", 3) == 0)
+		for (o = opts; o->type != OPTION_END; o++)
+			if (o->type == OPTION_FLAG && o->long_name &&
+			    strlen(o->long_name) == len - 3 &&
+			    strncmp(o->long_name, name + 3, len - 3) == 0) {
+				*negated = 1;
+				return o;
+			}
+	return NULL;
+}
+
+static int parse_long(int argc, char **argv, int *i,
+		      const struct option *opts,
+		      const struct command_info *info)
+{
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct option *o;
+	const char *arg = NULL;
+	int negated;
+
+	if (len == 4 && strncmp(name, "help", 4) == 0) {
+		usage_with_options(opts, info, 0);
+		exit(0);
+	}
+	if (len == 7 && strncmp(name, "version", 7) == 0) {
+		printf("%s (profkit) %s\n", info->name, pk_version());
+		exit(0);
+	}
+	o = find_long(opts, name, len, &negated);
+	if (!o)
+		bad_usage(opts, info, "unknown option '%s'", argv[*i]);
+	if (o->argh) {
+		if (eq)
+			arg = eq + 1;
+		else if (*i + 1 < argc)
+			arg = argv[++*i];
+		else
+			bad_usage(opts, info, "option '--%s' needs a value",
+				  o->long_name);
+	} else if (eq) {
+		bad_usage(opts, info, "option '--%s' takes no value",
+			  o->long_name);
+	}
+	return apply(o, arg, negated);
+}
+
+static int parse_short(int argc, char **argv, int *i,
+		       const struct option *opts,
+		       const struct command_info *info)
+{
+	const char *p;
+
+	for (p = argv[*i] + 1; *p; p++) {
+		const struct option *o;
+		char flag[3] = { '-', *p, 0 };
+
+		if (*p == 'h') {
+			usage_with_options(opts, info, 0);
+			exit(0);
+		}
+		for (o = opts; o->type != OPTION_END; o++)
+			if (o->short_name == *p)
+				break;
+		if (o->type == OPTION_END)
+			bad_usage(opts, info, "unknown option '%s'", flag);
+		if (!o->argh) {
+			if (apply(o, NULL, 0))
+				return -1;
+			continue;
+		}
+		if (p[1])
+			return apply(o, p + 1, 0);
+		if (*i + 1 >= argc)
+			bad_usage(opts, info, "option '%s' needs a value", flag);
+		return apply(o, argv[++*i], 0);
+	}
+	return 0;
+}
+
+int parse_options(int argc, char **argv, const struct option *opts,
+		  const struct command_info *info)
+{
+	int i, n = 0, only_operands = 0;
+
+	cmd_set_name(info->name);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc;
+
+		if (only_operands || a[0] != '-' || strcmp(a, "-") == 0) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_operands = 1;
+			continue;
+		}
+		rc = a[1] == '-' ? parse_long(argc, argv, &i, opts, info) :
+			parse_short(argc, argv, &i, opts, info);
+		if (rc) {
+			usage_with_options(opts, info, 1);
+			exit(2);
+		}
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+int64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (end == s || s[0] == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v > (unsigned long long)(INT64_MAX >> shift))
+		return -1;
+	return (int64_t)(v << shift);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* profkit-convert: read a profile in one format, write it in another. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse-options.h"
+
+static const char *const convert_usage[] = {
+	"profkit-convert [--from=FMT] --to=FMT [-o FILE] [FILE...]",
+	"profkit-convert --list-formats",
+	NULL,
+};
+
+static const struct command_info info = {
+	.name = "profkit-convert",
+	.summary = "Convert CPU and memory profiles between formats. Reads "
+		   "standard input when no FILE\nis given and writes standard "
+		   "output unless -o is given; several FILEs are summed.",
+	.usage = convert_usage,
+	.examples =
+		"  perf script | profkit-convert --to=folded | flamegraph.pl > cpu.svg\n"
+		"  profkit-convert --to=folded --event=page-faults -o faults.folded out.txt\n",
+};
+
+static struct pk_options opts;
+static const char *from, *to, *output, *value;
+static int list_formats, quiet, strict;
+static int64_t max_memory = -1;
+
+static int set_all(const struct option *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	opts.annotate_kernel = opts.annotate_jit = 1;
+	return 0;
+}
+
+static int set_bit(const struct option *o, const char *arg)
+{
+	(void)arg;
+	if (strcmp(o->long_name, "pid") == 0)
+		opts.include_pid = 1;
+	else if (strcmp(o->long_name, "tid") == 0)
+		opts.include_tid = 1;
+	else if (strcmp(o->long_name, "kernel") == 0)
+		opts.annotate_kernel = 1;
+	else if (strcmp(o->long_name, "jit") == 0)
+		opts.annotate_jit = 1;
+	else if (strcmp(o->long_name, "addrs") == 0)
+		opts.show_addrs = 1;
+	else if (strcmp(o->long_name, "no-comm") == 0)
+		opts.no_comm = 1;
+	return 0;
+}
+
+static int set_max_memory(const struct option *o, const char *arg)
+{
+	(void)o;
+	max_memory = parse_size(arg);
+	if (max_memory <= 0) {
+		cmd_error("--max-memory: '%s' is not a size (e.g. 512M, 4G)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct option options[] = {
+	OPT_GROUP("Formats"),
+	OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+	OPT_STRING(0, "to", &to, "FMT", "output format (required)"),
+	OPT_FLAG(0, "list-formats", &list_formats, "list the formats and exit"),
+	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
+	OPT_GROUP("Samples"),
+	OPT_STRING(0, "event", &opts.event, "NAME", "keep this event only (default: the first)"),
+	OPT_STRING(0, "value", &value, "KIND", "weigh stacks by 'samples' or 'period'"),
+	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
+	OPT_CALLBACK(0, "pid", NULL, NULL, "root frame 'comm-PID'", set_bit),
+	OPT_CALLBACK(0, "tid", NULL, NULL, "root frame 'comm-PID/TID'", set_bit),
+	OPT_CALLBACK(0, "kernel", NULL, NULL, "mark kernel frames with _[k]", set_bit),
+	OPT_CALLBACK(0, "jit", NULL, NULL, "mark JIT frames with _[j]", set_bit),
+	OPT_CALLBACK(0, "all", NULL, NULL, "--kernel and --jit", set_all),
+	OPT_CALLBACK(0, "addrs", NULL, NULL, "show addresses of unknown frames", set_bit),
+	OPT_CALLBACK(0, "no-comm", NULL, NULL, "no process name root frame", set_bit),
+	OPT_GROUP("Robustness"),
+	OPT_FLAG(0, "strict", &strict, "fail on damage that is normally a warning"),
+	OPT_CALLBACK(0, "max-memory", NULL, "SIZE", "memory limit for the profile (default 8G)", set_max_memory),
+	OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+	OPT_END(),
+};
+
+static void print_formats(void)
+{
+	size_t i;
+
+	printf("Input formats (--from):\n");
+	for (i = 0; pk_readers[i]; i++)
+		printf("  %-14s %s\n", pk_readers[i]->name, pk_readers[i]->description);
+	printf("\nOutput formats (--to):\n");
+	for (i = 0; pk_writers[i]; i++)
+		printf("  %-14s %s\n", pk_writers[i]->name, pk_writers[i]->description);
+}
+
+static int parse_value_option(void)
+{
+	if (!value)
+		return 0;
+	if (strcmp(value, "samples") == 0)
+		opts.value = PK_VALUE_SAMPLES;
+	else if (strcmp(value, "period") == 0)
+		opts.value = PK_VALUE_PERIOD;
+	else {
+		cmd_error("--value: expected 'samples' or 'period', not '%s'", value);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct pk_writer *writer;
+	struct pk_context *ctx;
+	struct pk_profile *p;
+	int rc;
+
+	pk_options_init(&opts);
+	argc = parse_options(argc, argv, options, &info);
+	if (list_formats) {
+		print_formats();
+		return 0;
+	}
+	if (!to) {
+		cmd_error("no output format: give --to=FMT (see --list-formats)");
+		return 2;
+	}
+	writer = pk_writer_find(to);
+	if (!writer) {
+		cmd_error("unknown output format '%s' (see --list-formats)", to);
+		return 2;
+	}
+	if (parse_value_option())
+		return 2;
+	ctx = cmd_context(quiet);
+	if (!ctx)
+		return 1;
+	pk_context_set_strict(ctx, strict);
+	if (max_memory > 0)
+		pk_context_set_max_memory(ctx, (uint64_t)max_memory);
+	p = pk_profile_new(writer->flags);
+	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &opts) :
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (!rc && strict && pk_warning_count(ctx))
+		rc = pk_error_set(ctx, PK_EINPUT, "stopping: warnings with --strict");
+	if (!rc)
+		rc = cmd_write_output(ctx, writer, p, &opts, output);
+	rc = cmd_report(ctx, rc);
+	pk_profile_free(p);
+	pk_context_free(ctx);
+	return rc;
+}

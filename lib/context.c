@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* The context of one job: its error, warnings and limits. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct pk_context *pk_context_new(void)
+{
+	struct pk_context *ctx = calloc(1, sizeof(*ctx));
+
+	if (ctx)
+		ctx->max_memory = PK_DEFAULT_MAX_MEMORY;
+	return ctx;
+}
+
+void pk_context_free(struct pk_context *ctx)
+{
+	free(ctx);
+}
+
+void pk_context_set_warn(struct pk_context *ctx, pk_warn_fn fn, void *data)
+{
+	ctx->warn = fn;
+	ctx->warn_data = data;
+}
+
+void pk_context_set_max_memory(struct pk_context *ctx, uint64_t bytes)
+{
+	ctx->max_memory = bytes;
+}
+
+uint64_t pk_context_max_memory(const struct pk_context *ctx)
+{
+	return ctx->max_memory;
+}
+
+void pk_context_set_strict(struct pk_context *ctx, int strict)
+{
+	ctx->strict = strict;
+}
+
+int pk_context_strict(const struct pk_context *ctx)
+{
+	return ctx->strict;
+}
+
+const struct pk_error *pk_context_error(const struct pk_context *ctx)
+{
+	return &ctx->error;
+}
+
+void pk_context_clear_error(struct pk_context *ctx)
+{
+	ctx->error.code = PK_OK;
+	ctx->error.message[0] = '\0';
+}
+
+int pk_error_setv(struct pk_context *ctx, int code, const char *fmt,
+		  va_list ap)
+{
+	/* Keep the first error: later ones are usually its consequences. */
+	if (ctx->error.code != PK_OK)
+		return code;
+	ctx->error.code = code;
+	vsnprintf(ctx->error.message, sizeof(ctx->error.message), fmt, ap);
+	return code;
+}
+
+int pk_error_set(struct pk_context *ctx, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pk_error_setv(ctx, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void pk_warn(struct pk_context *ctx, const char *fmt, ...)
+{
+	char buf[PK_ERROR_MAX];
+	va_list ap;
+
+	ctx->warnings++;
+	if (!ctx->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ctx->warn(ctx->warn_data, buf);
+}
+
+unsigned long pk_warning_count(const struct pk_context *ctx)
+{
+	return ctx->warnings;
+}
+
+int pk_exit_code(int code)
+{
+	switch (code) {
+	case PK_OK:
+		return 0;
+	case PK_EUSAGE:
+		return 2;
+	case PK_EIO:
+		return 3;
+	default:
+		return 1;
+	}
+}
+
+const char *pk_strerror(int code)
+{
+	switch (code) {
+	case PK_OK:
+		return "success";
+	case PK_EINPUT:
+		return "malformed input";
+	case PK_EUSAGE:
+		return "invalid usage";
+	case PK_EIO:
+		return "input/output error";
+	case PK_ENOMEM:
+		return "out of memory";
+	default:
+		return "unknown error";
+	}
+}
+
+int pk_grow(void *array, size_t *cap, size_t need, size_t elem)
+{
+	void **ptr = array;
+	size_t n = *cap ? *cap : 16;
+	void *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -1;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem)
+		return -1;
+	grown = realloc(*ptr, n * elem);
+	if (!grown)
+		return -1;
+	*ptr = grown;
+	*cap = n;
+	return 0;
+}
+
+const char *pk_version(void)
+{
+	return PACKAGE_VERSION;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The format registry. Adding a format is one file defining its table
+ * and one line in a list below; cheap and specific probes come first.
+ */
+#include <string.h>
+
+#include "formats.h"
+#include "internal.h"
+
+const struct pk_reader *const pk_readers[] = {
+	&pk_reader_perf_script,
+	NULL,
+};
+
+const struct pk_writer *const pk_writers[] = {
+	&pk_writer_folded,
+	NULL,
+};
+
+void pk_options_init(struct pk_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->value = PK_VALUE_AUTO;
+	opts->node_thres = 0.5;
+	opts->edge_thres = 0.1;
+}
+
+const struct pk_reader *pk_reader_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; pk_readers[i]; i++)
+		if (strcmp(pk_readers[i]->name, name) == 0)
+			return pk_readers[i];
+	return NULL;
+}
+
+const struct pk_writer *pk_writer_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; pk_writers[i]; i++)
+		if (strcmp(pk_writers[i]->name, name) == 0)
+			return pk_writers[i];
+	return NULL;
+}
+
+/* Enough for every magic number and a few text lines. */
+#define PROBE_BYTES 4096
+
+int pk_reader_detect(struct pk_context *ctx, struct pk_input *in,
+		     const struct pk_reader **reader)
+{
+	const struct pk_reader *best = NULL;
+	const unsigned char *buf;
+	int best_score = 0, tie = 0;
+	size_t len, i;
+
+	buf = pk_input_peek(in, PROBE_BYTES, &len);
+	if (pk_context_error(ctx)->code)
+		return pk_context_error(ctx)->code;
+	if (len == 0)
+		return pk_error_set(ctx, PK_EINPUT, "%s: input is empty",
+				    pk_input_name(in));
+	for (i = 0; pk_readers[i]; i++) {
+		int score = pk_readers[i]->probe(buf, len);
+
+		if (score > best_score) {
+			best = pk_readers[i];
+			best_score = score;
+			tie = 0;
+		} else if (score == best_score && score > 0) {
+			tie = 1;
+		}
+	}
+	/* As FFmpeg does: a tie is "unknown", not a guess. */
+	if (!best || best_score < PK_PROBE_MIN || tie)
+		return pk_error_set(ctx, PK_EINPUT,
+				    "%s: unknown profile format (see "
+				    "--list-formats; name one with --from)",
+				    pk_input_name(in));
+	*reader = best;
+	return 0;
+}
+
+int pk_read(struct pk_context *ctx, struct pk_input *in,
+	    const struct pk_reader *reader, struct pk_profile *p,
+	    const struct pk_options *opts)
+{
+	int rc;
+
+	if (!reader) {
+		rc = pk_reader_detect(ctx, in, &reader);
+		if (rc)
+			return rc;
+	}
+	pk_profile_set_memory_limit(p, pk_context_max_memory(ctx));
+	rc = reader->read(ctx, in, p, opts);
+	if (pk_profile_failed(p)) {
+		/* say why, rather than the reader's bare "out of memory" */
+		pk_context_clear_error(ctx);
+		rc = pk_error_set(ctx, PK_ENOMEM,
+				  "%s: the profile needs more than the memory "
+				  "limit of %llu MiB (see --max-memory)",
+				  pk_input_name(in),
+				  (unsigned long long)(pk_context_max_memory(ctx) >> 20));
+	}
+	return rc;
+}

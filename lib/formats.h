@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The format tables, one per lib/read_*.c and lib/write_*.c file. */
+#ifndef PROFKIT_FORMATS_H
+#define PROFKIT_FORMATS_H
+
+#include <profkit/format.h>
+
+extern const struct pk_reader pk_reader_perf_script;
+
+extern const struct pk_writer pk_writer_folded;
+
+#endif

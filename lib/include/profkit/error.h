@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Errors and warnings.
+ *
+ * Every library call returns 0 or a negative enum pk_err and leaves a
+ * message in the context naming the input, the offset or line and the
+ * problem. Commands turn the code into an exit status with pk_exit_code().
+ */
+#ifndef PROFKIT_ERROR_H
+#define PROFKIT_ERROR_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pk_err {
+	PK_OK = 0,
+	PK_EINPUT = -1,		/* the input is malformed or unsupported */
+	PK_EUSAGE = -2,		/* the caller asked for something impossible */
+	PK_EIO = -3,		/* reading or writing failed */
+	PK_ENOMEM = -4,		/* out of memory, or over the memory limit */
+};
+
+#define PK_ERROR_MAX 1024
+
+struct pk_error {
+	int code;		/* enum pk_err, PK_OK when no error */
+	char message[PK_ERROR_MAX];
+};
+
+typedef void (*pk_warn_fn)(void *data, const char *message);
+
+struct pk_context;
+
+/* A context carries options, the error and the warning sink of one job. */
+struct pk_context *pk_context_new(void);
+void pk_context_free(struct pk_context *ctx);
+
+void pk_context_set_warn(struct pk_context *ctx, pk_warn_fn fn, void *data);
+/* Upper bound for memory driven by sizes read from inputs, in bytes. */
+void pk_context_set_max_memory(struct pk_context *ctx, uint64_t bytes);
+uint64_t pk_context_max_memory(const struct pk_context *ctx);
+/* With strict set, damage that is normally a warning is an error. */
+void pk_context_set_strict(struct pk_context *ctx, int strict);
+int pk_context_strict(const struct pk_context *ctx);
+
+const struct pk_error *pk_context_error(const struct pk_context *ctx);
+void pk_context_clear_error(struct pk_context *ctx);
+
+/* Set the error (the first one wins) and return code. */
+int pk_error_set(struct pk_context *ctx, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pk_error_setv(struct pk_context *ctx, int code, const char *fmt,
+		  va_list ap);
+/* Report a warning through the context's sink; counted either way. */
+void pk_warn(struct pk_context *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+unsigned long pk_warning_count(const struct pk_context *ctx);
+
+/* 0 for PK_OK, 1 bad input or memory, 2 usage, 3 I/O. */
+int pk_exit_code(int code);
+const char *pk_strerror(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

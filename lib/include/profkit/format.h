@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inputs, outputs and the format registry.
+ *
+ * Each format is one file in lib/ that defines one struct pk_reader or
+ * struct pk_writer; lib/formats.c lists them. A reader's probe looks at
+ * the first bytes of the input (peeked, never consumed, so pipes work)
+ * and returns a score from 0 (not mine) to 100 (certainly mine).
+ */
+#ifndef PROFKIT_FORMAT_H
+#define PROFKIT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <profkit/error.h>
+#include <profkit/profile.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- input: a file or stdin, gzip undone transparently ---- */
+
+struct pk_input;
+
+/* path NULL or "-" reads standard input. */
+int pk_input_open(struct pk_context *ctx, const char *path,
+		  struct pk_input **in);
+/* Read from memory (fuzzers, tests); the buffer must outlive the input. */
+int pk_input_open_memory(struct pk_context *ctx, const char *name,
+			 const void *data, size_t size, struct pk_input **in);
+void pk_input_close(struct pk_input *in);
+const char *pk_input_name(const struct pk_input *in);
+/* Size of the underlying file when it is a regular file, else -1. */
+int64_t pk_input_file_size(const struct pk_input *in);
+int pk_input_is_gzip(const struct pk_input *in);
+
+/* Up to want bytes from the current position without consuming them. */
+const unsigned char *pk_input_peek(struct pk_input *in, size_t want,
+				   size_t *got);
+/* The next line without its "\n" or "\r\n"; NULL at the end or on error. */
+const char *pk_input_line(struct pk_input *in, size_t *len);
+/* Number of the line pk_input_line returned last (1-based). */
+uint64_t pk_input_lineno(const struct pk_input *in);
+/* Read up to n bytes; returns the count (0 at the end) or a pk_err. */
+ssize_t pk_input_read(struct pk_input *in, void *buf, size_t n);
+/* Offset of the next unread byte in the (decompressed) stream. */
+uint64_t pk_input_offset(const struct pk_input *in);
+/* Read the whole remaining stream into memory (at most max bytes). */
+int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
+		   size_t *size);
+
+/* ---- output: stdout or a file written atomically ---- */
+
+struct pk_output;
+
+/*
+ * path NULL or "-" writes standard output. Otherwise the output goes to a
+ * temporary file beside path that pk_output_commit renames into place and
+ * pk_output_abort removes: a failure never leaves a partial file.
+ */
+int pk_output_open(struct pk_context *ctx, const char *path,
+		   struct pk_output **out);
+/* Collect the output in memory (fuzzers, tests). */
+int pk_output_open_memory(struct pk_context *ctx, struct pk_output **out);
+const unsigned char *pk_output_memory(const struct pk_output *out,
+				      size_t *size);
+/* From now on compress what is written with gzip. */
+int pk_output_start_gzip(struct pk_output *out);
+int pk_output_write(struct pk_output *out, const void *buf, size_t n);
+int pk_output_puts(struct pk_output *out, const char *s);
+int pk_output_putc(struct pk_output *out, int c);
+int pk_output_printf(struct pk_output *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* End the gzip stream and flush; memory outputs are complete after it. */
+int pk_output_finish(struct pk_output *out);
+/* Finish, close and rename into place; frees out. */
+int pk_output_commit(struct pk_output *out);
+/* Discard everything; frees out. */
+void pk_output_abort(struct pk_output *out);
+
+/* ---- options shared by readers and writers ---- */
+
+enum pk_value_choice {
+	PK_VALUE_AUTO,		/* period when the input has one */
+	PK_VALUE_SAMPLES,
+	PK_VALUE_PERIOD,
+};
+
+struct pk_options {
+	/* which samples and values */
+	enum pk_value_choice value;
+	const char *event;	/* keep this event only; NULL: the first */
+
+	/* folded */
+	unsigned include_pid : 1;
+	unsigned include_tid : 1;
+	unsigned annotate_kernel : 1;
+	unsigned annotate_jit : 1;
+	unsigned show_addrs : 1;
+	unsigned no_comm : 1;
+
+	/* pprof */
+	unsigned no_gzip : 1;
+	unsigned no_labels : 1;
+
+	/* speedscope */
+	unsigned speedscope_evented : 1;
+
+	/* dot: prune nodes and edges under these percentages of the total */
+	double node_thres, edge_thres;
+
+	/* symbolization */
+	unsigned no_symbolize : 1;
+	const char *binary;	/* the main program */
+	const char *symbol_path;	/* DIR[:DIR...] searched for binaries */
+	const char *symfs;	/* root of another machine's files */
+	const char *kallsyms;	/* kernel symbols */
+};
+
+void pk_options_init(struct pk_options *opts);
+
+/* ---- the registry ---- */
+
+struct pk_reader {
+	const char *name;
+	const char *description;
+	int (*probe)(const unsigned char *buf, size_t len);
+	int (*read)(struct pk_context *ctx, struct pk_input *in,
+		    struct pk_profile *p, const struct pk_options *opts);
+};
+
+struct pk_writer {
+	const char *name;
+	const char *description;
+	const char *extension;	/* for names made from an input's */
+	unsigned flags;		/* enum pk_profile_flags the writer needs */
+	int (*write)(struct pk_context *ctx, const struct pk_profile *p,
+		     const struct pk_options *opts, struct pk_output *out);
+};
+
+/* NULL-terminated lists. */
+extern const struct pk_reader *const pk_readers[];
+extern const struct pk_writer *const pk_writers[];
+
+const struct pk_reader *pk_reader_find(const char *name);
+const struct pk_writer *pk_writer_find(const char *name);
+/*
+ * Pick the reader whose probe scores highest on the input's first bytes.
+ * A tie or a best score under PK_PROBE_MIN is an error naming the input.
+ */
+#define PK_PROBE_MIN 25
+int pk_reader_detect(struct pk_context *ctx, struct pk_input *in,
+		     const struct pk_reader **reader);
+
+/* Convenience: read a whole input into p with the given or detected reader. */
+int pk_read(struct pk_context *ctx, struct pk_input *in,
+	    const struct pk_reader *reader, struct pk_profile *p,
+	    const struct pk_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

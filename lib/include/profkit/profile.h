@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile model: one in-memory form that every reader fills and every
+ * writer reads. It follows pprof's profile.proto.
+ *
+ * Strings, functions, locations, stacks and label sets are interned, and
+ * samples with the same stack and labels are summed as they arrive, so
+ * memory grows with the distinct stacks of an input, not with its size.
+ * Only a profile created with PK_PROFILE_KEEP_ORDER keeps every sample
+ * with its timestamp (for writers that draw timelines).
+ *
+ * Ids are 1-based indexes; 0 means "none". A string id 0 is "".
+ */
+#ifndef PROFKIT_PROFILE_H
+#define PROFKIT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t pk_str;
+
+enum pk_value_kind {
+	PK_VALUE_COUNT,		/* number of samples or events */
+	PK_VALUE_WEIGHT,	/* the event's period: time, bytes, ... */
+};
+
+struct pk_value_type {
+	pk_str type;		/* "samples", "cpu-clock", "alloc_space" */
+	pk_str unit;		/* "count", "nanoseconds", "bytes" */
+	pk_str event;		/* the event the value counts, or 0 */
+	enum pk_value_kind kind;
+};
+
+struct pk_mapping {
+	uint64_t start, limit, offset;
+	pk_str file;
+	pk_str build_id;	/* hex digits */
+	unsigned has_functions : 1;
+	unsigned has_filenames : 1;
+	unsigned has_line_numbers : 1;
+	unsigned has_inline_frames : 1;
+};
+
+struct pk_function {
+	pk_str name;		/* demangled */
+	pk_str system_name;	/* as in the symbol table */
+	pk_str filename;
+	int64_t start_line;
+};
+
+struct pk_line {
+	uint32_t function;	/* function id */
+	int64_t line;
+};
+
+struct pk_location {
+	uint32_t mapping;	/* mapping id, or 0 */
+	uint64_t address;
+	uint32_t nlines;	/* inline frames, innermost first */
+	uint32_t first_line;	/* private: index into the line table */
+};
+
+struct pk_label {
+	pk_str key;
+	pk_str str;		/* string label, or 0 for a numeric one */
+	int64_t num;
+	pk_str unit;
+};
+
+struct pk_sample {
+	uint32_t stack;		/* stack id (location ids, leaf first) */
+	uint32_t labels;	/* label set id, or 0 */
+	uint64_t time;		/* nanoseconds, 0 when unknown */
+};
+
+enum pk_profile_flags {
+	PK_PROFILE_KEEP_ORDER = 1 << 0,	/* keep each sample, in order */
+};
+
+struct pk_profile;
+
+struct pk_profile *pk_profile_new(unsigned flags);
+void pk_profile_free(struct pk_profile *p);
+unsigned pk_profile_flags(const struct pk_profile *p);
+/* Non-zero once an allocation failed or the memory limit was passed. */
+int pk_profile_failed(const struct pk_profile *p);
+/* Bytes held by the model; the build fails once this passes limit. */
+size_t pk_profile_memory(const struct pk_profile *p);
+void pk_profile_set_memory_limit(struct pk_profile *p, uint64_t bytes);
+
+/* Strings. */
+pk_str pk_profile_intern(struct pk_profile *p, const char *s, size_t len);
+pk_str pk_profile_intern_cstr(struct pk_profile *p, const char *s);
+/* The id of a string already in the profile, or 0. */
+pk_str pk_profile_lookup(const struct pk_profile *p, const char *s);
+pk_str pk_profile_lookup_len(const struct pk_profile *p, const char *s,
+			     size_t len);
+const char *pk_profile_string(const struct pk_profile *p, pk_str id);
+size_t pk_profile_string_len(const struct pk_profile *p, pk_str id);
+size_t pk_profile_string_count(const struct pk_profile *p);
+
+/*
+ * Sample types. Adding one after samples exist gives those samples 0 in
+ * the new column. Returns the column index, or -1 on failure.
+ */
+int pk_profile_add_sample_type(struct pk_profile *p, const char *type,
+			       const char *unit, const char *event,
+			       enum pk_value_kind kind);
+size_t pk_profile_sample_type_count(const struct pk_profile *p);
+const struct pk_value_type *pk_profile_sample_type(const struct pk_profile *p,
+						   size_t index);
+int pk_profile_rename_sample_type(struct pk_profile *p, size_t index,
+				  const char *type);
+/* Column of the event's value of the given kind, or -1. */
+int pk_profile_find_column(const struct pk_profile *p, pk_str event,
+			   enum pk_value_kind kind);
+/* Events in the order they first appeared (string ids), and their count. */
+size_t pk_profile_event_count(const struct pk_profile *p);
+pk_str pk_profile_event(const struct pk_profile *p, size_t index);
+
+/* Period, time and descriptive metadata. */
+void pk_profile_set_period(struct pk_profile *p, const char *type,
+			   const char *unit, int64_t period);
+struct pk_value_type pk_profile_period_type(const struct pk_profile *p);
+int64_t pk_profile_period(const struct pk_profile *p);
+void pk_profile_set_time(struct pk_profile *p, int64_t time_nanos,
+			 int64_t duration_nanos);
+int64_t pk_profile_time_nanos(const struct pk_profile *p);
+int64_t pk_profile_duration_nanos(const struct pk_profile *p);
+/* Free-form key/value facts: hostname, os-release, cmdline, ... */
+void pk_profile_set_meta(struct pk_profile *p, const char *key,
+			 const char *value);
+const char *pk_profile_meta(const struct pk_profile *p, const char *key);
+size_t pk_profile_meta_count(const struct pk_profile *p);
+void pk_profile_meta_at(const struct pk_profile *p, size_t i,
+			const char **key, const char **value);
+/* Samples with timestamps widen this; writers read the span. */
+void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
+			  uint64_t *last);
+
+/* Mappings, functions, locations: interned, so equal input gives one id. */
+uint32_t pk_profile_intern_mapping(struct pk_profile *p,
+				   const struct pk_mapping *m);
+size_t pk_profile_mapping_count(const struct pk_profile *p);
+const struct pk_mapping *pk_profile_mapping(const struct pk_profile *p,
+					    uint32_t id);
+/* Mappings are mutable after the fact: symbolizers set the has_* bits. */
+struct pk_mapping *pk_profile_mapping_mut(struct pk_profile *p, uint32_t id);
+
+uint32_t pk_profile_intern_function(struct pk_profile *p,
+				    const struct pk_function *f);
+size_t pk_profile_function_count(const struct pk_profile *p);
+const struct pk_function *pk_profile_function(const struct pk_profile *p,
+					      uint32_t id);
+
+uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
+				    uint64_t address,
+				    const struct pk_line *lines, size_t nlines);
+size_t pk_profile_location_count(const struct pk_profile *p);
+const struct pk_location *pk_profile_location(const struct pk_profile *p,
+					      uint32_t id);
+const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
+						const struct pk_location *loc);
+
+/* Stacks: location ids, leaf first. */
+uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
+				 size_t depth);
+size_t pk_profile_stack_count(const struct pk_profile *p);
+const uint32_t *pk_profile_stack(const struct pk_profile *p, uint32_t id,
+				 size_t *depth);
+
+/* Label sets. */
+uint32_t pk_profile_intern_labels(struct pk_profile *p,
+				  const struct pk_label *labels, size_t n);
+const struct pk_label *pk_profile_labels(const struct pk_profile *p,
+					 uint32_t id, size_t *n);
+/* The label with this key in a set, or NULL. */
+const struct pk_label *pk_profile_label_find(const struct pk_profile *p,
+					     uint32_t labels, pk_str key);
+
+/*
+ * Add values (one per sample type; missing trailing ones are 0) for a
+ * stack and label set. Summed into an equal sample unless the profile
+ * keeps order. Returns 0, or a negative pk_err on failure.
+ */
+int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
+			  uint32_t labels, uint64_t time,
+			  const int64_t *values, size_t nvalues);
+size_t pk_profile_sample_count(const struct pk_profile *p);
+const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
+					  size_t index);
+const int64_t *pk_profile_sample_values(const struct pk_profile *p,
+					size_t index);
+/* Sum of one column over all samples. */
+int64_t pk_profile_total(const struct pk_profile *p, size_t column);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

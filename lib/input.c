@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Input streams: a file, stdin or memory, with gzip undone on the fly.
+ * Readers peek (for probing), take lines (text formats) or read bytes
+ * (binary formats) from one buffer, so probing a pipe loses nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+#define INPUT_CHUNK (1024 * 1024)
+/* Longer lines are an error: no text format we read needs them. */
+#define MAX_LINE (64 * 1024 * 1024)
+
+struct pk_input {
+	struct pk_context *ctx;
+	char *name;
+	int fd;
+	const unsigned char *mem;	/* memory source, or NULL */
+	size_t mem_size, mem_pos;
+	int64_t file_size;
+	int raw_eof;
+
+	int gzip;
+	z_stream z;
+	unsigned char *zbuf;
+	size_t zbuf_len;
+
+	unsigned char *buf;	/* decompressed bytes [pos, end) */
+	size_t cap, pos, end;
+	uint64_t base;		/* stream offset of buf[0] */
+	int eof, failed;
+	uint64_t lineno;
+};
+
+static ssize_t raw_read(struct pk_input *in, void *dst, size_t n)
+{
+	ssize_t got;
+
+	if (in->mem) {
+		size_t left = in->mem_size - in->mem_pos;
+
+		if (n > left)
+			n = left;
+		memcpy(dst, in->mem + in->mem_pos, n);
+		in->mem_pos += n;
+		return (ssize_t)n;
+	}
+	do
+		got = read(in->fd, dst, n);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return pk_error_set(in->ctx, PK_EIO, "%s: read failed: %s",
+				    in->name, strerror(errno));
+	return got;
+}
+
+static ssize_t gzip_read(struct pk_input *in, unsigned char *dst, size_t n)
+{
+	in->z.next_out = dst;
+	in->z.avail_out = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
+	for (;;) {
+		int rc;
+
+		if (in->z.avail_in == 0 && !in->raw_eof) {
+			ssize_t got = raw_read(in, in->zbuf, in->zbuf_len);
+
+			if (got < 0)
+				return got;
+			if (got == 0)
+				in->raw_eof = 1;
+			in->z.next_in = in->zbuf;
+			in->z.avail_in = (uInt)got;
+		}
+		if (in->z.avail_in == 0 && in->raw_eof) {
+			/* gzip == 2: the last member ended cleanly. */
+			if (in->z.next_out != dst || in->gzip == 2)
+				break;
+			return pk_error_set(in->ctx, PK_EINPUT,
+					    "%s: offset %llu: gzip stream is "
+					    "truncated", in->name,
+					    (unsigned long long)in->z.total_in);
+		}
+		rc = inflate(&in->z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			/* Concatenated members are one stream, as gzip -d. */
+			in->gzip = 2;
+			inflateReset(&in->z);
+		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			return pk_error_set(in->ctx, PK_EINPUT,
+					    "%s: corrupt gzip data (%s)",
+					    in->name,
+					    in->z.msg ? in->z.msg : "inflate");
+		} else {
+			in->gzip = 1;
+		}
+		if (in->z.next_out != dst || in->z.avail_out == 0)
+			break;
+	}
+	return (ssize_t)(in->z.next_out - dst);
+}
+
+static ssize_t stream_read(struct pk_input *in, unsigned char *dst, size_t n)
+{
+	return in->gzip ? gzip_read(in, dst, n) : raw_read(in, dst, n);
+}
+
+/* Read once more into the buffer, growing it when full. <0 on error. */
+static ssize_t stream_more(struct pk_input *in)
+{
+	ssize_t got;
+
+	if (in->eof || in->failed)
+		return 0;
+	if (in->pos > 0 && in->end == in->cap) {
+		memmove(in->buf, in->buf + in->pos, in->end - in->pos);
+		in->base += in->pos;
+		in->end -= in->pos;
+		in->pos = 0;
+	}
+	if (in->end == in->cap) {
+		size_t cap = in->cap ? in->cap * 2 : INPUT_CHUNK;
+		unsigned char *grown = realloc(in->buf, cap + 1);
+
+		if (!grown) {
+			in->failed = 1;
+			return pk_error_set(in->ctx, PK_ENOMEM,
+					    "%s: out of memory", in->name);
+		}
+		in->buf = grown;
+		in->cap = cap;
+	}
+	got = stream_read(in, in->buf + in->end, in->cap - in->end);
+	if (got < 0) {
+		in->failed = 1;
+		return got;
+	}
+	if (got == 0)
+		in->eof = 1;
+	in->end += (size_t)got;
+	return got;
+}
+
+static int start_gzip_if_needed(struct pk_input *in)
+{
+	unsigned char magic[2];
+	ssize_t got = raw_read(in, magic, 2);
+
+	if (got < 0)
+		return (int)got;
+	if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		in->zbuf_len = INPUT_CHUNK;
+		in->zbuf = malloc(in->zbuf_len);
+		if (!in->zbuf || inflateInit2(&in->z, 15 + 16) != Z_OK)
+			return pk_error_set(in->ctx, PK_ENOMEM,
+					    "%s: out of memory", in->name);
+		memcpy(in->zbuf, magic, 2);
+		in->z.next_in = in->zbuf;
+		in->z.avail_in = 2;
+		in->gzip = 1;
+		return 0;
+	}
+	/* Not gzip: the bytes read become the start of the buffer. */
+	in->buf = malloc(INPUT_CHUNK + 1);
+	if (!in->buf)
+		return pk_error_set(in->ctx, PK_ENOMEM, "%s: out of memory",
+				    in->name);
+	in->cap = INPUT_CHUNK;
+	memcpy(in->buf, magic, (size_t)got);
+	in->end = (size_t)got;
+	if (got < 2)
+		in->eof = 1;
+	return 0;
+}
+
+static int input_new(struct pk_context *ctx, const char *name,
+		     struct pk_input **out)
+{
+	struct pk_input *in = calloc(1, sizeof(*in));
+
+	if (!in || !(in->name = strdup(name))) {
+		free(in);
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	}
+	in->ctx = ctx;
+	in->fd = -1;
+	in->file_size = -1;
+	*out = in;
+	return 0;
+}
+
+int pk_input_open(struct pk_context *ctx, const char *path,
+		  struct pk_input **out)
+{
+	struct pk_input *in;
+	struct stat st;
+	int rc;
+
+	if (!path || strcmp(path, "-") == 0) {
+		rc = input_new(ctx, "<stdin>", &in);
+		if (rc)
+			return rc;
+		in->fd = STDIN_FILENO;
+	} else {
+		rc = input_new(ctx, path, &in);
+		if (rc)
+			return rc;
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			rc = pk_error_set(ctx, PK_EIO, "cannot open '%s': %s",
+					  path, strerror(errno));
+			pk_input_close(in);
+			return rc;
+		}
+	}
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+		in->file_size = st.st_size;
+	else if (S_ISDIR(st.st_mode)) {
+		rc = pk_error_set(ctx, PK_EIO, "cannot read '%s': %s", path,
+				  strerror(EISDIR));
+		pk_input_close(in);
+		return rc;
+	}
+	rc = start_gzip_if_needed(in);
+	if (rc) {
+		pk_input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+int pk_input_open_memory(struct pk_context *ctx, const char *name,
+			 const void *data, size_t size, struct pk_input **out)
+{
+	struct pk_input *in;
+	int rc = input_new(ctx, name, &in);
+
+	if (rc)
+		return rc;
+	in->mem = data ? data : (const void *)"";
+	in->mem_size = size;
+	in->file_size = (int64_t)size;
+	rc = start_gzip_if_needed(in);
+	if (rc) {
+		pk_input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+void pk_input_close(struct pk_input *in)
+{
+	if (!in)
+		return;
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+	if (in->zbuf)
+		inflateEnd(&in->z);
+	free(in->zbuf);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+const char *pk_input_name(const struct pk_input *in)
+{
+	return in->name;
+}
+
+int64_t pk_input_file_size(const struct pk_input *in)
+{
+	return in->file_size;
+}
+
+int pk_input_is_gzip(const struct pk_input *in)
+{
+	return in->gzip != 0;
+}
+
+const unsigned char *pk_input_peek(struct pk_input *in, size_t want,
+				   size_t *got)
+{
+	while (in->end - in->pos < want && !in->eof && !in->failed) {
+		if (stream_more(in) < 0)
+			break;
+	}
+	*got = in->end - in->pos;
+	if (*got > want)
+		*got = want;
+	return in->buf ? in->buf + in->pos : (const unsigned char *)"";
+}
+
+const char *pk_input_line(struct pk_input *in, size_t *len)
+{
+	size_t scanned = 0;
+
+	for (;;) {
+		unsigned char *start = in->buf + in->pos;
+		size_t avail = in->end - in->pos;
+		unsigned char *nl = avail > scanned ?
+			memchr(start + scanned, '\n', avail - scanned) : NULL;
+
+		if (nl || (in->eof && avail)) {
+			size_t n = nl ? (size_t)(nl - start) : avail;
+
+			in->pos += nl ? n + 1 : n;
+			if (n && start[n - 1] == '\r')
+				n--;
+			start[n] = '\0';	/* the buffer has a spare byte */
+			in->lineno++;
+			*len = n;
+			return (const char *)start;
+		}
+		if (in->eof || in->failed)
+			return NULL;
+		if (avail >= MAX_LINE) {
+			in->failed = 1;
+			pk_error_set(in->ctx, PK_EINPUT,
+				     "%s: line %llu: longer than %d MiB "
+				     "(binary data? try --from)",
+				     in->name,
+				     (unsigned long long)in->lineno + 1,
+				     MAX_LINE >> 20);
+			return NULL;
+		}
+		scanned = avail;
+		if (stream_more(in) < 0)
+			return NULL;
+	}
+}
+
+uint64_t pk_input_lineno(const struct pk_input *in)
+{
+	return in->lineno;
+}
+
+ssize_t pk_input_read(struct pk_input *in, void *dst, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		size_t avail = in->end - in->pos;
+
+		if (avail) {
+			size_t take = avail < n - done ? avail : n - done;
+
+			memcpy((unsigned char *)dst + done, in->buf + in->pos,
+			       take);
+			in->pos += take;
+			done += take;
+			continue;
+		}
+		if (in->eof || in->failed)
+			break;
+		if (n - done >= INPUT_CHUNK) {
+			/* Large reads skip the buffer. */
+			ssize_t got = stream_read(in, (unsigned char *)dst + done,
+						  n - done);
+
+			if (got < 0) {
+				in->failed = 1;
+				return got;
+			}
+			if (got == 0)
+				in->eof = 1;
+			in->base += (uint64_t)got;
+			done += (size_t)got;
+			continue;
+		}
+		if (stream_more(in) < 0)
+			return pk_context_error(in->ctx)->code;
+	}
+	return (ssize_t)done;
+}
+
+uint64_t pk_input_offset(const struct pk_input *in)
+{
+	return in->base + in->pos;
+}
+
+int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
+		   size_t *size)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		ssize_t got;
+
+		if (pk_grow(&buf, &cap, len + INPUT_CHUNK, 1) < 0) {
+			free(buf);
+			return pk_error_set(in->ctx, PK_ENOMEM,
+					    "%s: out of memory", in->name);
+		}
+		got = pk_input_read(in, buf + len, cap - len);
+		if (got < 0) {
+			free(buf);
+			return (int)got;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+		if (len > max) {
+			free(buf);
+			return pk_error_set(in->ctx, PK_ENOMEM,
+					    "%s: larger than the memory limit "
+					    "of %zu MiB (see --max-memory)",
+					    in->name, max >> 20);
+		}
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared inside libprofkit; nothing here is installed. */
+#ifndef PROFKIT_INTERNAL_H
+#define PROFKIT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <profkit/profkit.h>
+
+#define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct pk_context {
+	struct pk_error error;
+	pk_warn_fn warn;
+	void *warn_data;
+	unsigned long warnings;
+	uint64_t max_memory;
+	int strict;
+};
+
+/* Default cap on memory that sizes read from an input may drive. */
+#define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
+
+/* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
+static inline uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+static inline uint64_t pk_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Grow *array (of elem bytes each) so that it holds at least need
+ * elements; doubles capacity. Returns 0 or -1 (array unchanged).
+ */
+int pk_grow(void *array, size_t *cap, size_t need, size_t elem);
+
+/* Lowercase hex digit value, or -1. */
+static inline int pk_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+#endif

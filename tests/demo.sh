@@ -1,0 +1,27 @@
+#!/bin/sh
+# make demo: convert the bundled recording into every output format.
+#   tests/demo.sh INPUT BUILD-DIR OUT-DIR
+set -eu
+input=$1
+build=$2
+out=$3
+mkdir -p "$out"
+convert="$build/cmd/profkit-convert"
+
+echo "Converting $input (perf script output of testdata/src/c-fp.c) into $out/:"
+"$convert" --list-formats | sed -n '/^Output formats/,$p' | sed 1d |
+while read -r fmt description; do
+	[ -n "$fmt" ] || continue
+	case $fmt in
+	folded) file=cpu.folded how="flamegraph.pl $out/cpu.folded > cpu.svg (or inferno-flamegraph)" ;;
+	pprof) file=cpu.pb.gz how="pprof -http=: $out/cpu.pb.gz   or   pprof -top $out/cpu.pb.gz" ;;
+	speedscope) file=cpu.speedscope.json how="open $out/cpu.speedscope.json in https://www.speedscope.app" ;;
+	gprof2dot) file=cpu.gprof2dot.json how="gprof2dot -f json $out/cpu.gprof2dot.json | dot -Tsvg > graph.svg" ;;
+	dot) file=cpu.dot how="dot -Tsvg $out/cpu.dot > graph.svg" ;;
+	callgrind) file=callgrind.out.cpu how="kcachegrind $out/callgrind.out.cpu   or   callgrind_annotate $out/callgrind.out.cpu" ;;
+	perf-script) file=cpu.perf-script.txt how="less $out/cpu.perf-script.txt" ;;
+	*) file=cpu.$fmt how="(see doc/formats.md)" ;;
+	esac
+	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
+	printf '  %-24s %s\n' "$out/$file" "$how"
+done

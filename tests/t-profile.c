@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the profile model: interning, summing, columns, limits. */
+#include <stdlib.h>
+
+#include <profkit/profkit.h>
+
+#include "tap.h"
+
+static void test_strings(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	pk_str a = pk_profile_intern_cstr(p, "main");
+	pk_str b = pk_profile_intern(p, "main+0x10", 4);
+	pk_str e = pk_profile_intern_cstr(p, "");
+	const char *before = pk_profile_string(p, a);
+	char name[32];
+	int i;
+
+	ok(a != 0, "a string gets a non-zero id");
+	is_int(b, a, "equal bytes intern to the same id");
+	is_int(e, 0, "the empty string is id 0");
+	is_str(pk_profile_string(p, 0), "", "string 0 is \"\"");
+	for (i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "fn%d", i);
+		pk_profile_intern_cstr(p, name);
+	}
+	ok(pk_profile_string(p, a) == before, "strings never move as the table grows");
+	is_int(pk_profile_lookup(p, "fn99999") != 0, 1, "lookup finds an interned string");
+	is_int(pk_profile_lookup(p, "nope"), 0, "lookup of an unknown string is 0");
+	pk_profile_free(p);
+}
+
+static uint32_t frame(struct pk_profile *p, const char *fn, uint64_t addr)
+{
+	struct pk_function f = { 0 };
+	struct pk_line line = { 0 };
+
+	f.name = f.system_name = pk_profile_intern_cstr(p, fn);
+	line.function = pk_profile_intern_function(p, &f);
+	return pk_profile_intern_location(p, 0, addr, &line, 1);
+}
+
+static void test_samples_are_summed(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	int64_t v[2] = { 1, 250 };
+	uint32_t locs[2], stack, other;
+	const int64_t *got;
+
+	is_int(pk_profile_add_sample_type(p, "samples", "count", "cpu-clock", PK_VALUE_COUNT), 0,
+	       "first sample type is column 0");
+	is_int(pk_profile_add_sample_type(p, "cpu-clock", "nanoseconds", "cpu-clock", PK_VALUE_WEIGHT), 1,
+	       "second sample type is column 1");
+	locs[0] = frame(p, "leaf", 0x10);
+	locs[1] = frame(p, "main", 0x20);
+	is_int(frame(p, "leaf", 0x10), locs[0], "equal locations intern to one id");
+	ok(frame(p, "leaf", 0x11) != locs[0], "another address is another location");
+	stack = pk_profile_intern_stack(p, locs, 2);
+	is_int(pk_profile_intern_stack(p, locs, 2), stack, "equal stacks intern to one id");
+	other = pk_profile_intern_stack(p, locs, 1);
+	ok(other != stack, "a prefix is another stack");
+	for (int i = 0; i < 1000; i++)
+		pk_profile_add_sample(p, stack, 0, 0, v, 2);
+	pk_profile_add_sample(p, other, 0, 0, v, 1);
+	is_int(pk_profile_sample_count(p), 2, "1001 samples of 2 stacks make 2 samples");
+	got = pk_profile_sample_values(p, 0);
+	is_int(got[0], 1000, "counts are summed");
+	is_int(got[1], 250000, "periods are summed");
+	is_int(pk_profile_sample_values(p, 1)[1], 0, "missing trailing values are 0");
+	is_int(pk_profile_total(p, 0), 1001, "total of column 0");
+	is_int(pk_profile_event_count(p), 1, "one event");
+	is_str(pk_profile_string(p, pk_profile_event(p, 0)), "cpu-clock", "its name");
+	is_int(pk_profile_find_column(p, pk_profile_event(p, 0), PK_VALUE_WEIGHT), 1,
+	       "the weight column of the event");
+	pk_profile_add_sample_type(p, "page-faults", "count", "page-faults", PK_VALUE_COUNT);
+	got = pk_profile_sample_values(p, 0);
+	ok(got[0] == 1000 && got[1] == 250000 && got[2] == 0,
+	   "a sample type added later widens existing samples with 0");
+	pk_profile_free(p);
+}
+
+static void test_keep_order(void)
+{
+	struct pk_profile *p = pk_profile_new(PK_PROFILE_KEEP_ORDER);
+	int64_t v = 1;
+	uint32_t loc = frame(p, "f", 1), stack = pk_profile_intern_stack(p, &loc, 1);
+	uint64_t first, last;
+
+	pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT);
+	pk_profile_add_sample(p, stack, 0, 300, &v, 1);
+	pk_profile_add_sample(p, stack, 0, 100, &v, 1);
+	is_int(pk_profile_sample_count(p), 2, "with KEEP_ORDER equal samples stay apart");
+	is_int(pk_profile_sample(p, 1)->time, 100, "and keep their times in order");
+	pk_profile_time_span(p, &first, &last);
+	ok(first == 100 && last == 300, "the time span covers every sample");
+	pk_profile_free(p);
+}
+
+static void test_labels(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_label l[2] = { { 0 } };
+	uint32_t a, b;
+
+	l[0].key = pk_profile_intern_cstr(p, "pid");
+	l[0].num = 42;
+	l[1].key = pk_profile_intern_cstr(p, "comm");
+	l[1].str = pk_profile_intern_cstr(p, "work er 0");
+	a = pk_profile_intern_labels(p, l, 2);
+	b = pk_profile_intern_labels(p, l, 2);
+	is_int(a, b, "equal label sets intern to one id");
+	is_int(pk_profile_label_find(p, a, l[0].key)->num, 42, "find a numeric label");
+	is_str(pk_profile_string(p, pk_profile_label_find(p, a, l[1].key)->str), "work er 0",
+	       "find a string label");
+	ok(pk_profile_label_find(p, a, pk_profile_intern_cstr(p, "tid")) == NULL,
+	   "a missing label is NULL");
+	pk_profile_free(p);
+}
+
+static void test_memory_limit(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	char name[32];
+	int i;
+
+	pk_profile_set_memory_limit(p, 1 << 20);
+	for (i = 0; i < 200000 && !pk_profile_failed(p); i++) {
+		snprintf(name, sizeof(name), "function_%d", i);
+		pk_profile_intern_cstr(p, name);
+	}
+	ok(pk_profile_failed(p) == PK_ENOMEM, "passing the memory limit fails the profile");
+	ok(pk_profile_memory(p) < (2 << 20), "and stops growing near the limit");
+	pk_profile_free(p);
+}
+
+int main(void)
+{
+	test_strings();
+	test_samples_are_summed();
+	test_keep_order();
+	test_labels();
+	test_memory_limit();
+	return done_testing();
+}

@@ -1,0 +1,78 @@
+# Shared helpers for the command tests (sourced, POSIX sh), in the manner
+# of elfutils' test-subr.sh but speaking TAP for automake's tap-driver:
+#
+#   . "${top_srcdir:-.}/tests/test-subr.sh"
+#   plan 2
+#   testrun_compare "folded of c-fp" testdata/c-fp.folded \
+#       profkit-convert --to=folded testdata/c-fp.perf-script.txt
+#
+# Commands run from the build tree's cmd/; paths are relative to the
+# source tree. A skipped script exits 77 after "1..0 # SKIP why".
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+PATH="$top_builddir/cmd:$PATH"
+export PATH LC_ALL=C
+cd "$top_srcdir" || exit 99
+
+tap_n=0
+tap_failed=0
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/profkit-test.XXXXXX") || exit 99
+trap 'rm -rf "$tmpdir"' EXIT
+
+plan() { echo "1..$1"; }
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+
+fail() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $*"
+}
+
+# show a file as TAP diagnostics
+diag_file() { sed -e 's/^/# /' "$1" | head -n "${2:-20}"; }
+
+# testrun_compare NAME EXPECTED-FILE COMMAND...: stdout must equal the file
+# and the command must exit 0.
+testrun_compare() {
+	name=$1 expected=$2
+	shift 2
+	if "$@" >"$tmpdir/out" 2>"$tmpdir/err"; then
+		if cmp -s "$expected" "$tmpdir/out"; then
+			pass "$name"
+		else
+			fail "$name"
+			diff -u "$expected" "$tmpdir/out" | diag_file /dev/stdin 30
+		fi
+	else
+		fail "$name (exit $?)"
+		diag_file "$tmpdir/err"
+	fi
+}
+
+# testrun_status NAME WANT-STATUS STDERR-PATTERN COMMAND...: the command
+# must exit WANT-STATUS with a line matching the pattern on stderr.
+testrun_status() {
+	name=$1 want=$2 pattern=$3
+	shift 3
+	"$@" >"$tmpdir/out" 2>"$tmpdir/err"
+	got=$?
+	if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$tmpdir/err"; then
+		pass "$name"
+	else
+		fail "$name (exit $got, want $want)"
+		diag_file "$tmpdir/err"
+	fi
+}
+
+finish() {
+	[ "$tap_failed" -eq 0 ]
+	exit $?
+}
