@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "idtab.h"
 #include "internal.h"
 
 #define MAX_TOKENS 64
@@ -26,8 +27,14 @@ struct event_columns {
 	int count, weight;	/* columns in the profile, -1 for none */
 };
 
+struct frame_entry {
+	pk_str text;
+	uint32_t loc;
+};
+
 struct ps_record {
 	int active;
+	int single_line;	/* the frame was on the header line */
 	pk_str comm;
 	int64_t pid, tid, cpu;	/* -1 when not printed */
 	uint64_t time;
@@ -47,10 +54,17 @@ struct ps_reader {
 	size_t npending;
 	pk_str str_inlined;
 
-	/* frame text -> location id, so repeated lines cost one lookup */
+	/*
+	 * frame text -> location, so a repeated line costs one lookup keyed
+	 * by its address (cheap to hash) and one memcmp
+	 */
 	struct pk_profile *frame_text;
-	uint32_t *frame_loc;
-	size_t frame_loc_cap;
+	struct frame_entry *frame_cache;
+	size_t nframe_cache, frame_cache_cap;
+	struct pk_idtab frame_tab;
+	uint32_t last_labels;	/* records of one thread repeat their labels */
+	struct pk_label last_label_set[4];
+	size_t last_nlabels;
 
 	int64_t *values;
 	size_t values_cap;
@@ -433,14 +447,73 @@ static const char *skip_space(const char *s, size_t *len)
 	return s;
 }
 
+/* The hash of a frame text: its leading address and its length. */
+static int frame_key(const char *s, size_t len, uint64_t *hash)
+{
+	uint64_t addr = 0;
+	size_t i;
+
+	for (i = 0; i < len && i < 16 && pk_hexval(s[i]) >= 0; i++)
+		addr = (addr << 4) | (uint64_t)pk_hexval(s[i]);
+	if (!i)
+		return -1;
+	*hash = pk_hash_u64(addr ^ ((uint64_t)len << 52));
+	return 0;
+}
+
+struct frame_text {
+	const char *s;
+	size_t len;
+};
+
+static int frame_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct ps_reader *r = owner;
+	const struct frame_text *k = key;
+	pk_str text = r->frame_cache[id - 1].text;
+
+	return pk_profile_string_len(r->frame_text, text) == k->len &&
+	       memcmp(pk_profile_string(r->frame_text, text), k->s, k->len) == 0;
+}
+
 /* The location of a frame text seen before, or 0. */
 static uint32_t cached_frame(struct ps_reader *r, const char *s, size_t len)
 {
-	pk_str id;
+	struct frame_text key;
+	uint64_t hash;
+	size_t slot;
+	uint32_t id;
 
 	s = skip_space(s, &len);
-	id = pk_profile_lookup_len(r->frame_text, s, len);
-	return id && id < r->frame_loc_cap ? r->frame_loc[id] : 0;
+	if (frame_key(s, len, &hash) < 0)
+		return 0;
+	key.s = s;
+	key.len = len;
+	id = pk_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot);
+	return id ? r->frame_cache[id - 1].loc : 0;
+}
+
+static int remember_frame(struct ps_reader *r, const char *s, size_t len,
+			  uint32_t loc)
+{
+	struct frame_text key = { s, len };
+	uint64_t hash;
+	size_t slot;
+
+	if (frame_key(s, len, &hash) < 0 ||
+	    pk_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot))
+		return 0;
+	if (pk_grow(&r->frame_cache, &r->frame_cache_cap, r->nframe_cache + 1,
+		    sizeof(*r->frame_cache)) < 0)
+		return -1;
+	r->frame_cache[r->nframe_cache].text = pk_profile_intern(r->frame_text, s, len);
+	r->frame_cache[r->nframe_cache].loc = loc;
+	if (!r->frame_cache[r->nframe_cache].text ||
+	    pk_idtab_insert(&r->frame_tab, slot, hash,
+			    (uint32_t)r->nframe_cache + 1) < 0)
+		return -1;
+	r->nframe_cache++;
+	return 0;
 }
 
 /* Returns 1 for a frame line, 0 for something else, <0 on error. */
@@ -448,22 +521,14 @@ static int parse_frame(struct ps_reader *r, const char *s, size_t len)
 {
 	struct token sym, dso;
 	uint64_t addr;
-	uint32_t id, loc;
-	size_t old_cap = r->frame_loc_cap;
+	uint32_t loc;
 
 	s = skip_space(s, &len);
 	if (split_frame(s, len, &addr, &sym, &dso) < 0)
 		return 0;
 	loc = make_location(r, addr, &sym, &dso);
-	id = pk_profile_intern(r->frame_text, s, len);
-	if (!loc || !id ||
-	    pk_grow(&r->frame_loc, &r->frame_loc_cap, (size_t)id + 1,
-		    sizeof(*r->frame_loc)) < 0)
+	if (!loc || remember_frame(r, s, len, loc) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	if (r->frame_loc_cap > old_cap)
-		memset(r->frame_loc + old_cap, 0,
-		       (r->frame_loc_cap - old_cap) * sizeof(*r->frame_loc));
-	r->frame_loc[id] = loc;
 	return push_frame(r, loc) ? -1 : 1;
 }
 
@@ -518,7 +583,12 @@ static uint32_t record_labels(struct ps_reader *r)
 		l[n].key = r->key_cpu;
 		l[n++].num = r->rec.cpu;
 	}
-	return pk_profile_intern_labels(r->p, l, n);
+	if (n != r->last_nlabels || memcmp(l, r->last_label_set, n * sizeof(*l))) {
+		r->last_labels = pk_profile_intern_labels(r->p, l, n);
+		memcpy(r->last_label_set, l, n * sizeof(*l));
+		r->last_nlabels = n;
+	}
+	return r->last_labels;
 }
 
 static int finish_record(struct ps_reader *r)
@@ -633,8 +703,14 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 		if (loc)
 			return push_frame(r, loc);
 	}
-	/* A header starts a record; inside one anything else is a frame
-	 * (some perf versions print frames unindented). */
+	/* In a callchain an indented line is a frame; otherwise a header
+	 * starts a record (without callchains perf pads the comm) and
+	 * anything else is a frame (old perf prints them unindented). */
+	if (r->rec.active && !r->rec.single_line && is_space(line[0])) {
+		rc = parse_frame(r, line, len);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	if (!is_header(line, len)) {
 		rc = r->rec.active ? parse_frame(r, line, len) : 0;
 		if (rc == 0)
@@ -646,9 +722,12 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 	if (parse_header(r, line, len, &trailer, &trailer_len) < 0)
 		return pk_error_set(r->ctx, PK_EINPUT, "internal: header mismatch");
 	/* Without callchains the frame ends the header line. */
-	if (trailer_len && pk_hexval(*trailer) >= 0 &&
-	    (rc = parse_frame(r, trailer, trailer_len)) < 0)
-		return rc;
+	if (trailer_len && pk_hexval(*trailer) >= 0) {
+		rc = parse_frame(r, trailer, trailer_len);
+		if (rc < 0)
+			return rc;
+		r->rec.single_line = rc;
+	}
 	return 0;
 }
 
@@ -690,8 +769,9 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 				  "'comm pid [cpu] time: event:' lines)",
 				  pk_input_name(in));
 	pk_profile_free(r.frame_text);
+	pk_idtab_release(&r.frame_tab);
+	free(r.frame_cache);
 	free(r.frames);
-	free(r.frame_loc);
 	free(r.values);
 	return rc;
 }
