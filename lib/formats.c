@@ -10,6 +10,7 @@
 
 const struct pk_reader *const pk_readers[] = {
 	&pk_reader_perf_script,
+	&pk_reader_folded,
 	NULL,
 };
 

@@ -6,6 +6,7 @@
 #include <profkit/format.h>
 
 extern const struct pk_reader pk_reader_perf_script;
+extern const struct pk_reader pk_reader_folded;
 
 extern const struct pk_writer pk_writer_folded;
 

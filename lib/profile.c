@@ -928,6 +928,18 @@ const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 	return &p->values[index * p->ntypes];
 }
 
+void pk_profile_scale_column(struct pk_profile *p, size_t column,
+			     int64_t factor)
+{
+	size_t i;
+
+	if (column >= p->ntypes)
+		return;
+	for (i = 0; i < p->nsamples; i++)
+		p->values[i * p->ntypes + column] = (int64_t)
+			((uint64_t)p->values[i * p->ntypes + column] * (uint64_t)factor);
+}
+
 int64_t pk_profile_total(const struct pk_profile *p, size_t column)
 {
 	uint64_t sum = 0;

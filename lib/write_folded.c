@@ -39,6 +39,7 @@ struct folded {
 	const struct pk_profile *p;
 	const struct pk_options *opts;
 	int column;
+	int64_t scale;		/* fixed-point scale of fractional input */
 	pk_str key_comm, key_pid, key_tid;
 	struct strbuf line, name;
 	struct pk_profile *keys;	/* distinct lines, as interned strings */
@@ -340,6 +341,33 @@ static int compare_lines(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+/* A count, or a fixed-point one from fractional folded input: 2.5 */
+static int print_count(struct pk_output *out, int64_t value, int64_t scale)
+{
+	int64_t frac;
+	int digits = 0;
+	char buf[32];
+
+	if (scale <= 1)
+		return pk_output_printf(out, " %lld\n", (long long)value);
+	for (frac = scale; frac > 1; frac /= 10)
+		digits++;
+	frac = value % scale;
+	if (frac < 0)
+		frac = -frac;
+	if (digits > 18)
+		return PK_EUSAGE;
+	buf[digits] = '\0';
+	for (int i = digits; i-- > 0; frac /= 10)
+		buf[i] = (char)('0' + frac % 10);
+	while (digits > 0 && buf[digits - 1] == '0')
+		buf[--digits] = '\0';
+	if (!digits)
+		return pk_output_printf(out, " %lld\n", (long long)(value / scale));
+	return pk_output_printf(out, " %s%lld.%s\n", value < 0 && value / scale == 0 ? "-" : "",
+				(long long)(value / scale), buf);
+}
+
 /* Lines sorted bytewise, as perl's sort with cmp. */
 static int print_sorted(struct folded *f, struct pk_output *out)
 {
@@ -360,7 +388,7 @@ static int print_sorted(struct folded *f, struct pk_output *out)
 	for (i = 0; i < m && !rc; i++) {
 		rc = pk_output_write(out, lines[i].s, lines[i].len);
 		if (!rc)
-			rc = pk_output_printf(out, " %lld\n", (long long)lines[i].sum);
+			rc = print_count(out, lines[i].sum, f->scale);
 	}
 	free(lines);
 	return rc;
@@ -405,6 +433,8 @@ static int folded_write(struct pk_context *ctx, const struct pk_profile *p,
 		return pk_context_error(ctx)->code;
 	if (f.column < 0)
 		return 0;	/* no samples, nothing to print */
+	f.scale = pk_profile_meta(p, "value-scale") ?
+		atoll(pk_profile_meta(p, "value-scale")) : 1;
 	f.key_comm = pk_profile_lookup(p, "comm");
 	f.key_pid = pk_profile_lookup(p, "pid");
 	f.key_tid = pk_profile_lookup(p, "tid");
