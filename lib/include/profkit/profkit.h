@@ -6,6 +6,7 @@
 #include <profkit/error.h>
 #include <profkit/profile.h>
 #include <profkit/format.h>
+#include <profkit/transform.h>
 
 #ifdef __cplusplus
 extern "C" {
