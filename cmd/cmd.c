@@ -63,10 +63,10 @@ struct pk_context *cmd_context(int quiet)
 
 static int read_one(struct pk_context *ctx, const char *path,
 		    const char *from, struct pk_profile *p,
-		    const struct pk_options *opts)
+		    const struct pk_options *opts, const struct pk_reader **used)
 {
 	const struct pk_reader *reader = NULL;
-	struct pk_input *in;
+	struct pk_input *in = NULL;
 	int rc;
 
 	if (from && strcmp(from, "auto") != 0) {
@@ -77,11 +77,30 @@ static int read_one(struct pk_context *ctx, const char *path,
 					    "--list-formats)", from);
 	}
 	rc = pk_input_open(ctx, path, &in);
-	if (rc)
-		return rc;
-	rc = pk_read(ctx, in, reader, p, opts);
+	if (!rc && !reader)
+		rc = pk_reader_detect(ctx, in, &reader);
+	if (!rc)
+		rc = pk_read(ctx, in, reader, p, opts);
+	if (!rc && used)
+		*used = reader;
 	pk_input_close(in);
 	return rc;
+}
+
+int cmd_read_profile(struct pk_context *ctx, const char *path, const char *from,
+		     unsigned flags, const struct pk_options *opts,
+		     struct pk_profile **out, const struct pk_reader **used)
+{
+	struct pk_profile *p = pk_profile_new(flags);
+	int rc = p ? read_one(ctx, path, from, p, opts, used) :
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+
+	if (rc) {
+		pk_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
 }
 
 int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
@@ -91,9 +110,9 @@ int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
 	int i, rc;
 
 	if (argc == 0)
-		return read_one(ctx, NULL, from, p, opts);
+		return read_one(ctx, NULL, from, p, opts, NULL);
 	for (i = 0; i < argc; i++) {
-		rc = read_one(ctx, argv[i], from, p, opts);
+		rc = read_one(ctx, argv[i], from, p, opts, NULL);
 		if (rc)
 			return rc;
 	}
@@ -116,4 +135,14 @@ int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
 		return rc;
 	}
 	return pk_output_commit(out);
+}
+
+const struct pk_writer *cmd_writer(const char *to)
+{
+	const struct pk_writer *w = pk_writer_find(to);
+
+	if (!w)
+		cmd_error("unknown output format '%s' (see profkit-convert "
+			  "--list-formats)", to);
+	return w;
 }

@@ -20,6 +20,12 @@ struct pk_context *cmd_context(int quiet);
 int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
 		    const char *from, struct pk_profile *p,
 		    const struct pk_options *opts);
+/* Read one input (stdin for NULL) into a new profile; used: the reader. */
+int cmd_read_profile(struct pk_context *ctx, const char *path, const char *from,
+		     unsigned flags, const struct pk_options *opts,
+		     struct pk_profile **out, const struct pk_reader **used);
+/* Find the writer named by --to, or report it (exit 2). */
+const struct pk_writer *cmd_writer(const char *to);
 /* Write p with writer to path (stdout when NULL), atomically. */
 int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
 		     const struct pk_profile *p,

@@ -57,6 +57,52 @@ void usage_with_options(const struct option *opts,
 	fprintf(fp, "\nSee %s(1) for the whole manual.\n", info->name);
 }
 
+/* troff-escape: a backslash and a leading dot or quote would be markup */
+static void troff_text(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '-')
+			putchar('\\');
+		putchar(*s);
+	}
+}
+
+/*
+ * The OPTIONS section of the man page, from the same table as --help
+ * (as curl does), so the two never disagree. The build substitutes it
+ * for @OPTIONS@ in doc/NAME.1.in.
+ */
+static void print_troff_options(const struct option *opts)
+{
+	const struct option *o;
+
+	for (o = opts; o->type != OPTION_END; o++) {
+		if (o->type == OPTION_GROUP) {
+			printf(".SS ");
+			troff_text(o->help);
+			putchar('\n');
+			continue;
+		}
+		printf(".TP\n.B ");
+		if (o->short_name)
+			printf("\\-%c%s", o->short_name, o->long_name ? ", " : "");
+		if (o->long_name) {
+			printf("\\-\\-");
+			troff_text(o->long_name);
+		}
+		if (o->argh) {
+			printf(o->long_name ? "=\\fI" : " \\fI");
+			troff_text(o->argh);
+			printf("\\fR");
+		}
+		putchar('\n');
+		troff_text(o->help);
+		printf(".\n");
+	}
+	printf(".TP\n.B \\-h, \\-\\-help\nShow a summary of the options and exit.\n"
+	       ".TP\n.B \\-\\-version\nShow the version and exit.\n");
+}
+
 static void bad_usage(const struct option *opts,
 		      const struct command_info *info, const char *fmt,
 		      const char *what)
@@ -118,6 +164,10 @@ static int parse_long(int argc, char **argv, int *i,
 
 	if (len == 4 && strncmp(name, "help", 4) == 0) {
 		usage_with_options(opts, info, 0);
+		exit(0);
+	}
+	if (len == 10 && strncmp(name, "help-troff", 10) == 0) {
+		print_troff_options(opts);
 		exit(0);
 	}
 	if (len == 7 && strncmp(name, "version", 7) == 0) {

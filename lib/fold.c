@@ -294,6 +294,14 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 
 	if (!pk_profile_sample_type_count(p))
 		return -1;
+	if (opts->sample_type) {
+		for (i = 0; i < pk_profile_sample_type_count(p); i++)
+			if (strcmp(pk_profile_string(p, pk_profile_sample_type(p, i)->type),
+				   opts->sample_type) == 0)
+				return (int)i;
+		return pk_error_set(ctx, PK_EUSAGE, "no sample type '%s' in the input",
+				    opts->sample_type);
+	}
 	if (opts->event) {
 		for (i = 0; i < nevents && !event; i++)
 			if (event_matches(pk_profile_string(p, pk_profile_event(p, i)), opts->event))
@@ -304,8 +312,8 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 	} else if (nevents) {
 		event = pk_profile_event(p, 0);
 		if (nevents > 1)
-			pk_warn(ctx, "folded output shows event '%s' only, the "
-				"first of %zu (choose with --event)",
+			pk_warn(ctx, "showing event '%s' only, the first of "
+				"%zu (choose with --event)",
 				pk_profile_string(p, event), nevents);
 	}
 	if (!nevents) {

@@ -929,15 +929,18 @@ const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 }
 
 void pk_profile_scale_column(struct pk_profile *p, size_t column,
-			     int64_t factor)
+			     int64_t num, int64_t den)
 {
 	size_t i;
 
-	if (column >= p->ntypes)
+	if (column >= p->ntypes || den == 0)
 		return;
-	for (i = 0; i < p->nsamples; i++)
-		p->values[i * p->ntypes + column] = (int64_t)
-			((uint64_t)p->values[i * p->ntypes + column] * (uint64_t)factor);
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * p->ntypes + column];
+		__int128 x = (__int128)*v * num / den;
+
+		*v = x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : (int64_t)x;
+	}
 }
 
 int64_t pk_profile_total(const struct pk_profile *p, size_t column)

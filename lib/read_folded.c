@@ -95,7 +95,7 @@ static void rescale(struct folded_reader *r, int decimals)
 	if (want <= r->scale)
 		return;
 	for (c = 0; c < r->columns; c++)
-		pk_profile_scale_column(r->p, (size_t)(r->base_column + c), want / r->scale);
+		pk_profile_scale_column(r->p, (size_t)(r->base_column + c), want / r->scale, 1);
 	r->scale = want;
 }
 

@@ -431,9 +431,17 @@ static int push_frame(struct ps_reader *r, uint32_t loc)
 		return 0;
 	}
 	if (r->npending) {
-		loc = merge_inlined(r, loc);
-		if (!loc)
+		const struct pk_location *real = pk_profile_location(r->p, loc);
+		const struct pk_location *inl = pk_profile_location(r->p, r->pending[0]);
+		int rc;
+
+		/* inlined into this frame only if perf printed the same address */
+		if (real->address != inl->address) {
+			if ((rc = flush_pending(r)))
+				return rc;
+		} else if (!(loc = merge_inlined(r, loc))) {
 			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+		}
 	}
 	return append_frame(r, loc);
 }

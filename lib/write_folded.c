@@ -12,7 +12,7 @@
 static int folded_write(struct pk_context *ctx, const struct pk_profile *p,
 			const struct pk_options *opts, struct pk_output *out)
 {
-	struct pk_folded *f;
+	struct pk_folded *f = NULL;
 	size_t i, len;
 	int rc = pk_folded_build(ctx, p, opts, &f);
 

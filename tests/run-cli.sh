@@ -1,7 +1,7 @@
 #!/bin/sh
 # --help, --version and --list-formats of every command.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-commands="profkit-convert"
+commands="profkit-convert profkit-info profkit-top profkit-merge profkit-diff profkit-filter"
 plan $(( $(echo $commands | wc -w) * 3 + 1 ))
 
 for c in $commands; do
@@ -10,7 +10,10 @@ for c in $commands; do
 	$c --help >"$tmpdir/h" 2>&1 && grep -q "^usage: $c" "$tmpdir/h" &&
 		[ "$(awk 'length > 100' "$tmpdir/h" | wc -l)" -eq 0 ] &&
 		pass "$c --help fits a terminal" || fail "$c --help"
-	[ -f "$top_srcdir/doc/$c.1" ] && pass "$c has a man page" || fail "$c man page"
+	man=$top_builddir/doc/$c.1
+	[ -f "$man" ] && grep -q '^\.SH OPTIONS' "$man" && grep -q 'help' "$man" &&
+		! grep -q '@OPTIONS@' "$man" && pass "$c has a man page with its options" ||
+		fail "$c man page"
 done
 profkit-convert --list-formats >"$tmpdir/f" && grep -q '^  perf-script ' "$tmpdir/f" &&
 	grep -q '^  folded ' "$tmpdir/f" && pass "--list-formats" || fail "--list-formats"

@@ -18,7 +18,7 @@ testrun_compare "--tid on pid/tid input" $d/threads-pidtid.tid.folded \
 	profkit-convert --to=folded --tid $d/threads-pidtid.txt
 testrun_compare "two events: the first one by default" $d/multi.folded \
 	profkit-convert --to=folded $d/multi.txt
-grep -q "shows event 'page-faults' only" "$tmpdir/err" &&
+grep -q "showing event 'page-faults' only" "$tmpdir/err" &&
 	pass "and a warning names it" || fail "and a warning names it"
 testrun_compare "--event picks the other" $d/multi.cpu-clock.folded \
 	profkit-convert --to=folded --event=cpu-clock $d/multi.txt

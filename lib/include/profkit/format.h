@@ -93,6 +93,7 @@ struct pk_options {
 	/* which samples and values */
 	enum pk_value_choice value;
 	const char *event;	/* keep this event only; NULL: the first */
+	const char *sample_type;	/* show this sample type (by name) */
 
 	/* folded */
 	unsigned include_pid : 1;

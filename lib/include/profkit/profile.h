@@ -195,9 +195,9 @@ const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
 					  size_t index);
 const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 					size_t index);
-/* Multiply one column of every sample (fixed-point rescaling). */
+/* Multiply one column of every sample by num / den (truncating). */
 void pk_profile_scale_column(struct pk_profile *p, size_t column,
-			     int64_t factor);
+			     int64_t num, int64_t den);
 /* Sum of one column over all samples. */
 int64_t pk_profile_total(const struct pk_profile *p, size_t column);
 

@@ -35,6 +35,61 @@ int64_t pk_folded_scale(const struct pk_folded *f);
 /* Print " VALUE" (fixed point with the scale, e.g. " 2.5"). */
 int pk_output_count(struct pk_output *out, int64_t value, int64_t scale);
 
+/*
+ * Add src's samples, times factor (1 to sum, -1 for a difference), to
+ * dst; sample types missing in dst are added.
+ */
+int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
+		     const struct pk_profile *src, int64_t factor);
+/* Add one column of src into one column of dst (stacks and labels kept). */
+int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
+			    const struct pk_profile *src, size_t src_column,
+			    size_t dst_column);
+/* 0 when b has the sample types of a (names and units, in order). */
+int pk_profile_check_compatible(struct pk_context *ctx,
+				const struct pk_profile *a,
+				const struct pk_profile *b, const char *b_name);
+
+struct pk_filter {
+	const char *focus;	/* keep samples through a matching function */
+	const char *ignore;	/* drop samples through a matching function */
+	const char *prune_from;	/* cut stacks below the matching function */
+	const char *comm;	/* keep samples whose comm matches */
+	int64_t pid, tid;	/* keep this process or thread; -1: any */
+	uint64_t from_time, to_time;	/* nanoseconds; 0: open */
+	double min_percent;	/* drop stacks under this share of the total */
+};
+
+void pk_filter_init(struct pk_filter *f);
+/*
+ * The samples of src that pass f, as a new profile. Patterns are POSIX
+ * extended regular expressions on function names (comm: on the comm).
+ * opts->event keeps that event's samples; opts->value picks the value
+ * --min-percent weighs.
+ */
+int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
+		      const struct pk_filter *f, const struct pk_options *opts,
+		      struct pk_profile **out);
+
+/* pprof -top's table: flat and cumulative weight per function. */
+struct pk_top_row {
+	const char *name;
+	int64_t flat, cum;
+};
+
+struct pk_top {
+	struct pk_top_row *rows;	/* sorted as pprof sorts them */
+	size_t nrows;
+	int64_t total;
+	int column;			/* the value shown */
+	struct pk_profile *names;	/* private: holds the names */
+};
+
+int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
+		   const struct pk_options *opts, int by_cumulative,
+		   struct pk_top *top);
+void pk_top_release(struct pk_top *top);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* profkit-merge: the sum of several profiles of the same kind. */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "parse-options.h"
+
+static const char *const merge_usage[] = {
+	"profkit-merge [--to=FMT] [-o FILE] FILE...",
+	NULL,
+};
+
+static const struct command_info info = {
+	.name = "profkit-merge",
+	.summary = "Sum profiles whose sample types agree, in any input formats. The sum is\n"
+		   "associative, so merges can run as a tree of reduce steps.",
+	.usage = merge_usage,
+	.examples =
+		"  profkit-merge server.cpu.prof.* --to=pprof -o all.pb.gz\n"
+		"  profkit-merge a.folded b.folded > both.folded\n",
+};
+
+/* Folded stacks carry one plain count and no event. */
+static int is_plain(const struct pk_profile *p)
+{
+	return pk_profile_sample_type_count(p) == 1 && !pk_profile_event_count(p);
+}
+
+/*
+ * Sum *p into *sum. Equal sample types add up column by column; plain
+ * folded counts add to the value folded output shows, so a merge of
+ * formats equals the sum of their folded forms.
+ */
+static int add_profile(struct pk_context *ctx, struct pk_profile **sum,
+		       struct pk_profile **p, const char *name,
+		       const struct pk_options *opts)
+{
+	struct pk_profile *t;
+	int column;
+
+	if (is_plain(*sum) && !is_plain(*p)) {
+		t = *sum;	/* the richer profile becomes the sum */
+		*sum = *p;
+		*p = t;
+	}
+	if (is_plain(*p) && !is_plain(*sum)) {
+		column = pk_value_column(ctx, *sum, opts);
+		if (column < 0)
+			return pk_context_error(ctx)->code ? pk_context_error(ctx)->code :
+				pk_error_set(ctx, PK_EINPUT, "%s: nothing to add to", name);
+		return pk_profile_merge_column(ctx, *sum, *p, 0, (size_t)column);
+	}
+	if (pk_profile_check_compatible(ctx, *sum, *p, name))
+		return pk_context_error(ctx)->code;
+	return pk_profile_merge(ctx, *sum, *p, 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct pk_options opts;
+	const char *from = NULL, *to = "folded", *output = NULL;
+	int quiet = 0;
+	const struct option options[] = {
+		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect each)"),
+		OPT_STRING(0, "to", &to, "FMT", "output format (default: folded)"),
+		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
+		OPT_STRING(0, "event", &opts.event, "NAME", "event for single-value outputs"),
+		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_END(),
+	};
+	const struct pk_writer *writer;
+	struct pk_profile *sum = NULL;
+	struct pk_context *ctx;
+	int i, rc = 0;
+
+	pk_options_init(&opts);
+	argc = parse_options(argc, argv, options, &info);
+	if (argc < 1) {
+		cmd_error("no input files (give at least one FILE)");
+		return 2;
+	}
+	if (!(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
+		return 2;
+	/* one input at a time: memory holds the sum and one input */
+	for (i = 0; i < argc && !rc; i++) {
+		struct pk_profile *p;
+
+		rc = cmd_read_profile(ctx, argv[i], from, writer->flags, &opts, &p, NULL);
+		if (rc)
+			break;
+		if (!sum) {
+			sum = p;
+			continue;
+		}
+		rc = add_profile(ctx, &sum, &p, argv[i], &opts);
+		pk_profile_free(p);
+	}
+	if (!rc)
+		rc = cmd_write_output(ctx, writer, sum, &opts, output);
+	rc = cmd_report(ctx, rc);
+	pk_profile_free(sum);
+	pk_context_free(ctx);
+	return rc;
+}

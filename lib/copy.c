@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy.h"
+
+static int same_type(const struct pk_profile *a, const struct pk_value_type *x,
+		     const struct pk_profile *b, const struct pk_value_type *y)
+{
+	return x->kind == y->kind &&
+	       strcmp(pk_profile_string(a, x->type), pk_profile_string(b, y->type)) == 0 &&
+	       strcmp(pk_profile_string(a, x->unit), pk_profile_string(b, y->unit)) == 0 &&
+	       strcmp(pk_profile_string(a, x->event), pk_profile_string(b, y->event)) == 0;
+}
+
+/* Each source column goes to the equal destination column, or a new one. */
+static int map_columns(struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_type_count(c->src), i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct pk_value_type *t = pk_profile_sample_type(c->src, i);
+		size_t m = pk_profile_sample_type_count(c->dst);
+
+		c->columns[i] = -1;
+		for (j = 0; j < m && c->columns[i] < 0; j++)
+			if (same_type(c->dst, pk_profile_sample_type(c->dst, j), c->src, t))
+				c->columns[i] = (int)j;
+		if (c->columns[i] < 0)
+			c->columns[i] = pk_profile_add_sample_type(c->dst,
+				pk_profile_string(c->src, t->type),
+				pk_profile_string(c->src, t->unit),
+				t->event ? pk_profile_string(c->src, t->event) : NULL, t->kind);
+		if (c->columns[i] < 0)
+			return PK_ENOMEM;
+	}
+	return 0;
+}
+
+int pk_copy_init(struct pk_copy *c, struct pk_profile *dst,
+		 const struct pk_profile *src, int64_t factor)
+{
+	return pk_copy_init_columns(c, dst, src, factor, 1);
+}
+
+int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
+			 const struct pk_profile *src, int64_t factor,
+			 int by_name)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->dst = dst;
+	c->src = src;
+	c->factor = factor;
+	c->strings = calloc(pk_profile_string_count(src) + 1, sizeof(*c->strings));
+	c->mappings = calloc(pk_profile_mapping_count(src) + 1, sizeof(*c->mappings));
+	c->functions = calloc(pk_profile_function_count(src) + 1, sizeof(*c->functions));
+	c->locations = calloc(pk_profile_location_count(src) + 1, sizeof(*c->locations));
+	c->columns = calloc(pk_profile_sample_type_count(src) + 1, sizeof(*c->columns));
+	c->values = calloc(pk_profile_sample_type_count(src) +
+			   pk_profile_sample_type_count(dst) + 1, sizeof(*c->values));
+	for (i = 0; c->columns && i < pk_profile_sample_type_count(src); i++)
+		c->columns[i] = -1;
+	if (!c->strings || !c->mappings || !c->functions || !c->locations ||
+	    !c->columns || !c->values || (by_name && map_columns(c))) {
+		pk_copy_release(c);
+		return PK_ENOMEM;
+	}
+	return 0;
+}
+
+void pk_copy_release(struct pk_copy *c)
+{
+	free(c->strings);
+	free(c->mappings);
+	free(c->functions);
+	free(c->locations);
+	free(c->columns);
+	free(c->values);
+	free(c->stack);
+	memset(c, 0, sizeof(*c));
+}
+
+pk_str pk_copy_string(struct pk_copy *c, pk_str s)
+{
+	if (!s)
+		return 0;
+	if (!c->strings[s])
+		c->strings[s] = pk_profile_intern(c->dst, pk_profile_string(c->src, s),
+						   pk_profile_string_len(c->src, s)) + 1;
+	return c->strings[s] - 1;
+}
+
+uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id)
+{
+	struct pk_mapping m;
+
+	if (!id)
+		return 0;
+	if (!c->mappings[id]) {
+		m = *pk_profile_mapping(c->src, id);
+		m.file = pk_copy_string(c, m.file);
+		m.build_id = pk_copy_string(c, m.build_id);
+		c->mappings[id] = pk_profile_intern_mapping(c->dst, &m);
+	}
+	return c->mappings[id];
+}
+
+uint32_t pk_copy_function(struct pk_copy *c, uint32_t id)
+{
+	struct pk_function f;
+
+	if (!id)
+		return 0;
+	if (!c->functions[id]) {
+		f = *pk_profile_function(c->src, id);
+		f.name = pk_copy_string(c, f.name);
+		f.system_name = pk_copy_string(c, f.system_name);
+		f.filename = pk_copy_string(c, f.filename);
+		c->functions[id] = pk_profile_intern_function(c->dst, &f);
+	}
+	return c->functions[id];
+}
+
+uint32_t pk_copy_location(struct pk_copy *c, uint32_t id)
+{
+	const struct pk_location *loc;
+	const struct pk_line *src_lines;
+	struct pk_line small[16], *lines = small;
+	size_t i;
+
+	if (!id || c->locations[id])
+		return id ? c->locations[id] : 0;
+	loc = pk_profile_location(c->src, id);
+	src_lines = pk_profile_location_lines(c->src, loc);
+	if (loc->nlines > PK_ARRAY_SIZE(small)) {
+		lines = malloc(loc->nlines * sizeof(*lines));
+		if (!lines)
+			return 0;
+	}
+	for (i = 0; i < loc->nlines; i++) {
+		lines[i].function = pk_copy_function(c, src_lines[i].function);
+		lines[i].line = src_lines[i].line;
+	}
+	c->locations[id] = pk_profile_intern_location(c->dst, pk_copy_mapping(c, loc->mapping),
+						      loc->address, lines, loc->nlines);
+	if (lines != small)
+		free(lines);
+	return c->locations[id];
+}
+
+uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id)
+{
+	struct pk_label small[8], *l = small;
+	const struct pk_label *src;
+	size_t n, i;
+	uint32_t out;
+
+	src = pk_profile_labels(c->src, id, &n);
+	if (!n)
+		return 0;
+	if (n > PK_ARRAY_SIZE(small) && !(l = malloc(n * sizeof(*l))))
+		return 0;
+	for (i = 0; i < n; i++) {
+		l[i] = src[i];
+		l[i].key = pk_copy_string(c, src[i].key);
+		l[i].str = pk_copy_string(c, src[i].str);
+		l[i].unit = pk_copy_string(c, src[i].unit);
+	}
+	out = pk_profile_intern_labels(c->dst, l, n);
+	if (l != small)
+		free(l);
+	return out;
+}
+
+int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
+		   size_t depth)
+{
+	const struct pk_sample *s = pk_profile_sample(c->src, i);
+	const int64_t *v = pk_profile_sample_values(c->src, i);
+	size_t ncols = pk_profile_sample_type_count(c->src);
+	size_t dcols = pk_profile_sample_type_count(c->dst), k;
+	uint32_t stack;
+
+	if (!locs)
+		locs = pk_profile_stack(c->src, s->stack, &depth);
+	if (pk_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
+		return PK_ENOMEM;
+	for (k = 0; k < depth; k++)
+		if (!(c->stack[k] = pk_copy_location(c, locs[k])))
+			return PK_ENOMEM;
+	stack = pk_profile_intern_stack(c->dst, c->stack, depth);
+	memset(c->values, 0, dcols * sizeof(*c->values));
+	for (k = 0; k < ncols; k++)
+		if (c->columns[k] >= 0)
+			c->values[c->columns[k]] = (int64_t)((uint64_t)v[k] * (uint64_t)c->factor);
+	if (!stack || pk_profile_failed(c->dst))
+		return PK_ENOMEM;
+	return pk_profile_add_sample(c->dst, stack, pk_copy_labels(c, s->labels),
+				     s->time, c->values, dcols);
+}
+
+void pk_copy_metadata(struct pk_copy *c)
+{
+	struct pk_value_type pt = pk_profile_period_type(c->src);
+	size_t i, n = pk_profile_meta_count(c->src);
+
+	for (i = 0; i < n; i++) {
+		const char *key, *value;
+
+		pk_profile_meta_at(c->src, i, &key, &value);
+		if (!pk_profile_meta(c->dst, key))
+			pk_profile_set_meta(c->dst, key, value);
+	}
+	if (!pk_profile_period(c->dst) && pk_profile_period(c->src))
+		pk_profile_set_period(c->dst, pk_profile_string(c->src, pt.type),
+				      pk_profile_string(c->src, pt.unit),
+				      pk_profile_period(c->src));
+	if (!pk_profile_time_nanos(c->dst))
+		pk_profile_set_time(c->dst, pk_profile_time_nanos(c->src),
+				    pk_profile_duration_nanos(c->src));
+}

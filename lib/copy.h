@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copying samples from one profile into another, remapping every id on
+ * the way (each source id is looked up once). Merging, filtering and
+ * symbolizing are all copies with a twist.
+ */
+#ifndef PROFKIT_COPY_H
+#define PROFKIT_COPY_H
+
+#include "internal.h"
+
+struct pk_copy {
+	struct pk_profile *dst;
+	const struct pk_profile *src;
+	int64_t factor;		/* values are multiplied by it */
+	uint32_t *strings;	/* dst id + 1, 0 when not copied yet */
+	uint32_t *mappings, *functions, *locations;
+	int *columns;		/* src column -> dst column */
+	int64_t *values;
+	uint32_t *stack;
+	size_t stack_cap;
+};
+
+int pk_copy_init(struct pk_copy *c, struct pk_profile *dst,
+		 const struct pk_profile *src, int64_t factor);
+/* by_name 0: every column unmapped (-1) for the caller to set. */
+int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
+			 const struct pk_profile *src, int64_t factor,
+			 int by_name);
+void pk_copy_release(struct pk_copy *c);
+
+pk_str pk_copy_string(struct pk_copy *c, pk_str s);
+uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id);
+uint32_t pk_copy_function(struct pk_copy *c, uint32_t id);
+uint32_t pk_copy_location(struct pk_copy *c, uint32_t id);
+uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id);
+/*
+ * Copy sample i of the source. With locs, that stack (source location
+ * ids, leaf first) replaces the sample's own. Returns 0 or a pk_err.
+ */
+int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
+		   size_t depth);
+/* Facts, period and time the destination does not have yet. */
+void pk_copy_metadata(struct pk_copy *c);
+
+#endif
