@@ -21,12 +21,14 @@ static const struct command_info info = {
 	.usage = convert_usage,
 	.examples =
 		"  perf script | profkit-convert --to=folded | flamegraph.pl > cpu.svg\n"
-		"  profkit-convert --to=folded --event=page-faults -o faults.folded out.txt\n",
+		"  perf script | profkit-convert --to=speedscope -o cpu.speedscope.json\n"
+		"  profkit-convert --to=pprof -o cpu.pb.gz out.txt && pprof -top cpu.pb.gz\n"
+		"  profkit-convert --to=dot out.txt | dot -Tsvg > graph.svg\n",
 };
 
 static struct pk_options opts;
-static const char *from, *to, *output, *value;
-static int list_formats, quiet, strict;
+static const char *from, *to, *output, *value, *labels;
+static int list_formats, quiet, strict, gzip_output = 1;
 static int64_t max_memory = -1;
 
 static int set_all(const struct option *o, const char *arg)
@@ -52,6 +54,8 @@ static int set_bit(const struct option *o, const char *arg)
 		opts.show_addrs = 1;
 	else if (strcmp(o->long_name, "no-comm") == 0)
 		opts.no_comm = 1;
+	else if (strcmp(o->long_name, "speedscope-evented") == 0)
+		opts.speedscope_evented = 1;
 	return 0;
 }
 
@@ -63,6 +67,21 @@ static int set_max_memory(const struct option *o, const char *arg)
 		cmd_error("--max-memory: '%s' is not a size (e.g. 512M, 4G)", arg);
 		return -1;
 	}
+	return 0;
+}
+
+/* --node-thres=PCT, --edge-thres=PCT: a percentage into the double. */
+static int set_percent(const struct option *o, const char *arg)
+{
+	char *end;
+	double pct = strtod(arg, &end);
+
+	if (end == arg || *end || !(pct >= 0.0 && pct <= 100.0)) {
+		cmd_error("--%s: '%s' is not a percentage from 0 to 100",
+			  o->long_name, arg);
+		return -1;
+	}
+	*(double *)o->value = pct;
 	return 0;
 }
 
@@ -83,6 +102,14 @@ static const struct option options[] = {
 	OPT_CALLBACK(0, "all", NULL, NULL, "--kernel and --jit", set_all),
 	OPT_CALLBACK(0, "addrs", NULL, NULL, "show addresses of unknown frames", set_bit),
 	OPT_CALLBACK(0, "no-comm", NULL, NULL, "no process name root frame", set_bit),
+	OPT_GROUP("pprof output"),
+	OPT_FLAG(0, "gzip", &gzip_output, "gzip the profile (default; --no-gzip: raw protobuf)"),
+	OPT_STRING(0, "labels", &labels, "WHICH", "sample labels (pid, tid, comm, cpu): 'all' or 'none'"),
+	OPT_GROUP("speedscope output"),
+	OPT_CALLBACK(0, "speedscope-evented", NULL, NULL, "one evented timeline per thread, from the times", set_bit),
+	OPT_GROUP("Call graphs (dot, as gprof2dot)"),
+	OPT_CALLBACK(0, "node-thres", &opts.node_thres, "PCT", "hide functions under PCT% of the total (0.5)", set_percent),
+	OPT_CALLBACK(0, "edge-thres", &opts.edge_thres, "PCT", "hide calls under PCT% of the total (0.1)", set_percent),
 	OPT_GROUP("Robustness"),
 	OPT_FLAG(0, "strict", &strict, "fail on damage that is normally a warning"),
 	OPT_CALLBACK(0, "max-memory", NULL, "SIZE", "memory limit for the profile (default 8G)", set_max_memory),
@@ -117,6 +144,18 @@ static int parse_value_option(void)
 	return 0;
 }
 
+static int parse_labels_option(void)
+{
+	if (!labels || strcmp(labels, "all") == 0)
+		return 0;
+	if (strcmp(labels, "none") == 0) {
+		opts.no_labels = 1;
+		return 0;
+	}
+	cmd_error("--labels: expected 'all' or 'none', not '%s'", labels);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct pk_writer *writer;
@@ -139,8 +178,9 @@ int main(int argc, char **argv)
 		cmd_error("unknown output format '%s' (see --list-formats)", to);
 		return 2;
 	}
-	if (parse_value_option())
+	if (parse_value_option() || parse_labels_option())
 		return 2;
+	opts.no_gzip = !gzip_output;
 	ctx = cmd_context(quiet);
 	if (!ctx)
 		return 1;

@@ -106,7 +106,8 @@ static json_t *describe(const char *path, const struct pk_reader *reader,
 		const char *k, *v;
 
 		pk_profile_meta_at(p, i, &k, &v);
-		json_object_set_new(facts, k, json_string(v));
+		if (strcmp(k, "input") && strcmp(k, "value-scale"))
+			json_object_set_new(facts, k, json_string(v));
 	}
 	pk_profile_time_span(p, &first, &last);
 	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",

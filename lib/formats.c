@@ -16,6 +16,11 @@ const struct pk_reader *const pk_readers[] = {
 
 const struct pk_writer *const pk_writers[] = {
 	&pk_writer_folded,
+	&pk_writer_pprof,
+	&pk_writer_speedscope,
+	&pk_writer_gprof2dot,
+	&pk_writer_dot,
+	&pk_writer_callgrind,
 	NULL,
 };
 
@@ -97,6 +102,8 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 			return rc;
 	}
 	pk_profile_set_memory_limit(p, pk_context_max_memory(ctx));
+	if (!pk_profile_meta(p, "input"))
+		pk_profile_set_meta(p, "input", pk_input_name(in));
 	rc = reader->read(ctx, in, p, opts);
 	if (pk_profile_failed(p)) {
 		/* say why, rather than the reader's bare "out of memory" */

@@ -9,5 +9,10 @@ extern const struct pk_reader pk_reader_perf_script;
 extern const struct pk_reader pk_reader_folded;
 
 extern const struct pk_writer pk_writer_folded;
+extern const struct pk_writer pk_writer_pprof;
+extern const struct pk_writer pk_writer_speedscope;
+extern const struct pk_writer pk_writer_gprof2dot;
+extern const struct pk_writer pk_writer_dot;
+extern const struct pk_writer pk_writer_callgrind;
 
 #endif

@@ -905,8 +905,10 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	s->stack = stack;
 	s->labels = labels;
 	s->time = time;
-	memset(&p->values[p->nsamples * n], 0, n * sizeof(*p->values));
-	memcpy(&p->values[p->nsamples * n], values, nvalues * sizeof(*values));
+	if (n) {
+		memset(&p->values[p->nsamples * n], 0, n * sizeof(*p->values));
+		memcpy(&p->values[p->nsamples * n], values, nvalues * sizeof(*values));
+	}
 	p->nsamples++;
 	return 0;
 }

@@ -407,14 +407,28 @@ static uint32_t merge_inlined(struct ps_reader *r, uint32_t loc)
 					  lines, n);
 }
 
+/*
+ * "(inlined)" frames with no frame of their own after them (perf prints
+ * libc's __libc_start_main_impl so) stand alone. "inlined" is no file:
+ * they take the mapping of the frame printed before them, when any.
+ */
 static int flush_pending(struct ps_reader *r)
 {
+	const struct pk_location *prev = r->nframes ?
+		pk_profile_location(r->p, r->frames[r->nframes - 1]) : NULL;
+	uint32_t mapping = prev ? prev->mapping : 0;
 	size_t i;
-
 	int rc = 0;
 
-	for (i = 0; i < r->npending && !rc; i++)
-		rc = append_frame(r, r->pending[i]);
+	for (i = 0; i < r->npending && !rc; i++) {
+		const struct pk_location *l = pk_profile_location(r->p, r->pending[i]);
+		uint32_t loc = pk_profile_intern_location(r->p, mapping, l->address,
+							  pk_profile_location_lines(r->p, l),
+							  l->nlines);
+
+		rc = loc ? append_frame(r, loc) :
+			pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	}
 	r->npending = 0;
 	return rc;
 }

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A call graph in Graphviz's DOT language, drawn the way gprof2dot draws
+ * one: a box per function labelled with its module, its name, the share
+ * of all samples whose stack holds it (total) and, in parentheses, the
+ * share where it is the leaf (self); an arrow per call labelled with the
+ * share of samples that went through that call. Colour runs from dark
+ * blue to red with the share and arrows thicken with it. Functions under
+ * --node-thres percent of the total and calls under --edge-thres are left
+ * out, as gprof2dot does (defaults 0.5 and 0.1).
+ *
+ * gprof2dot estimates totals from per-call ratios; we count them from
+ * the stacks, each sample once per function and once per call even when
+ * recursion repeats them, as its "--total=callstacks" does for perf.
+ *
+ *     profkit-convert --to=dot perf.data | dot -Tsvg > graph.svg
+ *
+ * A function is a (name, module) pair and its node id is its index in
+ * the gprof2dot JSON output of the same profile.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+#include "idtab.h"
+#include "internal.h"
+
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sb_add(struct strbuf *b, const char *s, size_t n)
+{
+	if (pk_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
+		return -1;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* ---- callchains of (name, module) functions ---- */
+
+struct graph {
+	struct pk_context *ctx;
+	const struct pk_profile *p;
+	int column;
+	/*
+	 * The graph's functions and callchains, interned in a profile of
+	 * their own: a function is a pk_function whose filename holds the
+	 * module, a callchain is a stack of function ids. Ids count from 1
+	 * in order of first appearance, so the output is deterministic.
+	 */
+	struct pk_profile *fns;
+	uint32_t *chain;
+	size_t chain_len, chain_cap;
+	int64_t *sums;		/* per callchain id */
+	size_t sums_cap;
+	uint64_t frameless;	/* samples with an empty stack */
+	struct strbuf text;	/* a string being composed */
+};
+
+/* The mapping's file name without directory and " (deleted)", if any. */
+static size_t module_name(const struct pk_profile *p, uint32_t mapping,
+			  const char **base)
+{
+	const struct pk_mapping *m = pk_profile_mapping(p, mapping);
+	const char *file, *slash;
+	size_t len;
+
+	if (!m || !m->file)
+		return 0;
+	file = pk_profile_string(p, m->file);
+	if (strcmp(file, "[unknown]") == 0)
+		return 0;	/* perf's word for "no mapping" */
+	slash = strrchr(file, '/');
+	*base = slash ? slash + 1 : file;
+	len = strlen(*base);
+	if (len > 10 && strcmp(*base + len - 10, " (deleted)") == 0)
+		len -= 10;
+	return len;
+}
+
+static const char *function_name(const struct pk_profile *p, uint32_t id)
+{
+	const struct pk_function *f = pk_profile_function(p, id);
+	const char *name = f ? pk_profile_string(p, f->name) : "";
+
+	if (!*name && f)
+		name = pk_profile_string(p, f->system_name);
+	return *name ? name : "[unknown]";
+}
+
+static int chain_push(struct graph *g, const char *name, uint32_t mapping)
+{
+	struct pk_function f = { 0 };
+	const char *mod = NULL;
+	size_t mod_len = module_name(g->p, mapping, &mod);
+	uint32_t id;
+
+	f.name = pk_profile_intern_cstr(g->fns, name);
+	if (mod_len)
+		f.filename = pk_profile_intern(g->fns, mod, mod_len);
+	id = pk_profile_intern_function(g->fns, &f);
+	if (!id || pk_profile_failed(g->fns) ||
+	    pk_grow(&g->chain, &g->chain_cap, g->chain_len + 1,
+		    sizeof(*g->chain)) < 0)
+		return PK_ENOMEM;
+	g->chain[g->chain_len++] = id;
+	return 0;
+}
+
+/* The sample's callchain into g->chain: leaf first, inlines innermost first. */
+static int build_chain(struct graph *g, const struct pk_sample *s)
+{
+	const uint32_t *stack;
+	size_t depth, i, j;
+	int rc = 0;
+
+	g->chain_len = 0;
+	stack = pk_profile_stack(g->p, s->stack, &depth);
+	for (i = 0; i < depth && !rc; i++) {
+		const struct pk_location *loc =
+			pk_profile_location(g->p, stack[i]);
+		const struct pk_line *lines;
+
+		if (!loc)
+			continue;
+		lines = pk_profile_location_lines(g->p, loc);
+		for (j = 0; j < loc->nlines && !rc; j++)
+			rc = chain_push(g, function_name(g->p,
+							 lines[j].function),
+					loc->mapping);
+		if (!loc->nlines && !rc)
+			rc = chain_push(g, "[unknown]", loc->mapping);
+	}
+	return rc;
+}
+
+/* Sum the chosen value of every sample into its callchain. */
+static int collect_chains(struct graph *g)
+{
+	size_t n = pk_profile_sample_count(g->p), nsums = 0, i;
+
+	for (i = 0; i < n; i++) {
+		int64_t value = pk_profile_sample_values(g->p, i)[g->column];
+		uint32_t id;
+
+		if (!value)
+			continue;
+		if (build_chain(g, pk_profile_sample(g->p, i)))
+			return PK_ENOMEM;
+		if (!g->chain_len) {
+			g->frameless++;
+			continue;
+		}
+		id = pk_profile_intern_stack(g->fns, g->chain, g->chain_len);
+		if (!id || pk_grow(&g->sums, &g->sums_cap, (size_t)id + 1,
+				   sizeof(*g->sums)) < 0)
+			return PK_ENOMEM;
+		for (; nsums <= id; nsums++)
+			g->sums[nsums] = 0;
+		/* wraps instead of overflowing */
+		g->sums[id] = (int64_t)((uint64_t)g->sums[id] +
+					(uint64_t)value);
+	}
+	if (g->frameless)
+		pk_warn(g->ctx, "%llu samples without any frame are left out "
+			"of the call graph", (unsigned long long)g->frameless);
+	return 0;
+}
+
+/* ---- labels ---- */
+
+/* Length of the valid UTF-8 character at s, or 0. */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* no overlong forms, surrogates or code points past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Labels are cut at gprof2dot's length, under dot's 16K string limit. */
+#define MAX_NAME_CHARS 4096
+
+/*
+ * A name as a DOT string's contents into b: UTF-8 (stray bytes become
+ * U+FFFD), at most MAX_NAME_CHARS characters, escaped as gprof2dot does.
+ */
+static int add_escaped(struct pk_context *ctx, struct strbuf *b,
+		       const char *s, size_t len)
+{
+	size_t i = 0, chars = 0, n;
+	int rc = 0;
+
+	while (i < len && !rc) {
+		const char *c = s + i;
+
+		n = utf8_char((const unsigned char *)c, len - i);
+		if (++chars == MAX_NAME_CHARS) {
+			pk_warn(ctx, "dot: cutting a function name of %d "
+				"characters or more ('%.32s...')",
+				MAX_NAME_CHARS, s);
+			/* with an ellipsis, as gprof2dot does */
+			return sb_add(b, "\xe2\x80\xa6", 3);
+		}
+		if (!n || !*c)	/* not UTF-8, or a NUL dot would choke on */
+			rc = sb_add(b, "\xef\xbf\xbd", 3);
+		else if (*c == '\\' || *c == '"')
+			rc = sb_add(b, "\\", 1) || sb_add(b, c, 1);
+		else if (*c == '\n')
+			rc = sb_add(b, "\\n", 2);
+		else if (*c == '\t')
+			rc = sb_add(b, "\\t", 2);
+		else
+			rc = sb_add(b, c, n);
+		i += n ? n : 1;
+	}
+	return rc;
+}
+
+/* ---- per function and per call sums ---- */
+
+struct node {
+	int64_t self, total;
+	uint32_t seen;		/* the last callchain counted in total */
+	unsigned shown : 1;
+};
+
+struct call {
+	uint32_t caller, callee;	/* function ids */
+	uint32_t seen;		/* the last callchain counted in weight */
+	int64_t weight;
+};
+
+struct dot {
+	struct graph g;
+	const struct pk_options *opts;
+	struct node *nodes;	/* by function id */
+	struct call *calls;
+	size_t ncalls, calls_cap;
+	struct pk_idtab call_tab;
+	int64_t total;		/* of every callchain */
+};
+
+static int64_t add64(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);	/* wraps, no UB */
+}
+
+static int call_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct call *c = &((const struct dot *)owner)->calls[id - 1];
+	const struct call *k = key;
+
+	return c->caller == k->caller && c->callee == k->callee;
+}
+
+static struct call *find_call(struct dot *d, uint32_t caller, uint32_t callee)
+{
+	struct call key = { caller, callee, 0, 0 };
+	uint64_t hash = pk_hash_u64(((uint64_t)caller << 32) | callee);
+	size_t slot;
+	uint32_t id;
+
+	id = pk_idtab_find(&d->call_tab, hash, call_match, d, &key, &slot);
+	if (id)
+		return &d->calls[id - 1];
+	if (d->ncalls >= UINT32_MAX - 1 ||
+	    pk_grow(&d->calls, &d->calls_cap, d->ncalls + 1,
+		    sizeof(*d->calls)) < 0 ||
+	    pk_idtab_insert(&d->call_tab, slot, hash,
+			    (uint32_t)d->ncalls + 1) < 0)
+		return NULL;
+	d->calls[d->ncalls] = key;
+	return &d->calls[d->ncalls++];
+}
+
+/*
+ * A callchain's value counts once in the total of each function on it
+ * and once in each call on it, however often recursion repeats them.
+ */
+static int count_chain(struct dot *d, uint32_t id)
+{
+	size_t depth, i;
+	const uint32_t *chain = pk_profile_stack(d->g.fns, id, &depth);
+	int64_t value = d->g.sums[id];
+
+	d->total = add64(d->total, value);
+	d->nodes[chain[0]].self = add64(d->nodes[chain[0]].self, value);
+	for (i = 0; i < depth; i++) {
+		struct node *n = &d->nodes[chain[i]];
+		struct call *c;
+
+		if (n->seen != id) {
+			n->seen = id;
+			n->total = add64(n->total, value);
+		}
+		if (i + 1 == depth)
+			break;
+		c = find_call(d, chain[i + 1], chain[i]);
+		if (!c)
+			return PK_ENOMEM;
+		if (c->seen != id) {
+			c->seen = id;
+			c->weight = add64(c->weight, value);
+		}
+	}
+	return 0;
+}
+
+static int count_chains(struct dot *d)
+{
+	size_t nfns = pk_profile_function_count(d->g.fns);
+	size_t n = pk_profile_stack_count(d->g.fns), i;
+
+	d->nodes = calloc(nfns + 1, sizeof(*d->nodes));
+	if (!d->nodes)
+		return PK_ENOMEM;
+	for (i = 1; i <= n; i++)
+		if (d->g.sums[i] && count_chain(d, (uint32_t)i))
+			return PK_ENOMEM;
+	return 0;
+}
+
+/* ---- drawing ---- */
+
+/* As gprof2dot's ratio(): a share within [0, 1], and 1 for 0/0. */
+static double share(int64_t part, int64_t whole)
+{
+	double r;
+
+	if (!whole)
+		return 1.0;
+	r = (double)part / (double)whole;
+	return r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+}
+
+/*
+ * gprof2dot's default colour map ("color"): hue, saturation and lightness
+ * move linearly from dark blue (2/3, 0.8, 0.25) at 0 to saturated red
+ * (0, 1, 0.5) at 1, then turn into RGB as CSS3 does. Its gamma is 1.
+ */
+static double hue_to_rgb(double m1, double m2, double h)
+{
+	if (h < 0.0)
+		h += 1.0;
+	else if (h > 1.0)
+		h -= 1.0;
+	if (h * 6.0 < 1.0)
+		return m1 + (m2 - m1) * h * 6.0;
+	if (h * 2.0 < 1.0)
+		return m2;
+	if (h * 3.0 < 2.0)
+		return m1 + (m2 - m1) * (2.0 / 3.0 - h) * 6.0;
+	return m1;
+}
+
+static unsigned channel(double f)
+{
+	if (f <= 0.0)
+		return 0;
+	if (f >= 1.0)
+		return 255;
+	return (unsigned)(255.0 * f + 0.5);
+}
+
+static void weight_color(double weight, char rgb[8])
+{
+	/* weight is within [0, 1], so h is too and needs no "mod 1" */
+	double h = 2.0 / 3.0 + weight * (0.0 - 2.0 / 3.0);
+	double s = 0.80 + weight * (1.0 - 0.80);
+	double l = 0.25 + weight * (0.5 - 0.25);
+	double m2 = l <= 0.5 ? l * (s + 1.0) : l + s - l * s;
+	double m1 = l * 2.0 - m2;
+
+	snprintf(rgb, 8, "#%02x%02x%02x",
+		 channel(hue_to_rgb(m1, m2, h + 1.0 / 3.0)),
+		 channel(hue_to_rgb(m1, m2, h)),
+		 channel(hue_to_rgb(m1, m2, h - 1.0 / 3.0)));
+}
+
+static int write_header(struct pk_output *out)
+{
+	return pk_output_puts(out,
+		"digraph {\n"
+		"\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n"
+		"\tnode [fontcolor=white, fontname=Arial, height=0, shape=box, "
+		"style=filled, width=0];\n"
+		"\tedge [fontname=Arial];\n");
+}
+
+static int write_node(struct dot *d, struct pk_output *out, uint32_t id)
+{
+	const struct pk_function *f = pk_profile_function(d->g.fns, id);
+	const struct node *n = &d->nodes[id];
+	struct strbuf *b = &d->g.text;
+	double total = share(n->total, d->total);
+	char rgb[8];
+
+	b->len = 0;
+	if (f->filename &&
+	    (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->filename),
+			 pk_profile_string_len(d->g.fns, f->filename)) ||
+	     sb_add(b, "\\n", 2)))
+		return PK_ENOMEM;
+	if (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->name),
+			pk_profile_string_len(d->g.fns, f->name)) ||
+	    sb_add(b, "", 0))
+		return PK_ENOMEM;
+	/* the fill follows the total; the text stays white on it */
+	weight_color(total, rgb);
+	return pk_output_printf(out, "\t%u [color=\"%s\", "
+				"fontcolor=\"#ffffff\", fontsize=\"10.00\", "
+				"label=\"%s\\n%.2f%%\\n(%.2f%%)\"];\n",
+				id - 1, rgb, b->s, total * 100.0,
+				share(n->self, d->total) * 100.0);
+}
+
+static int write_call(struct dot *d, struct pk_output *out,
+		      const struct call *c)
+{
+	double weight = share(c->weight, d->total);
+	double penwidth = weight * 4.0 > 0.5 ? weight * 4.0 : 0.5;
+	char rgb[8];
+
+	weight_color(weight, rgb);
+	return pk_output_printf(out, "\t%u -> %u [arrowsize=\"%.2f\", "
+				"color=\"%s\", fontcolor=\"%s\", "
+				"fontsize=\"10.00\", label=\"%.2f%%\", "
+				"labeldistance=\"%.2f\", penwidth=\"%.2f\"];\n",
+				c->caller - 1, c->callee - 1,
+				0.5 * sqrt(penwidth), rgb, rgb, weight * 100.0,
+				penwidth, penwidth);
+}
+
+static int compare_calls(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+static int call_shown(const struct dot *d, const struct call *c)
+{
+	return d->nodes[c->caller].shown && d->nodes[c->callee].shown &&
+	       share(c->weight, d->total) >= d->opts->edge_thres / 100.0;
+}
+
+/* Nodes in id order, each followed by its calls in callee order. */
+static int write_graph(struct dot *d, struct pk_output *out)
+{
+	size_t nfns = pk_profile_function_count(d->g.fns), i, next = 0;
+	int rc = write_header(out);
+
+	for (i = 1; i <= nfns; i++)
+		d->nodes[i].shown = share(d->nodes[i].total, d->total) >=
+				    d->opts->node_thres / 100.0;
+	if (d->ncalls)
+		qsort(d->calls, d->ncalls, sizeof(*d->calls), compare_calls);
+	for (i = 1; i <= nfns && !rc; i++) {
+		if (d->nodes[i].shown)
+			rc = write_node(d, out, (uint32_t)i);
+		for (; next < d->ncalls && d->calls[next].caller == i; next++)
+			if (!rc && call_shown(d, &d->calls[next]))
+				rc = write_call(d, out, &d->calls[next]);
+	}
+	return rc ? rc : pk_output_puts(out, "}\n");
+}
+
+static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
+		     const struct pk_options *opts, struct pk_output *out)
+{
+	struct dot d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.g.ctx = ctx;
+	d.g.p = p;
+	d.opts = opts;
+	d.g.column = pk_value_column(ctx, p, opts);
+	if (pk_context_error(ctx)->code)
+		return pk_context_error(ctx)->code;
+	d.g.fns = pk_profile_new(0);
+	if (!d.g.fns)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	pk_profile_set_memory_limit(d.g.fns, pk_context_max_memory(ctx));
+	rc = d.g.column >= 0 ? collect_chains(&d.g) : 0;
+	if (!rc)
+		rc = count_chains(&d);
+	if (!rc)
+		rc = write_graph(&d, out);
+	if (rc && !pk_context_error(ctx)->code)
+		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
+			     "dot: cannot write the output");
+	pk_profile_free(d.g.fns);
+	pk_idtab_release(&d.call_tab);
+	free(d.calls);
+	free(d.nodes);
+	free(d.g.chain);
+	free(d.g.sums);
+	free(d.g.text.s);
+	return rc ? pk_context_error(ctx)->code : 0;
+}
+
+const struct pk_writer pk_writer_dot = {
+	.name = "dot",
+	.description = "call graph for Graphviz dot (as gprof2dot draws it)",
+	.extension = ".dot",
+	.write = dot_write,
+};

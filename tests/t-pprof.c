@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pprof writer: build a small model by hand, write it, unpack the
+ * bytes with protobuf-c and check what pprof would see (and what its
+ * CheckValid demands).
+ */
+#include <stdlib.h>
+
+#include <profkit/profkit.h>
+
+#include "proto/profile.pb-c.h"
+#include "tap.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+
+struct model {
+	struct pk_profile *p;
+	uint32_t work_loc, main_loc, unknown_loc;
+	uint32_t helper_fn, work_fn;
+};
+
+static uint32_t function(struct pk_profile *p, const char *name,
+			 const char *file, int64_t start_line)
+{
+	struct pk_function f = { 0 };
+
+	f.name = f.system_name = pk_profile_intern_cstr(p, name);
+	f.filename = pk_profile_intern_cstr(p, file);
+	f.start_line = start_line;
+	return pk_profile_intern_function(p, &f);
+}
+
+static uint32_t mapping(struct pk_profile *p, const char *file,
+			uint64_t start)
+{
+	struct pk_mapping m = { 0 };
+
+	m.start = start;
+	m.limit = start + 0x100000;
+	m.offset = 0x1000;
+	m.file = pk_profile_intern_cstr(p, file);
+	m.build_id = pk_profile_intern_cstr(p, "c0ffee");
+	return pk_profile_intern_mapping(p, &m);
+}
+
+/* Nothing samples reach: none of it may be written. */
+static void add_unused(struct model *m)
+{
+	struct pk_line line = { 0 };
+	uint32_t map = mapping(m->p, "/lib/libunused.so", 0x7f0000000000);
+
+	line.function = function(m->p, "never_called", "unused.c", 1);
+	pk_profile_intern_location(m->p, map, 0x7f0000001234, &line, 1);
+	pk_profile_intern_cstr(m->p, "never-used");
+}
+
+/*
+ * helper() inlined into work() at one address, called from main();
+ * and an unsymbolized frame without a mapping under main().
+ */
+static void build_model(struct model *m)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	uint32_t app = mapping(p, "/usr/bin/app", 0x400000);
+	struct pk_line lines[2] = { { 0 } };
+	struct pk_label l[3] = { { 0 } };
+	uint32_t stack[2], a, b, labels;
+	int64_t v[2] = { 1, 10000000 };
+
+	m->p = p;
+	pk_profile_add_sample_type(p, "samples", "count", "cpu", PK_VALUE_COUNT);
+	pk_profile_add_sample_type(p, "cpu", "nanoseconds", "cpu", PK_VALUE_WEIGHT);
+	pk_profile_set_period(p, "cpu", "nanoseconds", 10000000);
+	add_unused(m);
+	m->helper_fn = lines[0].function = function(p, "helper", "app.c", 10);
+	lines[0].line = 12;
+	m->work_fn = lines[1].function = function(p, "work", "app.c", 25);
+	lines[1].line = 30;
+	m->work_loc = pk_profile_intern_location(p, app, 0x401000, lines, 2);
+	lines[0].function = function(p, "main", "app.c", 40);
+	lines[0].line = 44;
+	m->main_loc = pk_profile_intern_location(p, app, 0x402000, lines, 1);
+	lines[0].function = function(p, "[unknown]", NULL, 0);
+	lines[0].line = 0;
+	m->unknown_loc = pk_profile_intern_location(p, 0, 0xdead, lines, 1);
+
+	l[0].key = pk_profile_intern_cstr(p, "pid");
+	l[0].num = 42;
+	l[1].key = pk_profile_intern_cstr(p, "comm");
+	l[1].str = pk_profile_intern_cstr(p, "app");
+	l[2].key = pk_profile_intern_cstr(p, "bytes");
+	l[2].num = 4096;
+	l[2].unit = pk_profile_intern_cstr(p, "bytes");
+	labels = pk_profile_intern_labels(p, l, 3);
+
+	stack[0] = m->work_loc;
+	stack[1] = m->main_loc;
+	a = pk_profile_intern_stack(p, stack, 2);
+	stack[0] = m->unknown_loc;
+	b = pk_profile_intern_stack(p, stack, 2);
+	pk_profile_add_sample(p, a, labels, 1000, v, 2);
+	pk_profile_add_sample(p, a, labels, 3000, v, 2);
+	pk_profile_add_sample(p, a, labels, 2000, v, 2);
+	pk_profile_add_sample(p, b, 0, 1500, v, 2);
+}
+
+/* Write p with the pprof writer; the unpacked message or NULL. */
+static pb_profile *write_and_unpack(const struct pk_profile *p,
+				    const struct pk_options *opts, int *rc)
+{
+	const struct pk_writer *w = pk_writer_find("pprof");
+	struct pk_context *ctx = pk_context_new();
+	struct pk_output *out;
+	const unsigned char *data;
+	pb_profile *msg = NULL;
+	size_t size;
+
+	pk_output_open_memory(ctx, &out);
+	*rc = w ? w->write(ctx, p, opts, out) : -99;
+	if (*rc)
+		diag("write: %s", pk_context_error(ctx)->message);
+	data = pk_output_memory(out, &size);
+	if (!*rc && size && data[0] != 0x1f)
+		msg = perftools__profiles__profile__unpack(NULL, size, data);
+	pk_output_abort(out);
+	pk_context_free(ctx);
+	return msg;
+}
+
+static const char *S(const pb_profile *msg, int64_t i)
+{
+	return i >= 0 && (size_t)i < msg->n_string_table ?
+		msg->string_table[i] : "<out of range>";
+}
+
+/* pprof's CheckValid: non-zero unique ids, every reference resolves. */
+static int has_location(const pb_profile *msg, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_location; i++)
+		if (msg->location[i]->id == id)
+			return 1;
+	return 0;
+}
+
+static int has_function(const pb_profile *msg, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_function; i++)
+		if (msg->function[i]->id == id)
+			return 1;
+	return 0;
+}
+
+static int has_mapping(const pb_profile *msg, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_mapping; i++)
+		if (msg->mapping[i]->id == id)
+			return 1;
+	return 0;
+}
+
+static int references_resolve(const pb_profile *msg)
+{
+	size_t i, j;
+
+	for (i = 0; i < msg->n_sample; i++) {
+		if (msg->sample[i]->n_value != msg->n_sample_type)
+			return 0;
+		for (j = 0; j < msg->sample[i]->n_location_id; j++)
+			if (!has_location(msg, msg->sample[i]->location_id[j]))
+				return 0;
+	}
+	for (i = 0; i < msg->n_location; i++) {
+		const Perftools__Profiles__Location *l = msg->location[i];
+
+		if (l->mapping_id && !has_mapping(msg, l->mapping_id))
+			return 0;
+		for (j = 0; j < l->n_line; j++)
+			if (!has_function(msg, l->line[j]->function_id))
+				return 0;
+	}
+	return 1;
+}
+
+static int ids_valid(const pb_profile *msg)
+{
+	size_t i, j;
+
+	for (i = 0; i < msg->n_mapping; i++)
+		for (j = 0; j <= i; j++)
+			if (!msg->mapping[i]->id || (j < i &&
+			    msg->mapping[i]->id == msg->mapping[j]->id))
+				return 0;
+	for (i = 0; i < msg->n_function; i++)
+		for (j = 0; j <= i; j++)
+			if (!msg->function[i]->id || (j < i &&
+			    msg->function[i]->id == msg->function[j]->id))
+				return 0;
+	for (i = 0; i < msg->n_location; i++)
+		for (j = 0; j <= i; j++)
+			if (!msg->location[i]->id || (j < i &&
+			    msg->location[i]->id == msg->location[j]->id))
+				return 0;
+	return 1;
+}
+
+static int strings_unique(const pb_profile *msg)
+{
+	size_t i, j;
+
+	for (i = 0; i < msg->n_string_table; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(msg->string_table[i], msg->string_table[j]) == 0)
+				return 0;
+	return 1;
+}
+
+static int has_string(const pb_profile *msg, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_string_table; i++)
+		if (strcmp(msg->string_table[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static const Perftools__Profiles__Location *location(const pb_profile *msg,
+						     uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_location; i++)
+		if (msg->location[i]->id == id)
+			return msg->location[i];
+	return NULL;
+}
+
+static const Perftools__Profiles__Function *function_of(const pb_profile *msg,
+							uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < msg->n_function; i++)
+		if (msg->function[i]->id == id)
+			return msg->function[i];
+	return NULL;
+}
+
+static void test_header(const pb_profile *msg)
+{
+	is_str(S(msg, 0), "", "string_table[0] is \"\"");
+	ok(strings_unique(msg), "every string once");
+	ok(!has_string(msg, "never-used") && !has_string(msg, "never_called") &&
+	   !has_string(msg, "/lib/libunused.so"),
+	   "strings nothing reaches are not written");
+	is_int(msg->n_sample_type, 2, "two sample types");
+	ok(msg->n_sample_type == 2 &&
+	   !strcmp(S(msg, msg->sample_type[0]->type), "samples") &&
+	   !strcmp(S(msg, msg->sample_type[0]->unit), "count") &&
+	   !strcmp(S(msg, msg->sample_type[1]->type), "cpu") &&
+	   !strcmp(S(msg, msg->sample_type[1]->unit), "nanoseconds"),
+	   "samples/count, cpu/nanoseconds in the model's order");
+	ok(msg->period_type && !strcmp(S(msg, msg->period_type->type), "cpu") &&
+	   !strcmp(S(msg, msg->period_type->unit), "nanoseconds"),
+	   "period type cpu/nanoseconds");
+	is_int(msg->period, 10000000, "period");
+	is_int(msg->time_nanos, 1000, "time is the first sample's");
+	is_int(msg->duration_nanos, 2000, "duration spans the samples");
+	is_int(msg->default_sample_type, 0, "no default sample type");
+}
+
+static void test_objects(const pb_profile *msg, const struct model *m)
+{
+	const Perftools__Profiles__Location *work = location(msg, m->work_loc);
+	const Perftools__Profiles__Function *f;
+
+	ok(ids_valid(msg), "ids are non-zero and unique");
+	ok(references_resolve(msg), "every referenced id exists");
+	is_int(msg->n_location, 3, "three locations (the unused one dropped)");
+	is_int(msg->n_function, 4, "four functions (the unused one dropped)");
+	is_int(msg->n_mapping, 1, "one mapping (the unused one dropped)");
+	if (msg->n_mapping == 1) {
+		const Perftools__Profiles__Mapping *map = msg->mapping[0];
+
+		ok(map->memory_start == 0x400000 && map->memory_limit == 0x500000 &&
+		   map->file_offset == 0x1000 &&
+		   !strcmp(S(msg, map->filename), "/usr/bin/app") &&
+		   !strcmp(S(msg, map->build_id), "c0ffee"),
+		   "mapping start, limit, offset, file, build id");
+		ok(map->has_functions && map->has_filenames &&
+		   map->has_line_numbers && map->has_inline_frames,
+		   "its has_* bits say what the locations show");
+	}
+	ok(work && work->address == 0x401000 && work->n_line == 2,
+	   "the inlined location has two lines");
+	if (!work || work->n_line != 2)
+		return;
+	is_int(work->mapping_id, msg->mapping[0]->id, "and its mapping");
+	f = function_of(msg, work->line[0]->function_id);
+	ok(f && !strcmp(S(msg, f->name), "helper") && work->line[0]->line == 12,
+	   "innermost line first: helper:12");
+	ok(f && !strcmp(S(msg, f->filename), "app.c") && f->start_line == 10 &&
+	   !strcmp(S(msg, f->system_name), "helper"),
+	   "function file, start line, system name");
+	f = function_of(msg, work->line[1]->function_id);
+	ok(f && !strcmp(S(msg, f->name), "work") && work->line[1]->line == 30,
+	   "then its caller: work:30");
+	is_int(location(msg, m->unknown_loc) ?
+	       (long long)location(msg, m->unknown_loc)->mapping_id : -1, 0,
+	       "a location without a mapping has mapping_id 0");
+}
+
+typedef Perftools__Profiles__Label pb_label;
+
+static const pb_label *label(const Perftools__Profiles__Sample *s,
+			     const pb_profile *msg, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(S(msg, s->label[i]->key), key))
+			return s->label[i];
+	return NULL;
+}
+
+static void test_samples(const pb_profile *msg, const struct model *m)
+{
+	const Perftools__Profiles__Sample *a, *b;
+	const pb_label *l;
+
+	is_int(msg->n_sample, 2, "equal samples are summed: two samples");
+	if (msg->n_sample != 2)
+		return;
+	a = msg->sample[0];
+	b = msg->sample[1];
+	ok(a->n_value == 2 && a->value[0] == 3 && a->value[1] == 30000000,
+	   "values 3 and 30ms");
+	ok(a->n_location_id == 2 && a->location_id[0] == m->work_loc &&
+	   a->location_id[1] == m->main_loc, "stack leaf first");
+	ok(b->n_location_id == 2 && b->location_id[0] == m->unknown_loc,
+	   "the other stack");
+	is_int(a->n_label, 3, "three labels");
+	l = label(a, msg, "pid");
+	ok(l && l->num == 42 && !l->str, "numeric label pid=42");
+	l = label(a, msg, "comm");
+	ok(l && !strcmp(S(msg, l->str), "app") && !l->num, "string label comm=app");
+	l = label(a, msg, "bytes");
+	ok(l && l->num == 4096 && !strcmp(S(msg, l->num_unit), "bytes"),
+	   "numeric label with a unit");
+	is_int(b->n_label, 0, "a sample without labels has none");
+}
+
+static void test_options(const struct pk_profile *p)
+{
+	struct pk_options opts;
+	pb_profile *msg;
+	int rc;
+
+	pk_options_init(&opts);
+	opts.no_gzip = 1;
+	opts.no_labels = 1;
+	msg = write_and_unpack(p, &opts, &rc);
+	ok(msg && msg->n_sample == 2 && msg->sample[0]->n_label == 0 &&
+	   !has_string(msg, "comm") && !has_string(msg, "pid"),
+	   "no_labels drops labels and their strings");
+	if (msg)
+		perftools__profiles__profile__free_unpacked(msg, NULL);
+}
+
+/* The default output is gzip whose content is the raw output. */
+static void test_gzip(const struct pk_profile *p)
+{
+	const struct pk_writer *w = pk_writer_find("pprof");
+	struct pk_context *ctx = pk_context_new();
+	struct pk_options opts;
+	struct pk_output *gz, *raw;
+	struct pk_input *in = NULL;
+	const unsigned char *gz_data, *raw_data;
+	unsigned char *back = NULL;
+	size_t gz_size, raw_size, back_size = 0;
+
+	pk_options_init(&opts);
+	pk_output_open_memory(ctx, &gz);
+	pk_output_open_memory(ctx, &raw);
+	w->write(ctx, p, &opts, gz);
+	pk_output_finish(gz);
+	opts.no_gzip = 1;
+	w->write(ctx, p, &opts, raw);
+	gz_data = pk_output_memory(gz, &gz_size);
+	raw_data = pk_output_memory(raw, &raw_size);
+	ok(gz_size > 2 && gz_data[0] == 0x1f && gz_data[1] == 0x8b,
+	   "gzip by default");
+	ok(raw_size && raw_data[0] != 0x1f, "raw with no_gzip");
+	pk_input_open_memory(ctx, "gz", gz_data, gz_size, &in);
+	if (in)
+		pk_input_slurp(in, 1 << 20, &back, &back_size);
+	ok(back && back_size == raw_size && !memcmp(back, raw_data, raw_size),
+	   "and the gzip holds the raw bytes");
+	free(back);
+	pk_input_close(in);
+	pk_output_abort(gz);
+	pk_output_abort(raw);
+	pk_context_free(ctx);
+}
+
+static void test_edges(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_options opts;
+	pb_profile *msg;
+	int rc;
+
+	pk_options_init(&opts);
+	opts.no_gzip = 1;
+	msg = write_and_unpack(p, &opts, &rc);
+	ok(msg && msg->n_string_table == 1 && msg->n_sample == 0 &&
+	   !msg->period_type, "an empty profile is a valid empty message");
+	if (msg)
+		perftools__profiles__profile__free_unpacked(msg, NULL);
+	pk_profile_free(p);
+}
+
+int main(void)
+{
+	struct model m;
+	struct pk_options opts;
+	pb_profile *msg;
+	int rc;
+
+	build_model(&m);
+	pk_options_init(&opts);
+	opts.no_gzip = 1;
+	msg = write_and_unpack(m.p, &opts, &rc);
+	if (!ok(msg != NULL, "the output unpacks as a perftools.profiles.Profile")) {
+		pk_profile_free(m.p);
+		return done_testing();
+	}
+	test_header(msg);
+	test_objects(msg, &m);
+	test_samples(msg, &m);
+	perftools__profiles__profile__free_unpacked(msg, NULL);
+	test_options(m.p);
+	test_gzip(m.p);
+	test_edges();
+	pk_profile_free(m.p);
+	return done_testing();
+}
