@@ -21,6 +21,7 @@ const struct pk_writer *const pk_writers[] = {
 	&pk_writer_gprof2dot,
 	&pk_writer_dot,
 	&pk_writer_callgrind,
+	&pk_writer_flamegraph,
 	NULL,
 };
 

@@ -14,5 +14,6 @@ extern const struct pk_writer pk_writer_speedscope;
 extern const struct pk_writer pk_writer_gprof2dot;
 extern const struct pk_writer pk_writer_dot;
 extern const struct pk_writer pk_writer_callgrind;
+extern const struct pk_writer pk_writer_flamegraph;
 
 #endif

@@ -110,6 +110,13 @@ struct pk_options {
 	/* speedscope */
 	unsigned speedscope_evented : 1;
 
+	/* flamegraph */
+	const char *title;	/* NULL: "Flame Graph" or "Icicle Graph" */
+	const char *colors;	/* palette "hot" (NULL), "mem" or "io" */
+	unsigned width;		/* image width in pixels; 0: 1200 */
+	unsigned icicle : 1;	/* root at the top */
+	unsigned diff : 1;	/* require "base" and "new" counts */
+
 	/* dot: prune nodes and edges under these percentages of the total */
 	double node_thres, edge_thres;
 

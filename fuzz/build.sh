@@ -1,0 +1,26 @@
+#!/bin/sh
+# Build one libFuzzer binary per reader with clang:
+#   fuzz/build.sh SRCDIR BUILDDIR "LIBS" "LIBRARY-SOURCES" READER...
+# (make fuzz calls it with the configured libraries.) The library is
+# compiled once with -fsanitize=fuzzer-no-link,address,undefined.
+set -eu
+src=$1 build=$2 libs=$3 sources=$4
+shift 4
+cc=${FUZZ_CC:-clang}
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+out=$build/fuzz/bin
+mkdir -p "$out/obj"
+cflags="-g -O1 -std=gnu11 -include $build/config.h -I$src/lib/include -I$src/lib -I$build $(pkg-config --cflags jansson libprotobuf-c zlib)"
+objs=
+for f in $(for s in $sources; do echo "$src/$s"; done) "$build"/proto/profile.pb-c.c; do
+	o=$out/obj/$(basename "$f" .c).o
+	if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+		$cc $cflags $san -fsanitize=fuzzer-no-link -c "$f" -o "$o"
+	fi
+	objs="$objs $o"
+done
+for r in "$@"; do
+	$cc $cflags $san -fsanitize=fuzzer -DFUZZ_READER="\"$r\"" \
+		"$src/fuzz/fuzz-reader.c" $objs $libs -o "$out/fuzz-$r"
+	echo "built $out/fuzz-$r"
+done

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Run every fuzzer for SECONDS each (default 60), seeded from testdata/;
+# findings go to fuzz/work/findings/READER/. Exit 1 when any fuzzer found one.
+#   fuzz/run.sh [SECONDS]           (after 'make fuzz', from the build dir)
+set -u
+seconds=${1:-60}
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${FUZZ_BUILD:-$(pwd)}
+status=0
+for bin in "$build"/fuzz/bin/fuzz-*; do
+	[ -x "$bin" ] || continue
+	reader=${bin##*/fuzz-}
+	corpus=$build/fuzz/work/corpus/$reader
+	findings=$build/fuzz/work/findings/$reader
+	mkdir -p "$corpus" "$findings"
+	# seeds: this reader's own test inputs, small ones only
+	for seed in $(sh "$src/fuzz/seeds.sh" "$src" "$reader"); do
+		cp -n "$seed" "$corpus/" 2>/dev/null || true
+	done
+	echo "fuzzing $reader for ${seconds}s"
+	if ! "$bin" -max_total_time="$seconds" -max_len=262144 -timeout=10 \
+		-rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 \
+		"$corpus" >"$build/fuzz/work/$reader.log" 2>&1; then
+		echo "FINDING in $reader: see $findings and $build/fuzz/work/$reader.log"
+		status=1
+	fi
+	grep -E 'stat::number_of_executed_units|stat::new_units_added' "$build/fuzz/work/$reader.log" |
+		sed "s/^/  $reader: /"
+done
+exit $status

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SVG flame graphs: well-formed, the numbers in the tooltips, the layout
+# (widths in proportion to the values, root at the bottom or the top),
+# differential colours, and the whole document against expected files.
+# The frame geometry of c-fp.svg was checked against flamegraph.pl's
+# merge of the same stacks (testdata/perf-script/c-fp.folded).
+. "${top_srcdir:-.}/tests/test-subr.sh"
+plan 22
+d=testdata/perf-script
+e=testdata/flamegraph
+
+# xml_ok NAME FILE: the file parses as XML (python3 or xmllint)
+xml_ok() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \
+			"$2" 2>"$tmpdir/xmlerr"
+	elif command -v xmllint >/dev/null 2>&1; then
+		xmllint --noout "$2" 2>"$tmpdir/xmlerr"
+	else
+		pass "$1 # SKIP neither python3 nor xmllint"
+		return
+	fi
+	if [ $? -eq 0 ]; then pass "$1"; else fail "$1"; diag_file "$tmpdir/xmlerr"; fi
+}
+
+# frames FILE: one line per frame, "y x width value total", the value
+# from the tooltip and the total from the root's
+frames() {
+	sed -n 's/^<g class="f"><title>.* (\([0-9,.]*\) [a-z]*, [^)]*)<\/title><rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)".*/\3 \2 \4 \1/p' "$1" |
+		tr -d , | awk 'NR == 1 { total = $4 } { print $0, total }'
+}
+
+testrun_compare "C with frame pointers, whole SVG" $e/c-fp.svg \
+	profkit-flamegraph $d/c-fp.txt
+profkit-flamegraph $d/c-fp.txt >"$tmpdir/c-fp.svg"
+xml_ok "well-formed XML" "$tmpdir/c-fp.svg"
+grep -q '<title>hot_loop (446,500,000 nanoseconds, 73.99%)</title>' "$tmpdir/c-fp.svg" &&
+	pass "hot_loop's tooltip gives its time and share" ||
+	fail "hot_loop's tooltip gives its time and share"
+grep -q '<title>all (603,500,000 nanoseconds, 100%)</title><rect x="10.0" y="117" width="1180.0"' \
+	"$tmpdir/c-fp.svg" && pass "the root spans the full width at the bottom" ||
+	fail "the root spans the full width at the bottom"
+frames "$tmpdir/c-fp.svg" >"$tmpdir/frames"
+awk '{ want = $4 / $5 * 1180; if ($3 - want > 0.1 || want - $3 > 0.1) bad++ }
+     END { exit !(NR == 18 && !bad) }' "$tmpdir/frames" &&
+	pass "every width is in proportion to its value" ||
+	{ fail "every width is in proportion to its value"; diag_file "$tmpdir/frames"; }
+grep -q '<svg version="1.1" width="1200" height="166"' "$tmpdir/c-fp.svg" &&
+	grep -q '<text id="title" x="600" y="24">Flame Graph</text>' "$tmpdir/c-fp.svg" &&
+	pass "1200 wide, 16 px per level, the default title" ||
+	fail "1200 wide, 16 px per level, the default title"
+grep -q '<text x="40.4" y="47.5">hot_loop</text>' "$tmpdir/c-fp.svg" &&
+	grep -q '<text x="15.0" y="47.5">c..</text>' "$tmpdir/c-fp.svg" &&
+	grep -q '<text x="13.0" y="79.5"></text>' "$tmpdir/c-fp.svg" &&
+	pass "labels are cut to fit" || fail "labels are cut to fit"
+grep -q 'ctrlKey' "$tmpdir/c-fp.svg" && grep -q '<text id="search"' "$tmpdir/c-fp.svg" &&
+	grep -q '<text id="unzoom" class="hidden"' "$tmpdir/c-fp.svg" &&
+	pass "search (button and Ctrl-F) and zoom reset are there" ||
+	fail "search (button and Ctrl-F) and zoom reset are there"
+
+profkit-flamegraph --icicle $d/c-fp.txt >"$tmpdir/icicle.svg"
+frames "$tmpdir/icicle.svg" >"$tmpdir/iframes"
+grep -q '<title>all (.*)</title><rect x="10.0" y="36" width="1180.0"' "$tmpdir/icicle.svg" &&
+	awk '$1 < 36 { bad++ } END { exit bad }' "$tmpdir/iframes" &&
+	grep -q '>Icicle Graph</text>' "$tmpdir/icicle.svg" &&
+	pass "--icicle puts the root at the top" || fail "--icicle puts the root at the top"
+grep -q '<title>hot_loop (.*)</title><rect x="37.4" y="116" width="873.0"' "$tmpdir/icicle.svg" &&
+	pass "and the callees below it" || fail "and the callees below it"
+
+profkit-flamegraph --width=800 --title='Mine & <yours>' --colors=io $d/c-fp.txt >"$tmpdir/w.svg"
+grep -q '<title>all (.*)</title><rect x="10.0" y="117" width="780.0"' "$tmpdir/w.svg" &&
+	grep -q '>Mine &amp; &lt;yours&gt;</text>' "$tmpdir/w.svg" &&
+	pass "--width and --title (escaped)" || fail "--width and --title (escaped)"
+grep -q 'stop-color="#f8f8f8"' "$tmpdir/w.svg" &&
+	! grep -q '<rect[^>]*fill="rgb(2[0-9][0-9],[0-9]*,[0-9]*)"' "$tmpdir/w.svg" &&
+	pass "--colors=io is bluish" || fail "--colors=io is bluish"
+# the same name keeps its colour in another graph
+c1=$(grep -o '<title>hot_loop (.*fill="[^"]*"' "$tmpdir/c-fp.svg" | sed 's/.*fill=//')
+c2=$(grep -o '<title>hot_loop (.*fill="[^"]*"' "$tmpdir/icicle.svg" | sed 's/.*fill=//')
+[ -n "$c1" ] && [ "$c1" = "$c2" ] && pass "colours follow the name" ||
+	fail "colours follow the name ($c1, $c2)"
+
+profkit-flamegraph --value=samples $d/c-fp.txt >"$tmpdir/s.svg"
+grep -q '<title>hot_loop (893 samples, 73.99%)</title>' "$tmpdir/s.svg" &&
+	pass "--value=samples counts samples" || fail "--value=samples counts samples"
+profkit-flamegraph -q $d/multi.txt >"$tmpdir/m1.svg" &&
+	profkit-flamegraph --event=cpu-clock $d/multi.txt >"$tmpdir/m2.svg" &&
+	! grep -q '<title>crunch ' "$tmpdir/m1.svg" && grep -q '<title>crunch ' "$tmpdir/m2.svg" &&
+	pass "--event picks the event" || fail "--event picks the event"
+grep -q '<title>exc_page_fault (.*fill="rgb(2[0-9]*,1[0-9]*,0)"' "$tmpdir/m2.svg" &&
+	grep -q '<title>touch_pages (.*fill="rgb(2[0-9]*,[0-9]*,[1-9][0-9]*)"' "$tmpdir/m2.svg" &&
+	pass "kernel frames are orange" || fail "kernel frames are orange"
+testrun_compare "profkit-convert --to=flamegraph writes the same" $e/c-fp.svg \
+	profkit-convert --to=flamegraph $d/c-fp.txt
+
+# difffolded.pl output of c-fp.folded and a copy with hot_loop halved,
+# warm_loop doubled and a new_loop added
+testrun_compare "differential flame graph, whole SVG" $e/diff.svg \
+	profkit-flamegraph $e/diff.folded
+grep -q '<title>hot_loop (223,250,000 samples, 42.34%; -42.34%)</title>.*fill="rgb(0,0,255)"' \
+	"$tmpdir/out" &&
+	grep -q '<title>warm_loop (284,000,000 samples, 53.86%; +26.93%)</title>.*fill="rgb(255,76,76)"' \
+	"$tmpdir/out" &&
+	grep -q '<title>cold_loop (.*fill="rgb(255,255,255)"' "$tmpdir/out" &&
+	pass "widths from the new counts, blue for less, red for more" ||
+	fail "widths from the new counts, blue for less, red for more"
+
+profkit-flamegraph --from=folded $e/names.folded >"$tmpdir/names.svg"
+xml_ok "markup, bad UTF-8 and control characters in names stay well-formed" \
+	"$tmpdir/names.svg"
+
+testrun_status "--diff needs two columns" 2 "needs 'base' and 'new'" \
+	profkit-flamegraph --diff $d/c-fp.txt
+testrun_status "unknown --colors" 2 "expected 'hot', 'mem' or 'io'" \
+	profkit-flamegraph --colors=green $d/c-fp.txt
+finish
