@@ -4,7 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/utsname.h>
+
+#include <profkit/symbolize.h>
+
 #include "cmd.h"
+
+int cmd_no_symbolize;
 
 static const char *command_name = "profkit";
 
@@ -61,6 +67,37 @@ struct pk_context *cmd_context(int quiet)
 	return ctx;
 }
 
+/* Was the recording made on the kernel running now? */
+static int same_kernel(const struct pk_profile *p)
+{
+	const char *recorded = pk_profile_meta(p, "os-release");
+	struct utsname u;
+
+	return recorded && uname(&u) == 0 && strcmp(recorded, u.release) == 0;
+}
+
+/* Fill in the functions of locations that only have addresses. */
+static int symbolize(struct pk_context *ctx, struct pk_profile *p,
+		     const struct pk_options *opts)
+{
+	struct pk_symbolize_options so;
+	struct pk_symbolizer *s;
+	int rc;
+
+	pk_symbolize_options_init(&so);
+	so.binary = opts->binary;
+	so.symbol_path = opts->symbol_path;
+	so.symfs = opts->symfs;
+	so.kallsyms = opts->kallsyms;
+	so.local_kernel = same_kernel(p);
+	s = pk_symbolizer_new(ctx, &so);
+	if (!s)
+		return pk_context_error(ctx)->code;
+	rc = pk_symbolize(s, p);
+	pk_symbolizer_free(s);
+	return rc;
+}
+
 static int read_one(struct pk_context *ctx, const char *path,
 		    const char *from, struct pk_profile *p,
 		    const struct pk_options *opts, const struct pk_reader **used)
@@ -81,6 +118,8 @@ static int read_one(struct pk_context *ctx, const char *path,
 		rc = pk_reader_detect(ctx, in, &reader);
 	if (!rc)
 		rc = pk_read(ctx, in, reader, p, opts);
+	if (!rc && !cmd_no_symbolize && !opts->no_symbolize)
+		rc = symbolize(ctx, p, opts);
 	if (!rc && used)
 		*used = reader;
 	pk_input_close(in);

@@ -16,6 +16,17 @@ int cmd_report(struct pk_context *ctx, int rc);
 /* A context that prints warnings unless quiet. */
 struct pk_context *cmd_context(int quiet);
 
+/* The options every command that reads raw addresses takes. */
+#define OPT_SYMBOLS(o) \
+	OPT_GROUP("Symbols"), \
+	OPT_STRING(0, "binary", &(o).binary, "FILE", "the main program's binary"), \
+	OPT_STRING(0, "symbol-path", &(o).symbol_path, "DIRS", "look for binaries here (DIR:DIR)"), \
+	OPT_STRING(0, "symfs", &(o).symfs, "DIR", "root of the recording machine's files"), \
+	OPT_STRING(0, "kallsyms", &(o).kallsyms, "FILE", "the recording kernel's kallsyms"), \
+	OPT_FLAG(0, "no-symbolize", &cmd_no_symbolize, "keep raw addresses")
+
+extern int cmd_no_symbolize;
+
 /* Read every path (stdin when none) into p; from may be NULL (auto). */
 int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
 		    const char *from, struct pk_profile *p,

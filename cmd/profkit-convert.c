@@ -110,6 +110,7 @@ static const struct option options[] = {
 	OPT_GROUP("Call graphs (dot, as gprof2dot)"),
 	OPT_CALLBACK(0, "node-thres", &opts.node_thres, "PCT", "hide functions under PCT% of the total (0.5)", set_percent),
 	OPT_CALLBACK(0, "edge-thres", &opts.edge_thres, "PCT", "hide calls under PCT% of the total (0.1)", set_percent),
+	OPT_SYMBOLS(opts),
 	OPT_GROUP("Robustness"),
 	OPT_FLAG(0, "strict", &strict, "fail on damage that is normally a warning"),
 	OPT_CALLBACK(0, "max-memory", NULL, "SIZE", "memory limit for the profile (default 8G)", set_max_memory),

@@ -63,6 +63,7 @@ struct pk_profile {
 	struct pk_line *lines;
 	size_t nlines, lines_cap;
 	struct pk_idtab location_tab;
+	int location_tab_stale;	/* lines were set: rebuild before use */
 
 	uint32_t *stack_data;
 	size_t nstack_data, stack_data_cap;
@@ -629,19 +630,60 @@ static int location_match(const void *owner, uint32_t id, const void *key)
 	return 1;
 }
 
+static uint64_t location_hash(uint32_t mapping, uint64_t address,
+			      const struct pk_line *lines, size_t nlines)
+{
+	uint64_t hash = pk_hash_u64(address ^ ((uint64_t)mapping << 40));
+	size_t i;
+
+	for (i = 0; i < nlines; i++)
+		hash = pk_hash_u64(hash ^ (((uint64_t)lines[i].function << 32) +
+					   (uint64_t)lines[i].line));
+	return hash;
+}
+
+/*
+ * Setting a location's lines changes its key, and the table cannot
+ * delete, so it is rebuilt once before the next lookup. Locations that
+ * became equal keep their ids; lookups find the first.
+ */
+static int rebuild_location_tab(struct pk_profile *p)
+{
+	size_t before = pk_idtab_bytes(&p->location_tab), i, slot;
+
+	pk_idtab_release(&p->location_tab);
+	p->bytes -= before;
+	p->location_tab_stale = 0;
+	for (i = 0; i < p->nlocations; i++) {
+		const struct pk_location *loc = &p->locations[i];
+		struct location_key key = {
+			loc->mapping, loc->address, &p->lines[loc->first_line],
+			loc->nlines
+		};
+		uint64_t hash = location_hash(key.mapping, key.address,
+					      key.lines, key.nlines);
+
+		if (!pk_idtab_find(&p->location_tab, hash, location_match, p,
+				   &key, &slot) &&
+		    prof_tab_insert(p, &p->location_tab, slot, hash,
+				    (uint32_t)i + 1))
+			return -1;
+	}
+	return 0;
+}
+
 uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 				    uint64_t address,
 				    const struct pk_line *lines, size_t nlines)
 {
 	struct location_key key = { mapping, address, lines, nlines };
-	uint64_t hash = pk_hash_u64(address ^ ((uint64_t)mapping << 40));
+	uint64_t hash = location_hash(mapping, address, lines, nlines);
 	struct pk_location *loc;
-	size_t slot, i;
+	size_t slot;
 	uint32_t id;
 
-	for (i = 0; i < nlines; i++)
-		hash = pk_hash_u64(hash ^ (((uint64_t)lines[i].function << 32) +
-					   (uint64_t)lines[i].line));
+	if (p->location_tab_stale && rebuild_location_tab(p))
+		return 0;
 	id = pk_idtab_find(&p->location_tab, hash, location_match, p, &key,
 			   &slot);
 	if (id)
@@ -664,6 +706,34 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 		memcpy(&p->lines[p->nlines], lines, nlines * sizeof(*lines));
 	p->nlines += nlines;
 	return id;
+}
+
+int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
+				  const struct pk_line *lines, size_t nlines)
+{
+	struct pk_location *loc;
+
+	if (!id || id > p->nlocations)
+		return PK_EUSAGE;
+	if (p->failed)
+		return p->failed;
+	loc = &p->locations[id - 1];
+	if (nlines > loc->nlines) {
+		/* The old lines stay behind unused: symbolizers fill
+		 * locations that had none, so nothing is wasted then. */
+		if (nlines > UINT32_MAX - p->nlines ||
+		    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
+			      sizeof(*p->lines)))
+			return p->failed ? p->failed : PK_ENOMEM;
+		loc->first_line = (uint32_t)p->nlines;
+		p->nlines += nlines;
+	}
+	if (nlines)
+		memcpy(&p->lines[loc->first_line], lines,
+		       nlines * sizeof(*lines));
+	loc->nlines = (uint32_t)nlines;
+	p->location_tab_stale = 1;
+	return 0;
 }
 
 size_t pk_profile_location_count(const struct pk_profile *p)

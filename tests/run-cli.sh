@@ -1,7 +1,7 @@
 #!/bin/sh
 # --help, --version and --list-formats of every command.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-commands="profkit-convert profkit-info profkit-top profkit-merge profkit-diff profkit-filter profkit-flamegraph"
+commands="profkit-convert profkit-info profkit-top profkit-merge profkit-diff profkit-filter profkit-flamegraph profkit-symbolize"
 plan $(( $(echo $commands | wc -w) * 3 + 1 ))
 
 for c in $commands; do

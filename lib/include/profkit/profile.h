@@ -165,6 +165,13 @@ const struct pk_location *pk_profile_location(const struct pk_profile *p,
 					      uint32_t id);
 const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
 						const struct pk_location *loc);
+/*
+ * Replace the lines of a location (symbolizers fill locations that have
+ * an address but no lines). Stacks keep referring to the same id.
+ * Returns 0, or a negative pk_err.
+ */
+int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
+				  const struct pk_line *lines, size_t nlines);
 
 /* Stacks: location ids, leaf first. */
 uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
