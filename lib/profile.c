@@ -106,6 +106,14 @@ static int prof_grow(struct pk_profile *p, void *array, size_t *cap,
 	return 0;
 }
 
+/*
+ * Callers may pass a pointer into one of the profile's own arrays (the
+ * lines of another location, say); growing the array would free it
+ * under them, so such a pointer is turned into an index across growth.
+ */
+#define ALIASES(ptr, base, n) \
+	((ptr) && (base) && (ptr) >= (base) && (ptr) < (base) + (n))
+
 static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
 			   size_t slot, uint64_t hash, uint32_t id)
 {
@@ -679,6 +687,7 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 	struct location_key key = { mapping, address, lines, nlines };
 	uint64_t hash = location_hash(mapping, address, lines, nlines);
 	struct pk_location *loc;
+	ptrdiff_t alias;
 	size_t slot;
 	uint32_t id;
 
@@ -688,12 +697,15 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 			   &slot);
 	if (id)
 		return id;
+	alias = ALIASES(lines, p->lines, p->nlines) ? lines - p->lines : -1;
 	if (nlines > UINT32_MAX - p->nlines ||
 	    prof_grow(p, &p->locations, &p->locations_cap, p->nlocations + 1,
 		      sizeof(*p->locations)) ||
 	    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
 		      sizeof(*p->lines)))
 		return 0;
+	if (alias >= 0)
+		lines = p->lines + alias;
 	id = (uint32_t)p->nlocations + 1;
 	if (prof_tab_insert(p, &p->location_tab, slot, hash, id))
 		return 0;
@@ -719,12 +731,16 @@ int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
 		return p->failed;
 	loc = &p->locations[id - 1];
 	if (nlines > loc->nlines) {
+		ptrdiff_t alias = ALIASES(lines, p->lines, p->nlines) ? lines - p->lines : -1;
+
 		/* The old lines stay behind unused: symbolizers fill
 		 * locations that had none, so nothing is wasted then. */
 		if (nlines > UINT32_MAX - p->nlines ||
 		    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
 			      sizeof(*p->lines)))
 			return p->failed ? p->failed : PK_ENOMEM;
+		if (alias >= 0)
+			lines = p->lines + alias;
 		loc->first_line = (uint32_t)p->nlines;
 		p->nlines += nlines;
 	}
@@ -775,18 +791,22 @@ uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
 {
 	struct u32_key key = { locs, depth };
 	uint64_t hash = pk_hash_bytes(locs, depth * sizeof(*locs), 1);
+	ptrdiff_t alias;
 	size_t slot;
 	uint32_t id;
 
 	id = pk_idtab_find(&p->stack_tab, hash, stack_match, p, &key, &slot);
 	if (id)
 		return id;
+	alias = ALIASES(locs, p->stack_data, p->nstack_data) ? locs - p->stack_data : -1;
 	if (depth > UINT32_MAX ||
 	    prof_grow(p, &p->stacks, &p->stacks_cap, p->nstacks + 1,
 		      sizeof(*p->stacks)) ||
 	    prof_grow(p, &p->stack_data, &p->stack_data_cap,
 		      p->nstack_data + depth, sizeof(*p->stack_data)))
 		return 0;
+	if (alias >= 0)
+		locs = p->stack_data + alias;
 	id = (uint32_t)p->nstacks + 1;
 	if (prof_tab_insert(p, &p->stack_tab, slot, hash, id))
 		return 0;
@@ -849,6 +869,7 @@ uint32_t pk_profile_intern_labels(struct pk_profile *p,
 {
 	struct label_key key = { labels, n };
 	uint64_t hash = 0x51ed270b27ULL;
+	ptrdiff_t alias;
 	size_t slot, i;
 	uint32_t id;
 
@@ -863,12 +884,15 @@ uint32_t pk_profile_intern_labels(struct pk_profile *p,
 	id = pk_idtab_find(&p->label_tab, hash, labels_match, p, &key, &slot);
 	if (id)
 		return id;
+	alias = ALIASES(labels, p->label_data, p->nlabel_data) ? labels - p->label_data : -1;
 	if (n > UINT32_MAX ||
 	    prof_grow(p, &p->label_sets, &p->label_sets_cap,
 		      p->nlabel_sets + 1, sizeof(*p->label_sets)) ||
 	    prof_grow(p, &p->label_data, &p->label_data_cap,
 		      p->nlabel_data + n, sizeof(*p->label_data)))
 		return 0;
+	if (alias >= 0)
+		labels = p->label_data + alias;
 	id = (uint32_t)p->nlabel_sets + 1;
 	if (prof_tab_insert(p, &p->label_tab, slot, hash, id))
 		return 0;

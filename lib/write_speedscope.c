@@ -489,10 +489,12 @@ static int build_order(struct speedscope *w)
 		w->groups[g].count = 0;
 	}
 	for (i = 0; !rc && i < n; i++) {
-		struct group *gr = &w->groups[sample_group[i]];
+		struct group *gr;
 
-		if (sample_group[i])
-			w->order[gr->first + gr->count++] = (uint32_t)i;
+		if (!sample_group[i])
+			continue;	/* in no group: nothing to index */
+		gr = &w->groups[sample_group[i]];
+		w->order[gr->first + gr->count++] = (uint32_t)i;
 	}
 	free(sample_group);
 	for (g = 1; !rc && g < w->ngroups; g++)
