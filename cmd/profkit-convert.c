@@ -94,6 +94,7 @@ static const struct option options[] = {
 	OPT_GROUP("Samples"),
 	OPT_STRING(0, "event", &opts.event, "NAME", "keep this event only (default: the first)"),
 	OPT_STRING(0, "value", &value, "KIND", "weigh stacks by 'samples' or 'period'"),
+	OPT_STRING(0, "sample-type", &opts.sample_type, "T", "show this sample type (as pprof's -sample_index)"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
 	OPT_CALLBACK(0, "pid", NULL, NULL, "root frame 'comm-PID'", set_bit),
 	OPT_CALLBACK(0, "tid", NULL, NULL, "root frame 'comm-PID/TID'", set_bit),

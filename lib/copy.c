@@ -7,10 +7,11 @@
 static int same_type(const struct pk_profile *a, const struct pk_value_type *x,
 		     const struct pk_profile *b, const struct pk_value_type *y)
 {
-	return x->kind == y->kind &&
-	       strcmp(pk_profile_string(a, x->type), pk_profile_string(b, y->type)) == 0 &&
+	/* formats without events (pprof) match by name and unit alone */
+	return strcmp(pk_profile_string(a, x->type), pk_profile_string(b, y->type)) == 0 &&
 	       strcmp(pk_profile_string(a, x->unit), pk_profile_string(b, y->unit)) == 0 &&
-	       strcmp(pk_profile_string(a, x->event), pk_profile_string(b, y->event)) == 0;
+	       (!x->event || !y->event ||
+		strcmp(pk_profile_string(a, x->event), pk_profile_string(b, y->event)) == 0);
 }
 
 /* Each source column goes to the equal destination column, or a new one. */

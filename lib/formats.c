@@ -9,13 +9,16 @@
 #include "internal.h"
 
 const struct pk_reader *const pk_readers[] = {
+	&pk_reader_perf_data,
 	&pk_reader_perf_script,
 	&pk_reader_folded,
+	&pk_reader_pprof,
 	NULL,
 };
 
 const struct pk_writer *const pk_writers[] = {
 	&pk_writer_folded,
+	&pk_writer_perf_script,
 	&pk_writer_pprof,
 	&pk_writer_speedscope,
 	&pk_writer_gprof2dot,

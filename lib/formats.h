@@ -5,10 +5,13 @@
 
 #include <profkit/format.h>
 
+extern const struct pk_reader pk_reader_perf_data;
 extern const struct pk_reader pk_reader_perf_script;
 extern const struct pk_reader pk_reader_folded;
+extern const struct pk_reader pk_reader_pprof;
 
 extern const struct pk_writer pk_writer_folded;
+extern const struct pk_writer pk_writer_perf_script;
 extern const struct pk_writer pk_writer_pprof;
 extern const struct pk_writer pk_writer_speedscope;
 extern const struct pk_writer pk_writer_gprof2dot;

@@ -766,7 +766,7 @@ const struct pk_location *pk_profile_location(const struct pk_profile *p,
 const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
 						const struct pk_location *loc)
 {
-	return &p->lines[loc->first_line];
+	return p->lines ? &p->lines[loc->first_line] : NULL;
 }
 
 /* ---- stacks ---- */
@@ -783,7 +783,7 @@ static int stack_match(const void *owner, uint32_t id, const void *key)
 	const struct u32_key *k = key;
 
 	return s->len == k->n &&
-	       memcmp(&p->stack_data[s->off], k->v, k->n * sizeof(*k->v)) == 0;
+	       (!k->n || memcmp(&p->stack_data[s->off], k->v, k->n * sizeof(*k->v)) == 0);
 }
 
 uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
@@ -833,7 +833,7 @@ const uint32_t *pk_profile_stack(const struct pk_profile *p, uint32_t id,
 		return NULL;
 	}
 	*depth = p->stacks[id - 1].len;
-	return &p->stack_data[p->stacks[id - 1].off];
+	return p->stack_data ? &p->stack_data[p->stacks[id - 1].off] : NULL;
 }
 
 /* ---- label sets ---- */

@@ -855,7 +855,8 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 			return NULL;
 		}
 	}
-	qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
 	for (i = 0; i < t->n; i++)
 		if (!kept || t->v[kept - 1].start != t->v[i].start)
 			t->v[kept++] = t->v[i];
@@ -1817,6 +1818,9 @@ static pk_str main_file(const struct pk_profile *p)
 	return nameless ? 0 : (pk_str)-1;
 }
 
+/* map_found mark of a mapping with locations to symbolize */
+#define NEEDED 0x80000000u
+
 static int prepare_mappings(struct run *r)
 {
 	struct pk_profile *p = r->p;
@@ -1827,10 +1831,20 @@ static int prepare_mappings(struct run *r)
 	r->map_found = calloc(n ? n : 1, sizeof(*r->map_found));
 	if (!r->map_obj || !r->map_found)
 		return -1;
+	/* only files some location needs: text inputs come symbolized */
+	for (i = 1; i <= pk_profile_location_count(p); i++) {
+		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
+
+		if (!loc->nlines && loc->mapping && loc->mapping <= n)
+			r->map_found[loc->mapping - 1] = NEEDED;
+	}
 	for (i = 0; i < n; i++) {
 		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
 		int is_binary = m->file == main;
 
+		if (r->map_found[i] != NEEDED)
+			continue;
+		r->map_found[i] = 0;
 		r->map_obj[i] = object_get(r->s, pk_profile_string(p, m->file),
 					   pk_profile_string(p, m->build_id),
 					   is_binary);
@@ -1849,6 +1863,8 @@ static void mark_mappings(struct run *r)
 		struct pk_mapping *m = pk_profile_mapping_mut(r->p, (uint32_t)i + 1);
 		unsigned found = r->map_found[i];
 
+		if (!r->map_obj[i])
+			continue;	/* not looked at */
 		if (found & FOUND_FUNCTION)
 			m->has_functions = 1;
 		if (found & FOUND_FILE)

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the perf.data reader: lib/read_perf_data.c drives the file
+ * (layouts, record stream, time order, compression),
+ * lib/perf_data_header.c reads attributes and feature sections,
+ * lib/perf_data_sample.c decodes sample records,
+ * lib/perf_data_machine.c keeps the processes, threads and mappings and
+ * lib/perf_data_model.c turns samples into the profile model.
+ *
+ * Every multi-byte field is decoded with the file's byte order (pd_u64
+ * and friends), never by casting, so a file from a big-endian machine
+ * needs no swapping pass and no field is read from a misaligned pointer.
+ * Record layouts and constants are those of the kernel's
+ * include/uapi/linux/perf_event.h and perf's tools/perf/util/header.c.
+ */
+#ifndef PROFKIT_PERF_DATA_H
+#define PROFKIT_PERF_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idtab.h"
+#include "internal.h"
+
+/* ---- record types ---- */
+
+enum {
+	PD_RECORD_MMAP = 1,
+	PD_RECORD_LOST = 2,
+	PD_RECORD_COMM = 3,
+	PD_RECORD_EXIT = 4,
+	PD_RECORD_THROTTLE = 5,
+	PD_RECORD_UNTHROTTLE = 6,
+	PD_RECORD_FORK = 7,
+	PD_RECORD_SAMPLE = 9,
+	PD_RECORD_MMAP2 = 10,
+	PD_RECORD_LOST_SAMPLES = 13,
+	PD_RECORD_KSYMBOL = 17,
+	/* records perf itself writes, never queued for ordering */
+	PD_RECORD_USER_START = 64,
+	PD_RECORD_HEADER_ATTR = 64,
+	PD_RECORD_HEADER_EVENT_TYPE = 65,
+	PD_RECORD_HEADER_TRACING_DATA = 66,
+	PD_RECORD_HEADER_BUILD_ID = 67,
+	PD_RECORD_FINISHED_ROUND = 68,
+	PD_RECORD_ID_INDEX = 69,
+	PD_RECORD_AUXTRACE = 71,
+	PD_RECORD_EVENT_UPDATE = 78,
+	PD_RECORD_HEADER_FEATURE = 80,
+	PD_RECORD_COMPRESSED = 81,
+	PD_RECORD_COMPRESSED2 = 83,
+};
+
+/* header.misc */
+#define PD_MISC_CPUMODE_MASK 7u
+enum {
+	PD_CPUMODE_UNKNOWN = 0,
+	PD_CPUMODE_KERNEL = 1,
+	PD_CPUMODE_USER = 2,
+	PD_CPUMODE_HYPERVISOR = 3,
+	PD_CPUMODE_GUEST_KERNEL = 4,
+	PD_CPUMODE_GUEST_USER = 5,
+};
+#define PD_MISC_MMAP_DATA (1u << 13)
+#define PD_MISC_FORK_EXEC (1u << 13)
+#define PD_MISC_MMAP_BUILD_ID (1u << 14)
+#define PD_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* attr.sample_type */
+#define PD_SAMPLE_IP (1ull << 0)
+#define PD_SAMPLE_TID (1ull << 1)
+#define PD_SAMPLE_TIME (1ull << 2)
+#define PD_SAMPLE_ADDR (1ull << 3)
+#define PD_SAMPLE_READ (1ull << 4)
+#define PD_SAMPLE_CALLCHAIN (1ull << 5)
+#define PD_SAMPLE_ID (1ull << 6)
+#define PD_SAMPLE_CPU (1ull << 7)
+#define PD_SAMPLE_PERIOD (1ull << 8)
+#define PD_SAMPLE_STREAM_ID (1ull << 9)
+#define PD_SAMPLE_RAW (1ull << 10)
+#define PD_SAMPLE_BRANCH_STACK (1ull << 11)
+#define PD_SAMPLE_REGS_USER (1ull << 12)
+#define PD_SAMPLE_STACK_USER (1ull << 13)
+#define PD_SAMPLE_WEIGHT (1ull << 14)
+#define PD_SAMPLE_DATA_SRC (1ull << 15)
+#define PD_SAMPLE_IDENTIFIER (1ull << 16)
+#define PD_SAMPLE_TRANSACTION (1ull << 17)
+#define PD_SAMPLE_REGS_INTR (1ull << 18)
+#define PD_SAMPLE_PHYS_ADDR (1ull << 19)
+#define PD_SAMPLE_AUX (1ull << 20)
+#define PD_SAMPLE_CGROUP (1ull << 21)
+#define PD_SAMPLE_DATA_PAGE_SIZE (1ull << 22)
+#define PD_SAMPLE_CODE_PAGE_SIZE (1ull << 23)
+#define PD_SAMPLE_WEIGHT_STRUCT (1ull << 24)
+
+/* attr.read_format */
+#define PD_FORMAT_TOTAL_TIME_ENABLED (1ull << 0)
+#define PD_FORMAT_TOTAL_TIME_RUNNING (1ull << 1)
+#define PD_FORMAT_ID (1ull << 2)
+#define PD_FORMAT_GROUP (1ull << 3)
+#define PD_FORMAT_LOST (1ull << 4)
+
+/* attr flag bits (the bitfield word, in the writer's bit numbering) */
+#define PD_ATTR_FREQ (1ull << 10)
+#define PD_ATTR_SAMPLE_ID_ALL (1ull << 18)
+#define PD_ATTR_EXCLUDE_CALLCHAIN_USER (1ull << 22)
+
+/* attr.branch_sample_type */
+#define PD_BRANCH_HW_INDEX (1ull << 17)
+
+/* attr.type */
+enum {
+	PD_TYPE_HARDWARE = 0,
+	PD_TYPE_SOFTWARE = 1,
+	PD_TYPE_TRACEPOINT = 2,
+	PD_TYPE_HW_CACHE = 3,
+	PD_TYPE_RAW = 4,
+	PD_TYPE_BREAKPOINT = 5,
+};
+
+/* Callchain entries at or above this are context markers, not addresses. */
+#define PD_CONTEXT_MAX ((uint64_t)-4095)
+#define PD_CONTEXT_HV ((uint64_t)-32)
+#define PD_CONTEXT_KERNEL ((uint64_t)-128)
+#define PD_CONTEXT_USER ((uint64_t)-512)
+
+/* Sizes of the structures perf writes. */
+#define PD_FILE_HEADER_SIZE 104
+#define PD_FILE_HEADER_V1_SIZE 72	/* before the feature bitmap */
+#define PD_PIPE_HEADER_SIZE 16
+#define PD_ATTR_SIZE_VER0 64
+#define PD_ATTR_KNOWN 136	/* bytes of perf_event_attr we decode */
+#define PD_RECORD_MAX 65535
+
+/* ---- byte order ---- */
+
+static inline uint16_t pd_u16(const unsigned char *p, int big)
+{
+	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t pd_u32(const unsigned char *p, int big)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v |= (uint32_t)p[big ? 3 - i : i] << (8 * i);
+	return v;
+}
+
+static inline uint64_t pd_u64(const unsigned char *p, int big)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)p[big ? 7 - i : i] << (8 * i);
+	return v;
+}
+
+/* The first 8 bytes of a header: type, misc and size. */
+struct pd_rec {
+	const unsigned char *data;	/* the whole record */
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	uint64_t offset;	/* in the file or stream, for messages */
+};
+
+/* ---- events (perf_event_attr and its ids) ---- */
+
+enum pd_name_source {
+	PD_NAME_NONE,
+	PD_NAME_TRACING_DATA,	/* tracepoint formats */
+	PD_NAME_EVENT_TYPE,	/* the old event_types table */
+	PD_NAME_EVENT_DESC,	/* EVENT_DESC feature or EVENT_UPDATE */
+};
+
+struct pd_attr {
+	uint32_t type;
+	uint64_t config;
+	uint64_t sample_period;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t flags;
+	uint64_t branch_sample_type;
+	uint64_t regs_user;
+	uint64_t regs_intr;
+	char *name;		/* malloc'd, or NULL */
+	enum pd_name_source name_source;
+};
+
+struct pd_id {
+	uint64_t id;
+	uint32_t attr;
+};
+
+struct pd_evlist {
+	struct pd_attr *attrs;
+	size_t nattrs, attrs_cap;
+	struct pd_id *ids;	/* id -> attr, sorted when ids_sorted */
+	size_t nids, ids_cap;
+	int ids_sorted;
+	int id_pos, is_pos;	/* where the id is, from attrs[0] */
+	char **desc_names;	/* EVENT_DESC names of events yet to come */
+	size_t ndesc_names;
+};
+
+/* ---- processes, threads and mappings ---- */
+
+struct pd_map {
+	uint64_t start, end, pgoff;
+	uint32_t file;		/* private string id */
+	uint32_t build_id;	/* private string id of the hex digits, or 0 */
+	uint32_t mapping;	/* model mapping id once used, else 0 */
+};
+
+struct pd_space {
+	int64_t key;		/* pid, or -1 for the kernel */
+	struct pd_map *maps;	/* sorted by start */
+	size_t nmaps, maps_cap;
+};
+
+struct pd_thread {
+	int32_t tid, pid;
+	uint32_t comm;		/* private string id */
+	int comm_set;
+};
+
+struct pd_machine {
+	struct pk_profile *strings;	/* private string table */
+	struct pd_thread *threads;
+	size_t nthreads, threads_cap;
+	struct pk_idtab thread_tab;
+	struct pd_space *spaces;
+	size_t nspaces, spaces_cap;
+	struct pk_idtab space_tab;
+	struct pd_space kernel;	/* kernel and modules: may overlap */
+	uint32_t *build_ids;	/* file string id -> build id string id */
+	size_t build_ids_cap;
+	uint32_t str_kernel;	/* "[kernel.kallsyms]" */
+};
+
+/* ---- what the parts share ---- */
+
+struct pd_state {
+	struct pk_context *ctx;
+	struct pk_profile *p;
+	const char *name;	/* the input, for messages */
+	int big;		/* the file is big-endian */
+	struct pd_evlist ev;
+	struct pd_machine m;
+	char arch[32];		/* ARCH feature: uname -m of the recording */
+	uint64_t warnings;
+};
+
+/* Warn at most a few times per kind of damage; the reader sums up. */
+void pd_warn(struct pd_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* perf_data_header.c */
+void pd_evlist_release(struct pd_evlist *ev);
+/* Add an attribute from its on-file bytes (size says how many there are). */
+int pd_evlist_add(struct pd_state *st, const unsigned char *attr, size_t size,
+		  uint32_t *index);
+int pd_evlist_add_id(struct pd_state *st, uint32_t attr, uint64_t id);
+/* The attribute a record belongs to, or -1 when its id is unknown. */
+int pd_evlist_find(struct pd_state *st, const unsigned char *rec,
+		   size_t size, uint32_t type);
+void pd_attr_set_name(struct pd_attr *a, const char *name, size_t len,
+		      enum pd_name_source source);
+/* The attribute's event name for the model, without perf's modifiers. */
+void pd_attr_event_name(const struct pd_attr *a, char *buf, size_t len);
+/* A feature section (HEADER_* number feat) or a HEADER_FEATURE record. */
+int pd_read_feature(struct pd_state *st, unsigned feat,
+		    const unsigned char *data, size_t len);
+int pd_read_build_ids(struct pd_state *st, const unsigned char *data,
+		      size_t len);
+int pd_read_tracing_data(struct pd_state *st, const unsigned char *data,
+			 size_t len);
+/* One 72-byte perf_trace_event_type: config and a name. */
+void pd_read_event_type(struct pd_state *st, const unsigned char *data);
+void pd_read_event_update(struct pd_state *st, const unsigned char *rec,
+			  size_t size);
+
+/* perf_data_model.c */
+struct pd_event_columns {
+	pk_str event;
+	int count, weight;	/* columns, -1 until needed */
+};
+
+struct pd_made_mapping {
+	uint32_t mapping, file;
+};
+
+struct pd_model {
+	struct pd_state *st;
+	struct pd_event_columns *events;
+	size_t nevents, events_cap;
+	int32_t *attr_event;	/* attr -> events index, -1 until seen */
+	size_t attr_event_cap;
+	uint32_t *locs;
+	size_t locs_cap;
+	int64_t *values;
+	size_t values_cap;
+	uint32_t *comm_str;	/* private comm string -> model string */
+	size_t comm_str_cap;
+	struct pd_made_mapping *made;	/* mappings made without build id */
+	size_t nmade, made_cap;
+	pk_str key_pid, key_tid, key_comm, key_cpu;
+	uint64_t samples, bad_samples, guest;
+};
+
+void pd_model_init(struct pd_model *mo, struct pd_state *st);
+/* Add a SAMPLE record of event attr; 0 or a pk_err. */
+int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
+		    uint32_t attr);
+/* Once all is read: names the sample types, adds late build ids. */
+int pd_model_finish(struct pd_model *mo);
+void pd_model_release(struct pd_model *mo);
+
+/* perf_data_sample.c */
+struct pd_sample {
+	uint64_t ip, time, addr, id, period;
+	int32_t pid, tid;
+	uint32_t cpu;
+	const unsigned char *callchain;	/* nr_callchain u64s, file order */
+	uint64_t nr_callchain;
+	uint64_t user_ip;	/* from the user registers, when sampled */
+	int has_user_ip;
+};
+
+/* 0, or -1 with *what naming the field that overran the record. */
+int pd_parse_sample(const struct pd_attr *a, const unsigned char *rec,
+		    size_t size, int big, const char *arch,
+		    struct pd_sample *s, const char **what);
+/* The sample_id_all trailer of a non-sample record; -1 if it is absent. */
+int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
+			size_t size, int big, struct pd_sample *s);
+/* The time of a record for ordering, or -1 when it carries none. */
+int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
+		   size_t size, uint32_t type, int big, uint64_t *time);
+
+/* perf_data_machine.c */
+int pd_machine_init(struct pd_machine *m);
+void pd_machine_release(struct pd_machine *m);
+struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
+				    int32_t tid);
+/* Follow an MMAP, MMAP2, COMM, FORK or KSYMBOL record: 0 or PK_ENOMEM. */
+int pd_machine_record(struct pd_machine *m, const struct pd_rec *rec,
+		      int big);
+/* The mapping holding addr for a thread in a cpumode, or NULL. */
+struct pd_map *pd_machine_find(struct pd_machine *m,
+			       const struct pd_thread *t, int cpumode,
+			       uint64_t addr);
+int pd_machine_set_build_id(struct pd_machine *m, const char *file,
+			    size_t len, const unsigned char *id,
+			    size_t id_len);
+/* The build id recorded for a file (private string ids), or 0. */
+uint32_t pd_machine_build_id(const struct pd_machine *m, uint32_t file);
+
+#endif

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data samples into the profile model: one location per sampled
+ * address, in the mapping the machine model (perf_data_machine.c) finds
+ * for it, with no lines, so that a symbolizer can resolve the finished
+ * model from the mappings' files and build ids. Sample types and labels
+ * are made as the perf script reader makes them, so both readers of one
+ * recording build the same model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_data.h"
+
+static int nomem(struct pd_model *mo)
+{
+	return pk_error_set(mo->st->ctx, PK_ENOMEM, "%s: out of memory",
+			    mo->st->name);
+}
+
+static const char *event_unit(const char *event)
+{
+	/* perf's software clocks count nanoseconds */
+	if (strcmp(event, "cpu-clock") == 0 || strcmp(event, "task-clock") == 0)
+		return "nanoseconds";
+	return "count";
+}
+
+/* The columns of an attribute's event, made at its first sample in the
+ * perf script reader's way, so both readers build the same model. */
+static struct pd_event_columns *columns_for(struct pd_model *mo,
+					    uint32_t attr)
+{
+	const struct pd_attr *a = &mo->st->ev.attrs[attr];
+	struct pd_event_columns *c;
+	char name[256];
+	pk_str event;
+	size_t i, old = mo->attr_event_cap;
+
+	if (pk_grow(&mo->attr_event, &mo->attr_event_cap, (size_t)attr + 1,
+		    sizeof(*mo->attr_event)) < 0)
+		return NULL;
+	for (i = old; i < mo->attr_event_cap; i++)
+		mo->attr_event[i] = -1;
+	if (mo->attr_event[attr] >= 0)
+		return &mo->events[mo->attr_event[attr]];
+	pd_attr_event_name(a, name, sizeof(name));
+	event = pk_profile_intern_cstr(mo->st->p, name);
+	for (i = 0; i < mo->nevents && mo->events[i].event != event; i++)
+		;
+	if (i == mo->nevents) {
+		if (!event || pk_grow(&mo->events, &mo->events_cap, mo->nevents + 1,
+				      sizeof(*mo->events)) < 0)
+			return NULL;
+		c = &mo->events[mo->nevents++];
+		c->event = event;
+		c->weight = -1;
+		c->count = pk_profile_add_sample_type(mo->st->p, "samples", "count",
+						      name, PK_VALUE_COUNT);
+		if (c->count < 0)
+			return NULL;
+	}
+	c = &mo->events[i];
+	if ((a->sample_type & PD_SAMPLE_PERIOD) && c->weight < 0) {
+		c->weight = pk_profile_add_sample_type(mo->st->p, name,
+						       event_unit(name), name,
+						       PK_VALUE_WEIGHT);
+		if (c->weight < 0)
+			return NULL;
+	}
+	mo->attr_event[attr] = (int32_t)i;
+	return c;
+}
+
+/* Name the sample types once every event is known, as the perf script
+ * reader does: "samples" alone, "EVENT_samples" beside other events. */
+static int name_sample_types(struct pd_model *mo)
+{
+	char buf[512];
+	size_t i;
+
+	if (mo->nevents < 2)
+		return 0;
+	for (i = 0; i < mo->nevents; i++) {
+		snprintf(buf, sizeof(buf), "%s_samples",
+			 pk_profile_string(mo->st->p, mo->events[i].event));
+		if (pk_profile_rename_sample_type(mo->st->p,
+						  (size_t)mo->events[i].count, buf))
+			return nomem(mo);
+	}
+	return 0;
+}
+
+static pk_str model_string(struct pd_model *mo, uint32_t id)
+{
+	const struct pk_profile *s = mo->st->m.strings;
+
+	return pk_profile_intern(mo->st->p, pk_profile_string(s, id),
+				 pk_profile_string_len(s, id));
+}
+
+static pk_str model_comm(struct pd_model *mo, uint32_t comm)
+{
+	size_t old = mo->comm_str_cap;
+
+	if (pk_grow(&mo->comm_str, &mo->comm_str_cap, (size_t)comm + 1,
+		    sizeof(*mo->comm_str)) < 0)
+		return 0;
+	if (mo->comm_str_cap > old)
+		memset(mo->comm_str + old, 0,
+		       (mo->comm_str_cap - old) * sizeof(*mo->comm_str));
+	if (!mo->comm_str[comm])
+		mo->comm_str[comm] = model_string(mo, comm);
+	return mo->comm_str[comm];
+}
+
+static uint32_t model_mapping(struct pd_model *mo, struct pd_map *map)
+{
+	struct pk_mapping m = { 0 };
+	uint32_t build_id;
+
+	if (map->mapping)
+		return map->mapping;
+	build_id = map->build_id ? map->build_id :
+		pd_machine_build_id(&mo->st->m, map->file);
+	m.start = map->start;
+	m.limit = map->end;
+	m.offset = map->pgoff;
+	m.file = model_string(mo, map->file);
+	m.build_id = build_id ? model_string(mo, build_id) : 0;
+	map->mapping = pk_profile_intern_mapping(mo->st->p, &m);
+	if (map->mapping && !build_id) {
+		/* a build id may still come (pipe mode writes them last) */
+		if (pk_grow(&mo->made, &mo->made_cap, mo->nmade + 1,
+			    sizeof(*mo->made)) < 0)
+			return 0;
+		mo->made[mo->nmade].mapping = map->mapping;
+		mo->made[mo->nmade++].file = map->file;
+	}
+	return map->mapping;
+}
+
+/* Build ids that came after their mappings were made. */
+static void late_build_ids(struct pd_model *mo)
+{
+	size_t i;
+
+	for (i = 0; i < mo->nmade; i++) {
+		struct pk_mapping *m = pk_profile_mapping_mut(mo->st->p,
+							      mo->made[i].mapping);
+		uint32_t b = pd_machine_build_id(&mo->st->m, mo->made[i].file);
+
+		if (m && !m->build_id && b)
+			m->build_id = model_string(mo, b);
+	}
+}
+
+static int push_frame(struct pd_model *mo, size_t *n,
+		      const struct pd_thread *t, int cpumode, uint64_t ip)
+{
+	struct pd_map *map = pd_machine_find(&mo->st->m, t, cpumode, ip);
+	uint32_t mapping = map ? model_mapping(mo, map) : 0;
+	uint32_t loc;
+
+	if (map && !mapping)
+		return nomem(mo);
+	loc = pk_profile_intern_location(mo->st->p, mapping, ip, NULL, 0);
+	if (!loc ||
+	    pk_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+		return nomem(mo);
+	mo->locs[(*n)++] = loc;
+	return 0;
+}
+
+/*
+ * The callchain, leaf first; context markers say whether the entries
+ * after them are kernel or user addresses (perf starts in user mode). An
+ * unknown marker means a corrupt chain, which perf drops whole.
+ */
+static int push_callchain(struct pd_model *mo, const struct pd_sample *s,
+			  const struct pd_thread *t, size_t *n, int *has_user)
+{
+	int mode = PD_CPUMODE_USER, rc;
+	uint64_t i;
+
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = pd_u64(s->callchain + 8 * i, mo->st->big);
+
+		if (ip >= PD_CONTEXT_MAX) {
+			if (ip == PD_CONTEXT_HV)
+				mode = PD_CPUMODE_HYPERVISOR;
+			else if (ip == PD_CONTEXT_KERNEL)
+				mode = PD_CPUMODE_KERNEL;
+			else if (ip == PD_CONTEXT_USER)
+				mode = PD_CPUMODE_USER;
+			else {
+				*n = 0;
+				return 0;
+			}
+			continue;
+		}
+		if ((rc = push_frame(mo, n, t, mode, ip)))
+			return rc;
+		if (mode == PD_CPUMODE_USER)
+			*has_user = 1;
+	}
+	return 0;
+}
+
+static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
+			      const struct pd_sample *s,
+			      const struct pd_thread *t)
+{
+	struct pk_label l[4];
+	size_t n = 0;
+
+	memset(l, 0, sizeof(l));
+	if (s->pid >= 0) {
+		l[n].key = mo->key_pid;
+		l[n++].num = s->pid;
+	}
+	l[n].key = mo->key_tid;
+	l[n++].num = s->tid;
+	l[n].key = mo->key_comm;
+	l[n++].str = model_comm(mo, t->comm);
+	if (a->sample_type & PD_SAMPLE_CPU) {
+		l[n].key = mo->key_cpu;
+		l[n++].num = s->cpu;
+	}
+	return pk_profile_intern_labels(mo->st->p, l, n);
+}
+
+static int add_to_model(struct pd_model *mo, uint32_t attr,
+			const struct pd_sample *s, size_t depth,
+			const struct pd_thread *t)
+{
+	const struct pd_attr *a = &mo->st->ev.attrs[attr];
+	struct pd_event_columns *c = columns_for(mo, attr);
+	size_t ncols = pk_profile_sample_type_count(mo->st->p);
+	uint32_t stack, labels;
+	int rc;
+
+	if (!c || pk_grow(&mo->values, &mo->values_cap, ncols,
+			  sizeof(*mo->values)) < 0)
+		return nomem(mo);
+	memset(mo->values, 0, ncols * sizeof(*mo->values));
+	mo->values[c->count] = 1;
+	if (c->weight >= 0 && (a->sample_type & PD_SAMPLE_PERIOD))
+		mo->values[c->weight] = (int64_t)s->period;
+	stack = pk_profile_intern_stack(mo->st->p, mo->locs, depth);
+	labels = sample_labels(mo, a, s, t);
+	rc = pk_profile_add_sample(mo->st->p, stack, labels, s->time, mo->values,
+				   ncols);
+	return rc ? nomem(mo) : 0;
+}
+
+int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
+		    uint32_t attr)
+{
+	const struct pd_attr *a = &mo->st->ev.attrs[attr];
+	int cpumode = rec->misc & PD_MISC_CPUMODE_MASK, has_user = 0, rc;
+	const struct pd_thread *t;
+	const char *what = "";
+	struct pd_sample s;
+	size_t n = 0;
+
+	if (pd_parse_sample(a, rec->data, rec->size, mo->st->big, mo->st->arch,
+			    &s, &what) < 0) {
+		mo->bad_samples++;
+		pd_warn(mo->st, "%s: offset 0x%llx: the sample's %s runs past "
+			"the end of its record; sample skipped", mo->st->name,
+			(unsigned long long)rec->offset, what);
+		return 0;
+	}
+	/* perf shows no guest samples unless asked to */
+	if (cpumode == PD_CPUMODE_GUEST_KERNEL ||
+	    cpumode == PD_CPUMODE_GUEST_USER) {
+		mo->guest++;
+		return 0;
+	}
+	t = pd_machine_thread(&mo->st->m, s.pid, s.tid);
+	/* an empty stack still needs somewhere to point */
+	if (!t || pk_grow(&mo->locs, &mo->locs_cap, 1, sizeof(*mo->locs)) < 0)
+		return nomem(mo);
+	if (a->sample_type & PD_SAMPLE_CALLCHAIN)
+		rc = push_callchain(mo, &s, t, &n, &has_user);
+	else
+		rc = push_frame(mo, &n, t, cpumode, s.ip);
+	if (rc)
+		return rc;
+	/* --call-graph dwarf: the kernel gave no user chain; without
+	 * unwinding, the user frame we know is where the sample stopped */
+	if ((a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER) && !has_user) {
+		if (s.has_user_ip)
+			rc = push_frame(mo, &n, t, PD_CPUMODE_USER, s.user_ip);
+		else if (cpumode == PD_CPUMODE_USER)
+			rc = push_frame(mo, &n, t, PD_CPUMODE_USER, s.ip);
+		if (rc)
+			return rc;
+	}
+	mo->samples++;
+	return add_to_model(mo, attr, &s, n, t);
+}
+
+void pd_model_init(struct pd_model *mo, struct pd_state *st)
+{
+	memset(mo, 0, sizeof(*mo));
+	mo->st = st;
+	mo->key_pid = pk_profile_intern_cstr(st->p, "pid");
+	mo->key_tid = pk_profile_intern_cstr(st->p, "tid");
+	mo->key_comm = pk_profile_intern_cstr(st->p, "comm");
+	mo->key_cpu = pk_profile_intern_cstr(st->p, "cpu");
+}
+
+int pd_model_finish(struct pd_model *mo)
+{
+	int rc = name_sample_types(mo);
+
+	if (!rc)
+		late_build_ids(mo);
+	return rc;
+}
+
+void pd_model_release(struct pd_model *mo)
+{
+	free(mo->events);
+	free(mo->attr_event);
+	free(mo->locs);
+	free(mo->values);
+	free(mo->comm_str);
+	free(mo->made);
+	memset(mo, 0, sizeof(*mo));
+}

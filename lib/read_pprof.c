@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for pprof's profile.proto, gzipped or not: what pprof and Go's
+ * runtime/pprof write, and our own pprof output. Every id and string
+ * index is checked before use; an inconsistent profile is an error that
+ * names the message and the id, as pprof's CheckValid would reject it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+#include "internal.h"
+#include "proto/profile.pb-c.h"
+
+/* pprof ids are arbitrary numbers: a sorted table maps them to ours. */
+struct id_map {
+	uint64_t id;
+	uint32_t ours;
+};
+
+struct pprof_reader {
+	struct pk_context *ctx;
+	struct pk_profile *p;
+	const char *name;
+	const Perftools__Profiles__Profile *pb;
+	pk_str *strings;	/* string table index -> model string */
+	struct id_map *mappings, *functions, *locations;
+	uint32_t *stack;
+	int64_t *values;
+	struct pk_label *labels;
+	size_t labels_cap;
+};
+
+static int bad(struct pprof_reader *r, const char *what, unsigned long long n)
+{
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: invalid pprof profile: %s %llu",
+			    r->name, what, n);
+}
+
+static int string_of(struct pprof_reader *r, int64_t index, pk_str *out)
+{
+	if (index < 0 || (uint64_t)index >= r->pb->n_string_table)
+		return bad(r, "string index out of range:", (unsigned long long)index);
+	*out = r->strings[index];
+	return 0;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The model id of a pprof id, 0 when unknown. */
+static uint32_t lookup(const struct id_map *map, size_t n, uint64_t id)
+{
+	struct id_map key = { id, 0 };
+	const struct id_map *hit = id ? bsearch(&key, map, n, sizeof(*map), compare_ids) : NULL;
+
+	return hit ? hit->ours : 0;
+}
+
+/* Sort a table and reject id 0 and duplicates, as CheckValid does. */
+static int sort_ids(struct pprof_reader *r, struct id_map *map, size_t n,
+		    const char *what)
+{
+	size_t i;
+
+	qsort(map, n, sizeof(*map), compare_ids);
+	for (i = 0; i < n; i++)
+		if (!map[i].id || (i && map[i].id == map[i - 1].id))
+			return bad(r, what, (unsigned long long)map[i].id);
+	return 0;
+}
+
+static int read_strings(struct pprof_reader *r)
+{
+	size_t i, n = r->pb->n_string_table;
+
+	if (n && r->pb->string_table[0][0])
+		return bad(r, "string_table[0] is not empty, length",
+			   (unsigned long long)strlen(r->pb->string_table[0]));
+	r->strings = calloc(n + 1, sizeof(*r->strings));
+	if (!r->strings)
+		return PK_ENOMEM;
+	for (i = 1; i < n; i++)
+		r->strings[i] = pk_profile_intern_cstr(r->p, r->pb->string_table[i]);
+	return pk_profile_failed(r->p) ? PK_ENOMEM : 0;
+}
+
+static int read_mappings(struct pprof_reader *r)
+{
+	size_t i, n = r->pb->n_mapping;
+	int rc = 0;
+
+	r->mappings = calloc(n + 1, sizeof(*r->mappings));
+	if (!r->mappings)
+		return PK_ENOMEM;
+	for (i = 0; i < n && !rc; i++) {
+		const Perftools__Profiles__Mapping *pm = r->pb->mapping[i];
+		struct pk_mapping m = { 0 };
+
+		m.start = pm->memory_start;
+		m.limit = pm->memory_limit;
+		m.offset = pm->file_offset;
+		m.has_functions = pm->has_functions != 0;
+		m.has_filenames = pm->has_filenames != 0;
+		m.has_line_numbers = pm->has_line_numbers != 0;
+		m.has_inline_frames = pm->has_inline_frames != 0;
+		rc = string_of(r, pm->filename, &m.file);
+		if (!rc)
+			rc = string_of(r, pm->build_id, &m.build_id);
+		r->mappings[i].id = pm->id;
+		r->mappings[i].ours = rc ? 0 : pk_profile_intern_mapping(r->p, &m);
+	}
+	return rc ? rc : sort_ids(r, r->mappings, n, "duplicate or zero mapping id");
+}
+
+static int read_functions(struct pprof_reader *r)
+{
+	size_t i, n = r->pb->n_function;
+	int rc = 0;
+
+	r->functions = calloc(n + 1, sizeof(*r->functions));
+	if (!r->functions)
+		return PK_ENOMEM;
+	for (i = 0; i < n && !rc; i++) {
+		const Perftools__Profiles__Function *pf = r->pb->function[i];
+		struct pk_function f = { 0 };
+
+		rc = string_of(r, pf->name, &f.name);
+		if (!rc)
+			rc = string_of(r, pf->system_name, &f.system_name);
+		if (!rc)
+			rc = string_of(r, pf->filename, &f.filename);
+		f.start_line = pf->start_line;
+		r->functions[i].id = pf->id;
+		r->functions[i].ours = rc ? 0 : pk_profile_intern_function(r->p, &f);
+	}
+	return rc ? rc : sort_ids(r, r->functions, n, "duplicate or zero function id");
+}
+
+static int read_location(struct pprof_reader *r, const Perftools__Profiles__Location *pl,
+			 uint32_t *out)
+{
+	struct pk_line small[32], *lines = small;
+	uint32_t mapping = lookup(r->mappings, r->pb->n_mapping, pl->mapping_id);
+	size_t i;
+
+	if (pl->mapping_id && !mapping)
+		return bad(r, "location refers to unknown mapping", pl->mapping_id);
+	if (pl->n_line > PK_ARRAY_SIZE(small) && !(lines = malloc(pl->n_line * sizeof(*lines))))
+		return PK_ENOMEM;
+	for (i = 0; i < pl->n_line; i++) {
+		lines[i].function = lookup(r->functions, r->pb->n_function,
+					   pl->line[i]->function_id);
+		lines[i].line = pl->line[i]->line;
+		if (!lines[i].function)
+			break;
+	}
+	*out = i == pl->n_line ?
+		pk_profile_intern_location(r->p, mapping, pl->address, lines, pl->n_line) : 0;
+	if (lines != small)
+		free(lines);
+	if (i != pl->n_line)
+		return bad(r, "line refers to unknown function", pl->line[i]->function_id);
+	return *out ? 0 : PK_ENOMEM;
+}
+
+static int read_locations(struct pprof_reader *r)
+{
+	size_t i, n = r->pb->n_location;
+	int rc = 0;
+
+	r->locations = calloc(n + 1, sizeof(*r->locations));
+	if (!r->locations)
+		return PK_ENOMEM;
+	for (i = 0; i < n && !rc; i++) {
+		r->locations[i].id = r->pb->location[i]->id;
+		rc = read_location(r, r->pb->location[i], &r->locations[i].ours);
+	}
+	return rc ? rc : sort_ids(r, r->locations, n, "duplicate or zero location id");
+}
+
+static int read_labels(struct pprof_reader *r, const Perftools__Profiles__Sample *ps,
+		       uint32_t *set)
+{
+	size_t i;
+	int rc = 0;
+
+	if (pk_grow(&r->labels, &r->labels_cap, ps->n_label + 1, sizeof(*r->labels)) < 0)
+		return PK_ENOMEM;
+	for (i = 0; i < ps->n_label && !rc; i++) {
+		const Perftools__Profiles__Label *pl = ps->label[i];
+
+		memset(&r->labels[i], 0, sizeof(r->labels[i]));
+		r->labels[i].num = pl->num;
+		rc = string_of(r, pl->key, &r->labels[i].key);
+		if (!rc)
+			rc = string_of(r, pl->str, &r->labels[i].str);
+		if (!rc)
+			rc = string_of(r, pl->num_unit, &r->labels[i].unit);
+	}
+	*set = rc ? 0 : pk_profile_intern_labels(r->p, r->labels, ps->n_label);
+	return rc;
+}
+
+static int read_samples(struct pprof_reader *r)
+{
+	size_t ntypes = r->pb->n_sample_type, i, k;
+	int rc = 0;
+
+	r->values = calloc(ntypes + 1, sizeof(*r->values));
+	if (!r->values)
+		return PK_ENOMEM;
+	for (i = 0; i < r->pb->n_sample && !rc; i++) {
+		const Perftools__Profiles__Sample *ps = r->pb->sample[i];
+		uint32_t labels, stack;
+
+		if (ps->n_value != ntypes)
+			return bad(r, "sample's value count differs from the sample types':",
+				   (unsigned long long)ps->n_value);
+		r->stack = realloc(r->stack, (ps->n_location_id + 1) * sizeof(*r->stack));
+		if (!r->stack)
+			return PK_ENOMEM;
+		for (k = 0; k < ps->n_location_id; k++)
+			if (!(r->stack[k] = lookup(r->locations, r->pb->n_location,
+						   ps->location_id[k])))
+				return bad(r, "sample refers to unknown location",
+					   (unsigned long long)ps->location_id[k]);
+		if (ntypes)
+			memcpy(r->values, ps->value, ntypes * sizeof(*r->values));
+		rc = read_labels(r, ps, &labels);
+		stack = pk_profile_intern_stack(r->p, r->stack, ps->n_location_id);
+		if (!rc)
+			rc = pk_profile_add_sample(r->p, stack, labels, 0, r->values, ntypes);
+	}
+	return rc;
+}
+
+static int read_header(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pb = r->pb;
+	pk_str type = 0, unit = 0;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < pb->n_sample_type && !rc; i++) {
+		rc = string_of(r, pb->sample_type[i]->type, &type);
+		if (!rc)
+			rc = string_of(r, pb->sample_type[i]->unit, &unit);
+		if (!rc && pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
+						      pk_profile_string(r->p, unit), NULL,
+						      strcmp(pk_profile_string(r->p, unit), "count") ?
+						      PK_VALUE_WEIGHT : PK_VALUE_COUNT) < 0)
+			rc = PK_ENOMEM;
+	}
+	if (!rc && pb->period_type) {
+		rc = string_of(r, pb->period_type->type, &type);
+		if (!rc)
+			rc = string_of(r, pb->period_type->unit, &unit);
+		if (!rc)
+			pk_profile_set_period(r->p, pk_profile_string(r->p, type),
+					      pk_profile_string(r->p, unit), pb->period);
+	}
+	pk_profile_set_time(r->p, pb->time_nanos, pb->duration_nanos);
+	return rc;
+}
+
+static int pprof_read(struct pk_context *ctx, struct pk_input *in,
+		      struct pk_profile *p, const struct pk_options *opts)
+{
+	struct pprof_reader r;
+	unsigned char *data;
+	size_t size;
+	int rc;
+
+	(void)opts;
+	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(ctx) / 4, &data, &size);
+	if (rc)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.p = p;
+	r.name = pk_input_name(in);
+	r.pb = perftools__profiles__profile__unpack(NULL, size, data);
+	free(data);
+	if (!r.pb)
+		return pk_error_set(ctx, PK_EINPUT, "%s: not a pprof profile (the protobuf "
+				    "does not decode as profile.proto)", r.name);
+	rc = read_strings(&r);
+	if (!rc)
+		rc = read_header(&r);
+	if (!rc)
+		rc = read_mappings(&r);
+	if (!rc)
+		rc = read_functions(&r);
+	if (!rc)
+		rc = read_locations(&r);
+	if (!rc)
+		rc = read_samples(&r);
+	if (rc == PK_ENOMEM)
+		pk_error_set(ctx, rc, "%s: out of memory", r.name);
+	perftools__profiles__profile__free_unpacked((Perftools__Profiles__Profile *)r.pb, NULL);
+	free(r.strings);
+	free(r.mappings);
+	free(r.functions);
+	free(r.locations);
+	free(r.stack);
+	free(r.values);
+	free(r.labels);
+	return rc ? pk_context_error(ctx)->code : 0;
+}
+
+/* ---- probe: does the start parse as profile.proto's fields? ---- */
+
+static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		unsigned char b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* A ValueType message: type (1) and unit (2), both varints. */
+static int is_value_type(const unsigned char *p, const unsigned char *end)
+{
+	uint64_t tag, v;
+
+	if (p == end)
+		return 0;
+	while (p < end)
+		if (read_varint(&p, end, &tag) < 0 || (tag != 0x08 && tag != 0x10) ||
+		    read_varint(&p, end, &v) < 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * pprof and Go write the fields in order, so a profile starts with a
+ * sample_type; then every field must have profile.proto's wire type.
+ */
+static int pprof_probe(const unsigned char *buf, size_t len)
+{
+	const unsigned char *p = buf, *end = buf + len;
+	int fields = 0;
+
+	if (len < 4 || buf[0] != 0x0a || buf[1] < 2 || buf[1] > 24 ||
+	    (size_t)buf[1] + 2 > len || !is_value_type(buf + 2, buf + 2 + buf[1]))
+		return 0;
+
+	while (p < end) {
+		uint64_t tag, v;
+		unsigned field, wire;
+
+		if (read_varint(&p, end, &tag) < 0)
+			break;	/* cut off by the probe window */
+		field = (unsigned)(tag >> 3);
+		wire = (unsigned)(tag & 7);
+		/* messages and strings (1-8), repeated ints (13), or scalars */
+		if (field < 1 || field > 15)
+			return 0;
+		if (wire == 2) {
+			if (field >= 9 && field <= 12 && field != 11)
+				return 0;
+			if (read_varint(&p, end, &v) < 0)
+				break;
+			if (v > (uint64_t)(end - p)) {
+				p = end;	/* runs past the window */
+				fields++;
+				break;
+			}
+			p += v;
+		} else if (wire == 0) {
+			if (field <= 6 || field == 11)
+				return 0;
+			if (read_varint(&p, end, &v) < 0)
+				break;
+		} else {
+			return 0;
+		}
+		fields++;
+	}
+	return fields >= 3 ? 60 : 0;
+}
+
+const struct pk_reader pk_reader_pprof = {
+	.name = "pprof",
+	.description = "pprof's profile.proto, gzipped or not (pprof, Go runtime/pprof)",
+	.probe = pprof_probe,
+	.read = pprof_read,
+};
