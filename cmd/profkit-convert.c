@@ -2,13 +2,18 @@
 /* profkit-convert: read a profile in one format, write it in another. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "parse-options.h"
 
 static const char *const convert_usage[] = {
 	"profkit-convert [--from=FMT] --to=FMT [-o FILE] [FILE...]",
+	"profkit-convert --to=FMT -O DIR [-j N] [--keep-going] FILE...",
 	"profkit-convert --list-formats",
 	NULL,
 };
@@ -23,12 +28,13 @@ static const struct command_info info = {
 		"  perf script | profkit-convert --to=folded | flamegraph.pl > cpu.svg\n"
 		"  perf script | profkit-convert --to=speedscope -o cpu.speedscope.json\n"
 		"  profkit-convert --to=pprof -o cpu.pb.gz out.txt && pprof -top cpu.pb.gz\n"
-		"  profkit-convert --to=dot out.txt | dot -Tsvg > graph.svg\n",
+		"  profkit-convert --to=dot out.txt | dot -Tsvg > graph.svg\n"
+		"  profkit-convert --to=pprof -O out/ -j 2 --keep-going profiles/*\n",
 };
 
 static struct pk_options opts;
-static const char *from, *to, *output, *value, *labels;
-static int list_formats, quiet, strict, gzip_output = 1;
+static const char *from, *to, *output, *value, *labels, *out_dir, *jobs_arg;
+static int list_formats, quiet, strict, gzip_output = 1, keep_going, jobs = 1;
 static int64_t max_memory = -1;
 
 static int set_all(const struct option *o, const char *arg)
@@ -91,6 +97,10 @@ static const struct option options[] = {
 	OPT_STRING(0, "to", &to, "FMT", "output format (required)"),
 	OPT_FLAG(0, "list-formats", &list_formats, "list the formats and exit"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
+	OPT_GROUP("Batches"),
+	OPT_STRING('O', "output-dir", &out_dir, "DIR", "one output per input FILE, in DIR"),
+	OPT_STRING('j', "jobs", &jobs_arg, "N", "with -O: convert N files at once"),
+	OPT_FLAG(0, "keep-going", &keep_going, "with -O: go on past a bad file"),
 	OPT_GROUP("Samples"),
 	OPT_STRING(0, "event", &opts.event, "NAME", "keep this event only (default: the first)"),
 	OPT_STRING(0, "value", &value, "KIND", "weigh stacks by 'samples' or 'period'"),
@@ -146,6 +156,20 @@ static int parse_value_option(void)
 	return 0;
 }
 
+static int parse_jobs_option(void)
+{
+	char *end;
+
+	if (!jobs_arg)
+		return 0;
+	jobs = (int)strtol(jobs_arg, &end, 10);
+	if (*end || jobs < 1 || jobs > 1024) {
+		cmd_error("-j: '%s' is not a number of jobs", jobs_arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_labels_option(void)
 {
 	if (!labels || strcmp(labels, "all") == 0)
@@ -158,12 +182,108 @@ static int parse_labels_option(void)
 	return -1;
 }
 
+/* Convert argv (all summed) into output; returns the exit code. */
+static int convert(const struct pk_writer *writer, int argc, char **argv,
+		   const char *out_path)
+{
+	struct pk_context *ctx = cmd_context(quiet);
+	struct pk_profile *p;
+	int rc;
+
+	if (!ctx)
+		return 1;
+	pk_context_set_strict(ctx, strict);
+	if (max_memory > 0)
+		pk_context_set_max_memory(ctx, (uint64_t)max_memory);
+	p = pk_profile_new(writer->flags);
+	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &opts) :
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (!rc && strict && pk_warning_count(ctx))
+		rc = pk_error_set(ctx, PK_EINPUT, "stopping: warnings with --strict");
+	if (!rc)
+		rc = cmd_write_output(ctx, writer, p, &opts, out_path);
+	rc = cmd_report(ctx, rc);
+	pk_profile_free(p);
+	pk_context_free(ctx);
+	return rc;
+}
+
+/* DIR/INPUT-BASENAME.EXT for -O */
+static char *batch_output(const char *dir, const char *input,
+			  const struct pk_writer *writer)
+{
+	const char *base = strrchr(input, '/');
+	size_t size = strlen(dir) + strlen(input) + strlen(writer->extension) + 2;
+	char *path = malloc(size);
+
+	if (path)
+		snprintf(path, size, "%s/%s%s", dir, base ? base + 1 : input,
+			 writer->extension);
+	return path;
+}
+
+/* Wait for one child; count it when it failed. */
+static void reap(int *running, int *failed)
+{
+	int status;
+
+	if (wait(&status) < 0)
+		return;
+	(*running)--;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		(*failed)++;
+}
+
+/*
+ * -O DIR: one output per input, up to jobs at once (one process each,
+ * so a crash or a memory limit costs one file). Stops starting new ones
+ * after a failure unless --keep-going. Exits with the number of failures
+ * (at most 100).
+ */
+static int convert_batch(const struct pk_writer *writer, int argc, char **argv)
+{
+	int i, running = 0, failed = 0;
+
+	if (!argc) {
+		cmd_error("-O needs input FILEs");
+		return 2;
+	}
+	if (mkdir(out_dir, 0777) < 0 && errno != EEXIST) {
+		cmd_error("cannot create '%s': %s", out_dir, strerror(errno));
+		return 3;
+	}
+	for (i = 0; i < argc && (keep_going || !failed); i++) {
+		char *out = batch_output(out_dir, argv[i], writer);
+		pid_t pid;
+
+		while (running >= jobs)
+			reap(&running, &failed);
+		if (!out || (!keep_going && failed)) {
+			free(out);
+			break;
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0)
+			_exit(convert(writer, 1, &argv[i], out));
+		free(out);
+		if (pid < 0) {
+			cmd_error("cannot start a job: %s", strerror(errno));
+			failed++;
+			continue;
+		}
+		running++;
+	}
+	while (running > 0)
+		reap(&running, &failed);
+	if (failed)
+		cmd_error("%d of %d inputs failed", failed, argc);
+	return failed > 100 ? 100 : failed;
+}
+
 int main(int argc, char **argv)
 {
 	const struct pk_writer *writer;
-	struct pk_context *ctx;
-	struct pk_profile *p;
-	int rc;
 
 	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
@@ -180,24 +300,14 @@ int main(int argc, char **argv)
 		cmd_error("unknown output format '%s' (see --list-formats)", to);
 		return 2;
 	}
-	if (parse_value_option() || parse_labels_option())
+	if (parse_value_option() || parse_labels_option() || parse_jobs_option())
 		return 2;
 	opts.no_gzip = !gzip_output;
-	ctx = cmd_context(quiet);
-	if (!ctx)
-		return 1;
-	pk_context_set_strict(ctx, strict);
-	if (max_memory > 0)
-		pk_context_set_max_memory(ctx, (uint64_t)max_memory);
-	p = pk_profile_new(writer->flags);
-	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &opts) :
-		pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	if (!rc && strict && pk_warning_count(ctx))
-		rc = pk_error_set(ctx, PK_EINPUT, "stopping: warnings with --strict");
-	if (!rc)
-		rc = cmd_write_output(ctx, writer, p, &opts, output);
-	rc = cmd_report(ctx, rc);
-	pk_profile_free(p);
-	pk_context_free(ctx);
-	return rc;
+	if (out_dir && output) {
+		cmd_error("-o and -O exclude each other: -O writes one file per input");
+		return 2;
+	}
+	if (out_dir)
+		return convert_batch(writer, argc, argv);
+	return convert(writer, argc, argv, output);
 }
