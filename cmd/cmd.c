@@ -9,6 +9,7 @@
 #include <profkit/symbolize.h>
 
 #include "cmd.h"
+#include "parse-options.h"
 
 int cmd_no_symbolize;
 
@@ -184,4 +185,60 @@ const struct pk_writer *cmd_writer(const char *to)
 		cmd_error("unknown output format '%s' (see profkit-convert "
 			  "--list-formats)", to);
 	return w;
+}
+
+int cmd_opt_max_memory(const struct option *o, const char *arg)
+{
+	int64_t size = parse_size(arg);
+
+	if (size <= 0) {
+		cmd_error("--max-memory: '%s' is not a size (e.g. 512M, 4G)",
+			  arg);
+		return -1;
+	}
+	*(int64_t *)o->value = size;
+	return 0;
+}
+
+int cmd_parse_value(const char *value, struct pk_options *opts)
+{
+	if (!value)
+		return 0;
+	if (strcmp(value, "samples") == 0)
+		opts->value = PK_VALUE_SAMPLES;
+	else if (strcmp(value, "period") == 0)
+		opts->value = PK_VALUE_PERIOD;
+	else {
+		cmd_error("--value: expected 'samples' or 'period', not '%s'",
+			  value);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
+		const char *from, const struct pk_options *opts,
+		const char *out_path, const struct cmd_robustness *r)
+{
+	struct pk_context *ctx = cmd_context(r->quiet);
+	struct pk_profile *p;
+	int rc;
+
+	if (!ctx)
+		return 1;
+	pk_context_set_strict(ctx, r->strict);
+	if (r->max_memory > 0)
+		pk_context_set_max_memory(ctx, (uint64_t)r->max_memory);
+	p = pk_profile_new(writer->flags);
+	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, opts) :
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (!rc && r->strict && pk_warning_count(ctx))
+		rc = pk_error_set(ctx, PK_EINPUT,
+				  "stopping: warnings with --strict");
+	if (!rc)
+		rc = cmd_write_output(ctx, writer, p, opts, out_path);
+	rc = cmd_report(ctx, rc);
+	pk_profile_free(p);
+	pk_context_free(ctx);
+	return rc;
 }

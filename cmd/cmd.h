@@ -4,7 +4,11 @@
 #ifndef PROFKIT_CMD_H
 #define PROFKIT_CMD_H
 
+#include <stdint.h>
+
 #include <profkit/profkit.h>
+
+struct option;
 
 void cmd_set_name(const char *name);
 const char *cmd_name(void);
@@ -27,6 +31,23 @@ struct pk_context *cmd_context(int quiet);
 
 extern int cmd_no_symbolize;
 
+/* How a command treats damage and memory: -q, --strict, --max-memory. */
+struct cmd_robustness {
+	int quiet, strict;
+	int64_t max_memory;	/* bytes; 0: the library's default */
+};
+
+#define OPT_ROBUSTNESS(r, memory_help) \
+	OPT_GROUP("Robustness"), \
+	OPT_FLAG(0, "strict", &(r).strict, "fail on damage that is normally a warning"), \
+	OPT_CALLBACK(0, "max-memory", &(r).max_memory, "SIZE", memory_help, cmd_opt_max_memory), \
+	OPT_FLAG('q', "quiet", &(r).quiet, "no warnings")
+
+/* --max-memory=SIZE into the int64_t at o->value (an OPT_CALLBACK). */
+int cmd_opt_max_memory(const struct option *o, const char *arg);
+/* --value=KIND ('samples', 'period'; NULL: keep the default) into opts. */
+int cmd_parse_value(const char *value, struct pk_options *opts);
+
 /* Read every path (stdin when none) into p; from may be NULL (auto). */
 int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
 		    const char *from, struct pk_profile *p,
@@ -41,5 +62,12 @@ const struct pk_writer *cmd_writer(const char *to);
 int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
 		     const struct pk_profile *p,
 		     const struct pk_options *opts, const char *path);
+/*
+ * Read argv (stdin when none; several are summed) and write the profile
+ * with writer to out_path (stdout when NULL). Returns the exit code.
+ */
+int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
+		const char *from, const struct pk_options *opts,
+		const char *out_path, const struct cmd_robustness *r);
 
 #endif

@@ -34,8 +34,8 @@ static const struct command_info info = {
 
 static struct pk_options opts;
 static const char *from, *to, *output, *value, *labels, *out_dir, *jobs_arg;
-static int list_formats, quiet, strict, gzip_output = 1, keep_going, jobs = 1;
-static int64_t max_memory = -1;
+static int list_formats, gzip_output = 1, keep_going, jobs = 1;
+static struct cmd_robustness robust;
 
 static int set_all(const struct option *o, const char *arg)
 {
@@ -62,17 +62,6 @@ static int set_bit(const struct option *o, const char *arg)
 		opts.no_comm = 1;
 	else if (strcmp(o->long_name, "speedscope-evented") == 0)
 		opts.speedscope_evented = 1;
-	return 0;
-}
-
-static int set_max_memory(const struct option *o, const char *arg)
-{
-	(void)o;
-	max_memory = parse_size(arg);
-	if (max_memory <= 0) {
-		cmd_error("--max-memory: '%s' is not a size (e.g. 512M, 4G)", arg);
-		return -1;
-	}
 	return 0;
 }
 
@@ -122,10 +111,7 @@ static const struct option options[] = {
 	OPT_CALLBACK(0, "node-thres", &opts.node_thres, "PCT", "hide functions under PCT% of the total (0.5)", set_percent),
 	OPT_CALLBACK(0, "edge-thres", &opts.edge_thres, "PCT", "hide calls under PCT% of the total (0.1)", set_percent),
 	OPT_SYMBOLS(opts),
-	OPT_GROUP("Robustness"),
-	OPT_FLAG(0, "strict", &strict, "fail on damage that is normally a warning"),
-	OPT_CALLBACK(0, "max-memory", NULL, "SIZE", "memory limit for the profile (default 8G)", set_max_memory),
-	OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+	OPT_ROBUSTNESS(robust, "memory limit for the profile (default 8G)"),
 	OPT_END(),
 };
 
@@ -139,21 +125,6 @@ static void print_formats(void)
 	printf("\nOutput formats (--to):\n");
 	for (i = 0; pk_writers[i]; i++)
 		printf("  %-14s %s\n", pk_writers[i]->name, pk_writers[i]->description);
-}
-
-static int parse_value_option(void)
-{
-	if (!value)
-		return 0;
-	if (strcmp(value, "samples") == 0)
-		opts.value = PK_VALUE_SAMPLES;
-	else if (strcmp(value, "period") == 0)
-		opts.value = PK_VALUE_PERIOD;
-	else {
-		cmd_error("--value: expected 'samples' or 'period', not '%s'", value);
-		return -1;
-	}
-	return 0;
 }
 
 static int parse_jobs_option(void)
@@ -180,32 +151,6 @@ static int parse_labels_option(void)
 	}
 	cmd_error("--labels: expected 'all' or 'none', not '%s'", labels);
 	return -1;
-}
-
-/* Convert argv (all summed) into output; returns the exit code. */
-static int convert(const struct pk_writer *writer, int argc, char **argv,
-		   const char *out_path)
-{
-	struct pk_context *ctx = cmd_context(quiet);
-	struct pk_profile *p;
-	int rc;
-
-	if (!ctx)
-		return 1;
-	pk_context_set_strict(ctx, strict);
-	if (max_memory > 0)
-		pk_context_set_max_memory(ctx, (uint64_t)max_memory);
-	p = pk_profile_new(writer->flags);
-	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &opts) :
-		pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	if (!rc && strict && pk_warning_count(ctx))
-		rc = pk_error_set(ctx, PK_EINPUT, "stopping: warnings with --strict");
-	if (!rc)
-		rc = cmd_write_output(ctx, writer, p, &opts, out_path);
-	rc = cmd_report(ctx, rc);
-	pk_profile_free(p);
-	pk_context_free(ctx);
-	return rc;
 }
 
 /* DIR/INPUT-BASENAME.EXT for -O */
@@ -265,7 +210,8 @@ static int convert_batch(const struct pk_writer *writer, int argc, char **argv)
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0)
-			_exit(convert(writer, 1, &argv[i], out));
+			_exit(cmd_convert(writer, 1, &argv[i], from, &opts,
+					  out, &robust));
 		free(out);
 		if (pid < 0) {
 			cmd_error("cannot start a job: %s", strerror(errno));
@@ -300,7 +246,8 @@ int main(int argc, char **argv)
 		cmd_error("unknown output format '%s' (see --list-formats)", to);
 		return 2;
 	}
-	if (parse_value_option() || parse_labels_option() || parse_jobs_option())
+	if (cmd_parse_value(value, &opts) || parse_labels_option() ||
+	    parse_jobs_option())
 		return 2;
 	opts.no_gzip = !gzip_output;
 	if (out_dir && output) {
@@ -309,5 +256,5 @@ int main(int argc, char **argv)
 	}
 	if (out_dir)
 		return convert_batch(writer, argc, argv);
-	return convert(writer, argc, argv, output);
+	return cmd_convert(writer, argc, argv, from, &opts, output, &robust);
 }

@@ -30,8 +30,8 @@ static const struct command_info info = {
 
 static struct pk_options opts;
 static const char *from, *output, *value, *colors;
-static int icicle, diff, no_comm, quiet, strict;
-static int64_t max_memory = -1;
+static int icicle, diff, no_comm;
+static struct cmd_robustness robust;
 
 static int set_width(const struct option *o, const char *arg)
 {
@@ -46,17 +46,6 @@ static int set_width(const struct option *o, const char *arg)
 		return -1;
 	}
 	opts.width = (unsigned)w;
-	return 0;
-}
-
-static int set_max_memory(const struct option *o, const char *arg)
-{
-	(void)o;
-	max_memory = parse_size(arg);
-	if (max_memory <= 0) {
-		cmd_error("--max-memory: '%s' is not a size (e.g. 512M, 4G)", arg);
-		return -1;
-	}
 	return 0;
 }
 
@@ -75,23 +64,14 @@ static const struct option options[] = {
 	OPT_FLAG(0, "icicle", &icicle, "root at the top (\"Icicle Graph\")"),
 	OPT_STRING(0, "colors", &colors, "NAME", "palette: hot (default), mem or io"),
 	OPT_CALLBACK(0, "width", NULL, "PX", "image width in pixels (default 1200)", set_width),
-	OPT_GROUP("Robustness"),
-	OPT_FLAG(0, "strict", &strict, "fail on damage that is normally a warning"),
-	OPT_CALLBACK(0, "max-memory", NULL, "SIZE", "memory limit for the profile and graph (default 8G)", set_max_memory),
-	OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+	OPT_ROBUSTNESS(robust, "memory limit for the profile and graph (default 8G)"),
 	OPT_END(),
 };
 
 static int check_options(void)
 {
-	if (value && strcmp(value, "samples") == 0) {
-		opts.value = PK_VALUE_SAMPLES;
-	} else if (value && strcmp(value, "period") == 0) {
-		opts.value = PK_VALUE_PERIOD;
-	} else if (value) {
-		cmd_error("--value: expected 'samples' or 'period', not '%s'", value);
+	if (cmd_parse_value(value, &opts))
 		return -1;
-	}
 	if (colors && strcmp(colors, "hot") && strcmp(colors, "mem") &&
 	    strcmp(colors, "io")) {
 		cmd_error("--colors: expected 'hot', 'mem' or 'io', not '%s'", colors);
@@ -107,9 +87,6 @@ static int check_options(void)
 int main(int argc, char **argv)
 {
 	const struct pk_writer *writer = pk_writer_find("flamegraph");
-	struct pk_context *ctx;
-	struct pk_profile *p;
-	int rc;
 
 	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
@@ -119,21 +96,5 @@ int main(int argc, char **argv)
 		cmd_error("this build has no flame graph writer");
 		return 2;
 	}
-	ctx = cmd_context(quiet);
-	if (!ctx)
-		return 1;
-	pk_context_set_strict(ctx, strict);
-	if (max_memory > 0)
-		pk_context_set_max_memory(ctx, (uint64_t)max_memory);
-	p = pk_profile_new(writer->flags);
-	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &opts) :
-		pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	if (!rc && strict && pk_warning_count(ctx))
-		rc = pk_error_set(ctx, PK_EINPUT, "stopping: warnings with --strict");
-	if (!rc)
-		rc = cmd_write_output(ctx, writer, p, &opts, output);
-	rc = cmd_report(ctx, rc);
-	pk_profile_free(p);
-	pk_context_free(ctx);
-	return rc;
+	return cmd_convert(writer, argc, argv, from, &opts, output, &robust);
 }

@@ -14,33 +14,14 @@
 #include <string.h>
 
 #include "internal.h"
-
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (pk_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
-		return -1;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
-static int sb_adds(struct strbuf *b, const char *s)
-{
-	return sb_add(b, s, strlen(s));
-}
+#include "strbuf.h"
 
 struct folded {
 	const struct pk_profile *p;
 	const struct pk_options *opts;
 	int column;
 	pk_str key_comm, key_pid, key_tid;
-	struct strbuf line, name;
+	struct pk_strbuf line, name;
 	struct pk_profile *keys;	/* distinct lines, as interned strings */
 	int64_t *sums;
 	size_t sums_cap;
@@ -156,7 +137,7 @@ static int mod_is_jit(const char *mod)
 static int frame_name(struct folded *f, const char *fn, const char *mod,
 		      uint64_t addr, int outermost, int java)
 {
-	struct strbuf *b = &f->name;
+	struct pk_strbuf *b = &f->name;
 	size_t i, cut;
 	char tmp[64];
 
@@ -167,16 +148,16 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 
 		if (*mod && strcmp(mod, "[unknown]") != 0)
 			dso_basename(mod, &base, &blen);
-		if (sb_adds(b, "[") || sb_add(b, base, blen))
+		if (pk_strbuf_adds(b, "[") || pk_strbuf_add(b, base, blen))
 			return -1;
 		if (f->opts->show_addrs) {
 			snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-			if (sb_adds(b, tmp))
+			if (pk_strbuf_adds(b, tmp))
 				return -1;
 		}
-		if (sb_adds(b, "]"))
+		if (pk_strbuf_adds(b, "]"))
 			return -1;
-	} else if (sb_adds(b, fn)) {
+	} else if (pk_strbuf_adds(b, fn)) {
 		return -1;
 	}
 	for (i = 0; i < b->len; i++)
@@ -194,10 +175,10 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		memmove(b->s, b->s + 1, --b->len);
 	}
 	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
-		return sb_adds(b, "_[k]");
+		return pk_strbuf_adds(b, "_[k]");
 	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
 	    !strstr(b->s, "_[j]"))
-		return sb_adds(b, "_[j]");
+		return pk_strbuf_adds(b, "_[j]");
 	return 0;
 }
 
@@ -209,19 +190,20 @@ static int add_root(struct folded *f, uint32_t labels)
 	size_t start = f->line.len, i;
 	char num[48];
 
-	if (sb_adds(&f->line, comm ? pk_profile_string(f->p, comm->str) : ""))
+	if (pk_strbuf_adds(&f->line,
+			   comm ? pk_profile_string(f->p, comm->str) : ""))
 		return -1;
 	if (f->opts->include_pid || f->opts->include_tid) {
 		if (pid)
 			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
 		else
 			snprintf(num, sizeof(num), "-?");
-		if (sb_adds(&f->line, num))
+		if (pk_strbuf_adds(&f->line, num))
 			return -1;
 	}
 	if (f->opts->include_tid) {
 		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (sb_adds(&f->line, num))
+		if (pk_strbuf_adds(&f->line, num))
 			return -1;
 	}
 	for (i = start; i < f->line.len; i++)
@@ -259,14 +241,14 @@ static int render_sample(struct folded *f, const struct pk_sample *s)
 				continue;	/* as the perl script: not a frame */
 			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
 				return -1;
-			if ((f->line.len && sb_adds(&f->line, ";")) ||
-			    sb_add(&f->line, f->name.s, f->name.len))
+			if ((f->line.len && pk_strbuf_adds(&f->line, ";")) ||
+			    pk_strbuf_add(&f->line, f->name.s, f->name.len))
 				return -1;
 		}
 		if (!loc->nlines) {
 			if (frame_name(f, "", mod, loc->address, 1, java) ||
-			    (f->line.len && sb_adds(&f->line, ";")) ||
-			    sb_add(&f->line, f->name.s, f->name.len))
+			    (f->line.len && pk_strbuf_adds(&f->line, ";")) ||
+			    pk_strbuf_add(&f->line, f->name.s, f->name.len))
 				return -1;
 		}
 	}

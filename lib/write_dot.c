@@ -23,190 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "formats.h"
 #include "idtab.h"
 #include "internal.h"
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (pk_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
-		return -1;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
-/* ---- callchains of (name, module) functions ---- */
-
-struct graph {
-	struct pk_context *ctx;
-	const struct pk_profile *p;
-	int column;
-	/*
-	 * The graph's functions and callchains, interned in a profile of
-	 * their own: a function is a pk_function whose filename holds the
-	 * module, a callchain is a stack of function ids. Ids count from 1
-	 * in order of first appearance, so the output is deterministic.
-	 */
-	struct pk_profile *fns;
-	uint32_t *chain;
-	size_t chain_len, chain_cap;
-	int64_t *sums;		/* per callchain id */
-	size_t sums_cap;
-	uint64_t frameless;	/* samples with an empty stack */
-	struct strbuf text;	/* a string being composed */
-};
-
-/* The mapping's file name without directory and " (deleted)", if any. */
-static size_t module_name(const struct pk_profile *p, uint32_t mapping,
-			  const char **base)
-{
-	const struct pk_mapping *m = pk_profile_mapping(p, mapping);
-	const char *file, *slash;
-	size_t len;
-
-	if (!m || !m->file)
-		return 0;
-	file = pk_profile_string(p, m->file);
-	if (strcmp(file, "[unknown]") == 0)
-		return 0;	/* perf's word for "no mapping" */
-	slash = strrchr(file, '/');
-	*base = slash ? slash + 1 : file;
-	len = strlen(*base);
-	if (len > 10 && strcmp(*base + len - 10, " (deleted)") == 0)
-		len -= 10;
-	return len;
-}
-
-static const char *function_name(const struct pk_profile *p, uint32_t id)
-{
-	const struct pk_function *f = pk_profile_function(p, id);
-	const char *name = f ? pk_profile_string(p, f->name) : "";
-
-	if (!*name && f)
-		name = pk_profile_string(p, f->system_name);
-	return *name ? name : "[unknown]";
-}
-
-static int chain_push(struct graph *g, const char *name, uint32_t mapping)
-{
-	struct pk_function f = { 0 };
-	const char *mod = NULL;
-	size_t mod_len = module_name(g->p, mapping, &mod);
-	uint32_t id;
-
-	f.name = pk_profile_intern_cstr(g->fns, name);
-	if (mod_len)
-		f.filename = pk_profile_intern(g->fns, mod, mod_len);
-	id = pk_profile_intern_function(g->fns, &f);
-	if (!id || pk_profile_failed(g->fns) ||
-	    pk_grow(&g->chain, &g->chain_cap, g->chain_len + 1,
-		    sizeof(*g->chain)) < 0)
-		return PK_ENOMEM;
-	g->chain[g->chain_len++] = id;
-	return 0;
-}
-
-/* The sample's callchain into g->chain: leaf first, inlines innermost first. */
-static int build_chain(struct graph *g, const struct pk_sample *s)
-{
-	const uint32_t *stack;
-	size_t depth, i, j;
-	int rc = 0;
-
-	g->chain_len = 0;
-	stack = pk_profile_stack(g->p, s->stack, &depth);
-	for (i = 0; i < depth && !rc; i++) {
-		const struct pk_location *loc =
-			pk_profile_location(g->p, stack[i]);
-		const struct pk_line *lines;
-
-		if (!loc)
-			continue;
-		lines = pk_profile_location_lines(g->p, loc);
-		for (j = 0; j < loc->nlines && !rc; j++)
-			rc = chain_push(g, function_name(g->p,
-							 lines[j].function),
-					loc->mapping);
-		if (!loc->nlines && !rc)
-			rc = chain_push(g, "[unknown]", loc->mapping);
-	}
-	return rc;
-}
-
-/* Sum the chosen value of every sample into its callchain. */
-static int collect_chains(struct graph *g)
-{
-	size_t n = pk_profile_sample_count(g->p), nsums = 0, i;
-
-	for (i = 0; i < n; i++) {
-		int64_t value = pk_profile_sample_values(g->p, i)[g->column];
-		uint32_t id;
-
-		if (!value)
-			continue;
-		if (build_chain(g, pk_profile_sample(g->p, i)))
-			return PK_ENOMEM;
-		if (!g->chain_len) {
-			g->frameless++;
-			continue;
-		}
-		id = pk_profile_intern_stack(g->fns, g->chain, g->chain_len);
-		if (!id || pk_grow(&g->sums, &g->sums_cap, (size_t)id + 1,
-				   sizeof(*g->sums)) < 0)
-			return PK_ENOMEM;
-		for (; nsums <= id; nsums++)
-			g->sums[nsums] = 0;
-		/* wraps instead of overflowing */
-		g->sums[id] = (int64_t)((uint64_t)g->sums[id] +
-					(uint64_t)value);
-	}
-	if (g->frameless)
-		pk_warn(g->ctx, "%llu samples without any frame are left out "
-			"of the call graph", (unsigned long long)g->frameless);
-	return 0;
-}
-
 /* ---- labels ---- */
-
-/* Length of the valid UTF-8 character at s, or 0. */
-static size_t utf8_char(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	/* no overlong forms, surrogates or code points past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* Labels are cut at gprof2dot's length, under dot's 16K string limit. */
 #define MAX_NAME_CHARS 4096
@@ -215,7 +37,7 @@ static size_t utf8_char(const unsigned char *s, size_t n)
  * A name as a DOT string's contents into b: UTF-8 (stray bytes become
  * U+FFFD), at most MAX_NAME_CHARS characters, escaped as gprof2dot does.
  */
-static int add_escaped(struct pk_context *ctx, struct strbuf *b,
+static int add_escaped(struct pk_context *ctx, struct pk_strbuf *b,
 		       const char *s, size_t len)
 {
 	size_t i = 0, chars = 0, n;
@@ -224,24 +46,25 @@ static int add_escaped(struct pk_context *ctx, struct strbuf *b,
 	while (i < len && !rc) {
 		const char *c = s + i;
 
-		n = utf8_char((const unsigned char *)c, len - i);
+		n = pk_utf8_char((const unsigned char *)c, len - i);
 		if (++chars == MAX_NAME_CHARS) {
 			pk_warn(ctx, "dot: cutting a function name of %d "
 				"characters or more ('%.32s...')",
 				MAX_NAME_CHARS, s);
 			/* with an ellipsis, as gprof2dot does */
-			return sb_add(b, "\xe2\x80\xa6", 3);
+			return pk_strbuf_add(b, "\xe2\x80\xa6", 3);
 		}
 		if (!n || !*c)	/* not UTF-8, or a NUL dot would choke on */
-			rc = sb_add(b, "\xef\xbf\xbd", 3);
+			rc = pk_strbuf_add(b, "\xef\xbf\xbd", 3);
 		else if (*c == '\\' || *c == '"')
-			rc = sb_add(b, "\\", 1) || sb_add(b, c, 1);
+			rc = pk_strbuf_add(b, "\\", 1) ||
+			     pk_strbuf_add(b, c, 1);
 		else if (*c == '\n')
-			rc = sb_add(b, "\\n", 2);
+			rc = pk_strbuf_add(b, "\\n", 2);
 		else if (*c == '\t')
-			rc = sb_add(b, "\\t", 2);
+			rc = pk_strbuf_add(b, "\\t", 2);
 		else
-			rc = sb_add(b, c, n);
+			rc = pk_strbuf_add(b, c, n);
 		i += n ? n : 1;
 	}
 	return rc;
@@ -262,7 +85,7 @@ struct call {
 };
 
 struct dot {
-	struct graph g;
+	struct pk_callgraph g;
 	const struct pk_options *opts;
 	struct node *nodes;	/* by function id */
 	struct call *calls;
@@ -422,7 +245,7 @@ static int write_node(struct dot *d, struct pk_output *out, uint32_t id)
 {
 	const struct pk_function *f = pk_profile_function(d->g.fns, id);
 	const struct node *n = &d->nodes[id];
-	struct strbuf *b = &d->g.text;
+	struct pk_strbuf *b = &d->g.text;
 	double total = share(n->total, d->total);
 	char rgb[8];
 
@@ -430,11 +253,11 @@ static int write_node(struct dot *d, struct pk_output *out, uint32_t id)
 	if (f->filename &&
 	    (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->filename),
 			 pk_profile_string_len(d->g.fns, f->filename)) ||
-	     sb_add(b, "\\n", 2)))
+	     pk_strbuf_add(b, "\\n", 2)))
 		return PK_ENOMEM;
 	if (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->name),
 			pk_profile_string_len(d->g.fns, f->name)) ||
-	    sb_add(b, "", 0))
+	    pk_strbuf_add(b, "", 0))
 		return PK_ENOMEM;
 	/* the fill follows the total; the text stays white on it */
 	weight_color(total, rgb);
@@ -505,17 +328,8 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	int rc;
 
 	memset(&d, 0, sizeof(d));
-	d.g.ctx = ctx;
-	d.g.p = p;
 	d.opts = opts;
-	d.g.column = pk_value_column(ctx, p, opts);
-	if (pk_context_error(ctx)->code)
-		return pk_context_error(ctx)->code;
-	d.g.fns = pk_profile_new(0);
-	if (!d.g.fns)
-		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	pk_profile_set_memory_limit(d.g.fns, pk_context_max_memory(ctx));
-	rc = d.g.column >= 0 ? collect_chains(&d.g) : 0;
+	rc = pk_callgraph_build(&d.g, ctx, p, opts);
 	if (!rc)
 		rc = count_chains(&d);
 	if (!rc)
@@ -523,13 +337,10 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
 			     "dot: cannot write the output");
-	pk_profile_free(d.g.fns);
+	pk_callgraph_release(&d.g);
 	pk_idtab_release(&d.call_tab);
 	free(d.calls);
 	free(d.nodes);
-	free(d.g.chain);
-	free(d.g.sums);
-	free(d.g.text.s);
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 

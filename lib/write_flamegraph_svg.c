@@ -30,6 +30,7 @@
 #include "formats.h"
 #include "idtab.h"
 #include "internal.h"
+#include "strbuf.h"
 
 #define FG_DEFAULT_WIDTH 1200
 #define FG_MIN_IMAGE_WIDTH 200
@@ -42,30 +43,10 @@
 #define FG_YPAD_TOP (FG_FONT_SIZE * 3)		/* title and buttons */
 #define FG_YPAD_BOTTOM (FG_FONT_SIZE * 2 + 10)	/* details line */
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int sb_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (pk_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
-		return -1;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
-
-static int sb_adds(struct strbuf *b, const char *s)
-{
-	return sb_add(b, s, strlen(s));
-}
-
-static int sb_printf(struct strbuf *b, const char *fmt, ...)
+static int sb_printf(struct pk_strbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int sb_printf(struct strbuf *b, const char *fmt, ...)
+static int sb_printf(struct pk_strbuf *b, const char *fmt, ...)
 {
 	char tmp[128];
 	va_list ap;
@@ -76,7 +57,7 @@ static int sb_printf(struct strbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -1;	/* only short numeric fields go through here */
-	return sb_add(b, tmp, (size_t)n);
+	return pk_strbuf_add(b, tmp, (size_t)n);
 }
 
 /* ---- UTF-8 and XML ---- */
@@ -88,33 +69,13 @@ static int sb_printf(struct strbuf *b, const char *fmt, ...)
  */
 static size_t utf8_char_len(const unsigned char *s, size_t len)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
+	size_t n;
 
-	if (c < 0x80)
-		return c >= 0x20 || c == '\t' || c == '\n' || c == '\r';
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;	/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;	/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;	/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;	/* past U+10FFFF */
-	if (len < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	if (n == 3 && c == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ||
+		       s[0] == '\r';
+	n = pk_utf8_char(s, len);
+	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
 		return 0;	/* U+FFFE, U+FFFF */
 	return n;
 }
@@ -148,7 +109,7 @@ static size_t utf8_length(const char *s, size_t len)
  * not allow, or line breaks) replaced by U+FFFD or a space, so any symbol
  * name gives a well-formed document.
  */
-static int sb_add_xml(struct strbuf *b, const char *s, size_t len)
+static int sb_add_xml(struct pk_strbuf *b, const char *s, size_t len)
 {
 	size_t i = 0, k;
 	int rc = 0;
@@ -158,21 +119,21 @@ static int sb_add_xml(struct strbuf *b, const char *s, size_t len)
 
 		k = utf8_char_len((const unsigned char *)s + i, len - i);
 		if (c == '&')
-			rc = sb_adds(b, "&amp;");
+			rc = pk_strbuf_adds(b, "&amp;");
 		else if (c == '<')
-			rc = sb_adds(b, "&lt;");
+			rc = pk_strbuf_adds(b, "&lt;");
 		else if (c == '>')
-			rc = sb_adds(b, "&gt;");
+			rc = pk_strbuf_adds(b, "&gt;");
 		else if (c == '"')
-			rc = sb_adds(b, "&quot;");
+			rc = pk_strbuf_adds(b, "&quot;");
 		else if (c == '\'')
-			rc = sb_adds(b, "&apos;");
+			rc = pk_strbuf_adds(b, "&apos;");
 		else if (c == '\t' || c == '\n' || c == '\r')
-			rc = sb_adds(b, " ");
+			rc = pk_strbuf_adds(b, " ");
 		else if (!k)
-			rc = sb_adds(b, "\xef\xbf\xbd");
+			rc = pk_strbuf_adds(b, "\xef\xbf\xbd");
 		else
-			rc = sb_add(b, s + i, k);
+			rc = pk_strbuf_add(b, s + i, k);
 		i += k ? k : 1;
 	}
 	return rc;
@@ -234,7 +195,7 @@ struct flamegraph {
 	double px_per_value;
 	const char *palette;
 
-	struct strbuf buf, name;
+	struct pk_strbuf buf, name;
 };
 
 struct child_key {
@@ -330,14 +291,14 @@ static uint32_t unknown_name(struct flamegraph *fg, const char *mod,
 	if (!*base || strcmp(base, "[unknown]") == 0)
 		base = "unknown", n = 7;
 	fg->name.len = 0;
-	if (sb_adds(&fg->name, "[") || sb_add(&fg->name, base, n))
+	if (pk_strbuf_adds(&fg->name, "[") || pk_strbuf_add(&fg->name, base, n))
 		return 0;
 	if (fg->opts->show_addrs) {
 		snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-		if (sb_adds(&fg->name, tmp))
+		if (pk_strbuf_adds(&fg->name, tmp))
 			return 0;
 	}
-	if (sb_adds(&fg->name, "]"))
+	if (pk_strbuf_adds(&fg->name, "]"))
 		return 0;
 	return intern_name(fg, fg->name.s, fg->name.len);
 }
@@ -403,7 +364,7 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 	if (fg->opts->no_comm || !comm)
 		return UINT32_MAX;	/* no root frame */
 	fg->name.len = 0;
-	if (sb_adds(&fg->name, pk_profile_string(p, comm->str)))
+	if (pk_strbuf_adds(&fg->name, pk_profile_string(p, comm->str)))
 		return 0;
 	if (!fg->name.len && !fg->opts->include_pid && !fg->opts->include_tid)
 		return UINT32_MAX;	/* as folded: an empty name is no frame */
@@ -412,12 +373,12 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
 		else
 			snprintf(num, sizeof(num), "-?");
-		if (sb_adds(&fg->name, num))
+		if (pk_strbuf_adds(&fg->name, num))
 			return 0;
 	}
 	if (fg->opts->include_tid) {
 		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (sb_adds(&fg->name, num))
+		if (pk_strbuf_adds(&fg->name, num))
 			return 0;
 	}
 	return intern_name(fg, fg->name.s, fg->name.len);
@@ -658,7 +619,7 @@ static int pick_columns(struct flamegraph *fg)
 
 /* "1,234,567" as flamegraph.pl; a scaled (fractional) count keeps its
  * decimals, without trailing zeros. */
-static int sb_add_count(struct strbuf *b, int64_t v, int64_t scale)
+static int sb_add_count(struct pk_strbuf *b, int64_t v, int64_t scale)
 {
 	char digits[32], out[64];
 	uint64_t whole = v < 0 ? (uint64_t)-(v + 1) + 1 : (uint64_t)v;
@@ -688,7 +649,7 @@ static int sb_add_count(struct strbuf *b, int64_t v, int64_t scale)
 			;
 		o += n;
 	}
-	return sb_add(b, out, o);
+	return pk_strbuf_add(b, out, o);
 }
 
 /* Nearest integer, halves away from zero (no libm needed). */
@@ -698,7 +659,7 @@ static long long round_ll(double x)
 }
 
 /* value/total as a percentage with two decimals, "72.63". */
-static int sb_add_percent(struct strbuf *b, int64_t value, int64_t total,
+static int sb_add_percent(struct pk_strbuf *b, int64_t value, int64_t total,
 			  int sign)
 {
 	long long h = round_ll(10000.0 * (double)value / (double)total);
@@ -710,7 +671,7 @@ static int sb_add_percent(struct strbuf *b, int64_t value, int64_t total,
 }
 
 /* Tenths as "12.3". */
-static int sb_add_tenths(struct strbuf *b, long long t)
+static int sb_add_tenths(struct pk_strbuf *b, long long t)
 {
 	return sb_printf(b, "%s%lld.%lld", t < 0 ? "-" : "", llabs(t) / 10,
 			 llabs(t) % 10);
@@ -735,13 +696,14 @@ static unsigned hash_part(uint64_t h, int slice, unsigned range)
 	return (unsigned)((((h >> (16 * slice)) & 0xffff) * range) >> 16);
 }
 
-static int sb_add_rgb(struct strbuf *b, unsigned r, unsigned g, unsigned bl)
+static int sb_add_rgb(struct pk_strbuf *b, unsigned r, unsigned g, unsigned bl)
 {
 	return sb_printf(b, "rgb(%u,%u,%u)", r, g, bl);
 }
 
 /* flamegraph.pl's differential scale: white to red (more) or blue (less). */
-static int diff_colour(struct flamegraph *fg, struct strbuf *b, int64_t delta)
+static int diff_colour(struct flamegraph *fg, struct pk_strbuf *b,
+		       int64_t delta)
 {
 	double max = (double)fg->max_delta;
 	unsigned v;
@@ -757,7 +719,7 @@ static int diff_colour(struct flamegraph *fg, struct strbuf *b, int64_t delta)
 	return sb_add_rgb(b, 255, 255, 255);
 }
 
-static int frame_colour(struct flamegraph *fg, struct strbuf *b,
+static int frame_colour(struct flamegraph *fg, struct pk_strbuf *b,
 			const struct fg_node *n, const char *name, size_t len)
 {
 	uint64_t h = name_hash(name, len);
@@ -914,7 +876,7 @@ static int write_header(struct flamegraph *fg, struct pk_output *out)
 	const char *title = fg->opts->title ? fg->opts->title :
 		fg->opts->icicle ? "Icicle Graph" : "Flame Graph";
 	unsigned w = fg->width, h = fg->height;
-	struct strbuf *b = &fg->buf;
+	struct pk_strbuf *b = &fg->buf;
 	int rc;
 
 	b->len = 0;
@@ -976,7 +938,7 @@ static int write_header(struct flamegraph *fg, struct pk_output *out)
 
 /* The label flamegraph.pl would print: what fits at the average glyph
  * width, cut with "..". */
-static int sb_add_label(struct strbuf *b, const char *name, size_t len,
+static int sb_add_label(struct pk_strbuf *b, const char *name, size_t len,
 			long long width_tenths)
 {
 	double chars = (double)width_tenths / 10.0 /
@@ -989,7 +951,7 @@ static int sb_add_label(struct strbuf *b, const char *name, size_t len,
 	if (n <= fit)
 		return sb_add_xml(b, name, len);
 	return sb_add_xml(b, name, utf8_prefix(name, len, fit - 2)) ||
-	       sb_adds(b, "..");
+	       pk_strbuf_adds(b, "..");
 }
 
 static long long x_tenths(const struct flamegraph *fg, int64_t at)
@@ -1006,7 +968,7 @@ static int write_frame(struct flamegraph *fg, uint32_t id, int64_t start,
 	int64_t total = fg->nodes[FG_ROOT].total;
 	long long x1 = x_tenths(fg, start), x2 = x_tenths(fg, start + n->total);
 	long y;
-	struct strbuf *b = &fg->buf;
+	struct pk_strbuf *b = &fg->buf;
 	int rc;
 
 	if (fg->opts->icicle)
@@ -1015,30 +977,34 @@ static int write_frame(struct flamegraph *fg, uint32_t id, int64_t start,
 		y = (long)fg->height - FG_YPAD_BOTTOM -
 		    ((long)n->depth + 1) * FG_FRAME_HEIGHT + 1;
 	b->len = 0;
-	rc = sb_adds(b, "<g class=\"f\"><title>") ||
-	     sb_add_xml(b, name, len) || sb_adds(b, " (") ||
-	     sb_add_count(b, n->total, fg->scale) || sb_adds(b, " ") ||
-	     sb_add_xml(b, fg->unit, strlen(fg->unit)) || sb_adds(b, ", ");
+	rc = pk_strbuf_adds(b, "<g class=\"f\"><title>") ||
+	     sb_add_xml(b, name, len) || pk_strbuf_adds(b, " (") ||
+	     sb_add_count(b, n->total, fg->scale) || pk_strbuf_adds(b, " ") ||
+	     sb_add_xml(b, fg->unit, strlen(fg->unit)) ||
+	     pk_strbuf_adds(b, ", ");
 	if (id == FG_ROOT)
-		rc = rc || sb_adds(b, "100%)");
+		rc = rc || pk_strbuf_adds(b, "100%)");
 	else
 		rc = rc || sb_add_percent(b, n->total, total, 0) ||
-		     sb_adds(b, "%");
+		     pk_strbuf_adds(b, "%");
 	if (id != FG_ROOT && fg->base_column >= 0)
-		rc = rc || sb_adds(b, "; ") ||
-		     sb_add_percent(b, n->delta, total, 1) || sb_adds(b, "%");
-	rc = rc || sb_adds(b, id == FG_ROOT ? "</title><rect x=\"" :
-			   ")</title><rect x=\"") ||
+		rc = rc || pk_strbuf_adds(b, "; ") ||
+		     sb_add_percent(b, n->delta, total, 1) ||
+		     pk_strbuf_adds(b, "%");
+	rc = rc || pk_strbuf_adds(b, id == FG_ROOT ? "</title><rect x=\"" :
+				  ")</title><rect x=\"") ||
 	     sb_add_tenths(b, x1) ||
 	     sb_printf(b, "\" y=\"%ld\" width=\"", y) ||
 	     sb_add_tenths(b, x2 - x1) ||
 	     sb_printf(b, "\" height=\"%d\" rx=\"2\" ry=\"2\" fill=\"",
 		       FG_FRAME_HEIGHT - 1) ||
 	     frame_colour(fg, b, n, name, len) ||
-	     sb_adds(b, "\"/><text x=\"") || sb_add_tenths(b, x1 + 30) ||
-	     sb_adds(b, "\" y=\"") ||
-	     sb_add_tenths(b, (long long)y * 10 + 105) || sb_adds(b, "\">") ||
-	     sb_add_label(b, name, len, x2 - x1) || sb_adds(b, "</text></g>\n");
+	     pk_strbuf_adds(b, "\"/><text x=\"") || sb_add_tenths(b, x1 + 30) ||
+	     pk_strbuf_adds(b, "\" y=\"") ||
+	     sb_add_tenths(b, (long long)y * 10 + 105) ||
+	     pk_strbuf_adds(b, "\">") ||
+	     sb_add_label(b, name, len, x2 - x1) ||
+	     pk_strbuf_adds(b, "</text></g>\n");
 	if (rc)
 		return PK_ENOMEM;
 	return pk_output_write(out, b->s, b->len);

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Strings composed piece by piece inside libprofkit (labels, folded
+ * lines, SVG text); nothing here is installed. A zeroed struct
+ * pk_strbuf is an empty buffer; set len to 0 to reuse it, free(s) when
+ * done. After a successful add, s is NUL-terminated.
+ */
+#ifndef PROFKIT_STRBUF_H
+#define PROFKIT_STRBUF_H
+
+#include <stddef.h>
+
+struct pk_strbuf {
+	char *s;
+	size_t len, cap;
+};
+
+/* Append n bytes of s. Returns 0, or -1 when out of memory. */
+int pk_strbuf_add(struct pk_strbuf *b, const char *s, size_t n);
+
+/* Append the C string s. Returns 0, or -1 when out of memory. */
+int pk_strbuf_adds(struct pk_strbuf *b, const char *s);
+
+/*
+ * Length of the valid UTF-8 character at s (n bytes remain), or 0:
+ * no overlong forms, surrogates or code points past U+10FFFF.
+ */
+size_t pk_utf8_char(const unsigned char *s, size_t n);
+
+#endif
