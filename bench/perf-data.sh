@@ -22,29 +22,12 @@ perf record -q -F 20000 -g -e cpu-clock -o "$tmp/perf.data" "$tmp/c-fp" "$iters"
 bytes=$(stat -c %s "$tmp/perf.data")
 cat "$tmp/perf.data" >/dev/null	# warm the page cache
 
-# seconds and peak RSS (KiB) of one command, from GNU time when present
-measure() {
-	out=$1
-	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$out" 2>/dev/null
-		cat "$tmp/t"
-	else
-		start=$(date +%s.%N)
-		"$@" >"$out" 2>/dev/null
-		end=$(date +%s.%N)
-		echo "$(echo "$end - $start" | bc) ?"
-	fi
-}
+. "$top/bench/bench-subr.sh"
 
 report() {
 	# name seconds rss
 	mbs=$(echo "scale=1; $bytes / 1000000 / $2" | bc)
 	printf '%-34s %8.2f s %9s MB/s   peak RSS %s KiB\n' "$1" "$2" "$mbs" "$3"
-}
-
-ratio() {
-	echo "scale=1; $1 / $2" | bc
 }
 
 echo "input: $((bytes / 1000000)) MB perf.data of $tmp/c-fp $iters"

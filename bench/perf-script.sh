@@ -21,21 +21,7 @@ done
 bytes=$(stat -c %s "$input")
 cat "$input" >/dev/null	# warm the page cache
 
-# seconds and peak RSS (KiB) of one command, from GNU time when present;
-# OUT names where its output goes (cat's to /dev/null: reading is the floor)
-measure() {
-	out=$1
-	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %M' -o "$tmp/t" "$@" >"$out" 2>/dev/null
-		cat "$tmp/t"
-	else
-		start=$(date +%s.%N)
-		"$@" >"$out" 2>/dev/null
-		end=$(date +%s.%N)
-		echo "$(echo "$end - $start" | bc) ?"
-	fi
-}
+. "$top/bench/bench-subr.sh"
 
 report() {
 	# name seconds rss

@@ -12,6 +12,7 @@
 #include "parse-options.h"
 
 int cmd_no_symbolize;
+int cmd_demangle = -1;
 
 static const char *command_name = "profkit";
 
@@ -79,7 +80,8 @@ static int same_kernel(const struct pk_profile *p)
 
 /* Fill in the functions of locations that only have addresses. */
 static int symbolize(struct pk_context *ctx, struct pk_profile *p,
-		     const struct pk_options *opts)
+		     const struct pk_options *opts,
+		     const struct pk_reader *reader)
 {
 	struct pk_symbolize_options so;
 	struct pk_symbolizer *s;
@@ -91,6 +93,10 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	so.symfs = opts->symfs;
 	so.kallsyms = opts->kallsyms;
 	so.local_kernel = same_kernel(p);
+	if (cmd_demangle >= 0)
+		so.demangle = (enum pk_demangle)cmd_demangle;
+	else if (reader->flags & PK_READER_PPROF_NAMES)
+		so.demangle = PK_DEMANGLE_SIMPLE;
 	s = pk_symbolizer_new(ctx, &so);
 	if (!s)
 		return pk_context_error(ctx)->code;
@@ -120,7 +126,7 @@ static int read_one(struct pk_context *ctx, const char *path,
 	if (!rc)
 		rc = pk_read(ctx, in, reader, p, opts);
 	if (!rc && !cmd_no_symbolize && !opts->no_symbolize)
-		rc = symbolize(ctx, p, opts);
+		rc = symbolize(ctx, p, opts, reader);
 	if (!rc && used)
 		*used = reader;
 	pk_input_close(in);
@@ -198,6 +204,28 @@ int cmd_opt_max_memory(const struct option *o, const char *arg)
 	}
 	*(int64_t *)o->value = size;
 	return 0;
+}
+
+int cmd_opt_demangle(const struct option *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		enum pk_demangle style;
+	} styles[] = {
+		{ "perf", PK_DEMANGLE_SHORT }, { "pprof", PK_DEMANGLE_SIMPLE },
+		{ "full", PK_DEMANGLE_FULL }, { "none", PK_DEMANGLE_NONE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(styles) / sizeof(styles[0]); i++) {
+		if (strcmp(arg, styles[i].name) == 0) {
+			*(int *)o->value = (int)styles[i].style;
+			return 0;
+		}
+	}
+	cmd_error("--demangle: expected 'perf', 'pprof', 'full' or 'none', "
+		  "not '%s'", arg);
+	return -1;
 }
 
 int cmd_parse_value(const char *value, struct pk_options *opts)

@@ -121,10 +121,10 @@ static void print_formats(void)
 
 	printf("Input formats (--from):\n");
 	for (i = 0; pk_readers[i]; i++)
-		printf("  %-14s %s\n", pk_readers[i]->name, pk_readers[i]->description);
+		printf("  %-16s %s\n", pk_readers[i]->name, pk_readers[i]->description);
 	printf("\nOutput formats (--to):\n");
 	for (i = 0; pk_writers[i]; i++)
-		printf("  %-14s %s\n", pk_writers[i]->name, pk_writers[i]->description);
+		printf("  %-16s %s\n", pk_writers[i]->name, pk_writers[i]->description);
 }
 
 static int parse_jobs_option(void)

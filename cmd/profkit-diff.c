@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "event", &opts.event, "NAME", "compare this event (default: the first)"),
 		OPT_STRING(0, "value", &value, "KIND", "compare 'samples' or 'period'"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_SYMBOLS(opts),
 		OPT_END(),
 	};
 	const struct pk_writer *writer = NULL;

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: folded)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_SYMBOLS(opts),
 		OPT_END(),
 	};
 	const struct pk_writer *writer;

@@ -64,6 +64,7 @@ static const struct option options[] = {
 	OPT_FLAG(0, "icicle", &icicle, "root at the top (\"Icicle Graph\")"),
 	OPT_STRING(0, "colors", &colors, "NAME", "palette: hot (default), mem or io"),
 	OPT_CALLBACK(0, "width", NULL, "PX", "image width in pixels (default 1200)", set_width),
+	OPT_SYMBOLS(opts),
 	OPT_ROBUSTNESS(robust, "memory limit for the profile and graph (default 8G)"),
 	OPT_END(),
 };

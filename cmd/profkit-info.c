@@ -166,15 +166,16 @@ static void print_text(json_t *d)
 
 int main(int argc, char **argv)
 {
+	struct pk_options opts;
 	const char *from = NULL;
 	int quiet = 0, as_json = 0, i, rc = 0;
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &as_json, "print JSON (one object per file, in an array)"),
 		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_SYMBOLS(opts),
 		OPT_END(),
 	};
-	struct pk_options opts;
 	struct pk_context *ctx;
 	json_t *all = json_array();
 

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_STRING(0, "event", &opts.event, "NAME", "event for single-value outputs"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_SYMBOLS(opts),
 		OPT_END(),
 	};
 	const struct pk_writer *writer;

@@ -103,6 +103,7 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "event", &opts.event, "NAME", "the event to show (default: the first)"),
 		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_SYMBOLS(opts),
 		OPT_END(),
 	};
 	struct pk_profile *p = NULL;

@@ -10,6 +10,8 @@
 
 const struct pk_reader *const pk_readers[] = {
 	&pk_reader_perf_data,
+	&pk_reader_gperf_cpu,
+	&pk_reader_gperf_heap,
 	&pk_reader_perf_script,
 	&pk_reader_folded,
 	&pk_reader_pprof,

@@ -6,6 +6,8 @@
 #include <profkit/format.h>
 
 extern const struct pk_reader pk_reader_perf_data;
+extern const struct pk_reader pk_reader_gperf_cpu;
+extern const struct pk_reader pk_reader_gperf_heap;
 extern const struct pk_reader pk_reader_perf_script;
 extern const struct pk_reader pk_reader_folded;
 extern const struct pk_reader pk_reader_pprof;

@@ -239,6 +239,18 @@ static int read_samples(struct pprof_reader *r)
 	return rc;
 }
 
+/* drop_frames or keep_frames, kept as a fact for the pprof writer. */
+static int read_frame_filter(struct pprof_reader *r, int64_t index,
+			     const char *key)
+{
+	pk_str re = 0;
+	int rc = string_of(r, index, &re);
+
+	if (!rc && re)
+		pk_profile_set_meta(r->p, key, pk_profile_string(r->p, re));
+	return rc;
+}
+
 static int read_header(struct pprof_reader *r)
 {
 	const Perftools__Profiles__Profile *pb = r->pb;
@@ -265,6 +277,10 @@ static int read_header(struct pprof_reader *r)
 					      pk_profile_string(r->p, unit), pb->period);
 	}
 	pk_profile_set_time(r->p, pb->time_nanos, pb->duration_nanos);
+	if (!rc)
+		rc = read_frame_filter(r, pb->drop_frames, PK_META_DROP_FRAMES);
+	if (!rc)
+		rc = read_frame_filter(r, pb->keep_frames, PK_META_KEEP_FRAMES);
 	return rc;
 }
 
@@ -397,5 +413,6 @@ const struct pk_reader pk_reader_pprof = {
 	.name = "pprof",
 	.description = "pprof's profile.proto, gzipped or not (pprof, Go runtime/pprof)",
 	.probe = pprof_probe,
+	.flags = PK_READER_PPROF_NAMES,
 	.read = pprof_read,
 };

@@ -47,7 +47,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 struct sym {
 	uint64_t start, end;
 	const char *name;	/* into the table's text (or libelf's) */
-	unsigned rank;		/* tie-break among equal starts */
+	uint64_t rank;		/* tie-break among equal starts */
 	int sized;		/* end is the symbol's own, not a guess */
 };
 
@@ -93,6 +93,17 @@ struct object {
 	size_t nsegs;
 
 	struct symtab *tab;	/* OBJ_KERNEL (shared), OBJ_JIT and OBJ_ELF */
+
+	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
+	struct scope_prefix *prefixes;
+	size_t nprefixes, prefixes_cap;
+	struct pk_idtab prefix_tab;
+};
+
+struct scope_prefix {
+	Dwarf *dwarf;		/* the main file's or a dwz alt file's */
+	Dwarf_Off offset;	/* of the declaration */
+	char *text;		/* NULL: the scopes have no names */
 };
 
 struct pk_symbolizer {
@@ -436,8 +447,34 @@ static void rust_unescape(char *s)
 	*w = '\0';
 }
 
+/*
+ * "std::map<int, long>::find" -> "std::map::find", in place: pprof's
+ * default names drop template arguments too. Operators keep their
+ * brackets ("operator<<", "operator<=>").
+ */
+static void drop_template_args(char *s)
+{
+	size_t len = strlen(s), i, w = 0;
+
+	for (i = 0; i < len; i++) {
+		if (starts_with(s + i, "operator") &&
+		    (i == 0 || !is_ident_char(s[i - 1]))) {
+			size_t n = operator_len(s + i);
+
+			memmove(s + w, s + i, n);
+			w += n;
+			i += n - 1;
+		} else if (s[i] == '<') {
+			i = skip_group(s, i, len);
+		} else {
+			s[w++] = s[i];
+		}
+	}
+	s[w] = '\0';
+}
+
 /* The demangled name (malloc'd), or NULL to use the mangled one. */
-static char *demangle(enum pk_demangle mode, const char *mangled)
+static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
 {
 	char *full, *out, *hash;
 	int status = 0;
@@ -469,6 +506,41 @@ static char *demangle(enum pk_demangle mode, const char *mangled)
 		return full;
 	out = short_name(full);
 	free(full);
+	if (out && mode == PK_DEMANGLE_SIMPLE)
+		drop_template_args(out);
+	return out;
+}
+
+/*
+ * As demangle_unversioned, for names that may end in a symbol version
+ * ("memcpy@@GLIBC_2.14", glibc's symbol tables): the version stays, as
+ * perf shows it, except in pprof's style, which has none.
+ */
+static char *demangle(enum pk_demangle mode, const char *mangled)
+{
+	const char *at = mangled[0] ? strchr(mangled + 1, '@') : NULL;
+	char *base, *d, *out;
+	size_t size;
+
+	if (!at || mode == PK_DEMANGLE_NONE)
+		return demangle_unversioned(mode, mangled);
+	base = strndup(mangled, (size_t)(at - mangled));
+	if (!base)
+		return NULL;
+	d = demangle_unversioned(mode, base);
+	if (mode == PK_DEMANGLE_SIMPLE) {
+		if (d)
+			free(base);
+		return d ? d : base;
+	}
+	free(base);
+	if (!d)
+		return NULL;
+	size = strlen(d) + strlen(at) + 1;
+	out = malloc(size);
+	if (out)
+		snprintf(out, size, "%s%s", d, at);
+	free(d);
 	return out;
 }
 
@@ -511,7 +583,7 @@ static int parse_hex(char **pp, uint64_t *v)
 }
 
 static int symtab_push(struct symtab *t, size_t *cap, uint64_t start,
-		       uint64_t end, const char *name, unsigned rank)
+		       uint64_t end, const char *name, uint64_t rank)
 {
 	if (pk_grow(&t->v, cap, t->n + 1, sizeof(*t->v)) < 0)
 		return -1;
@@ -816,10 +888,30 @@ static const char *check_elf(struct object *obj, Elf *elf, int check_id,
 }
 
 /*
+ * Which of the symbols at one address names it, as perf chooses (its
+ * choose_best_symbol), lowest first: one with a size, then a global,
+ * then a local, then a weak one, then fewer leading underscores
+ * ("clone3" over "__clone3"), then the longer name, then the first.
+ */
+static uint64_t alias_rank(const char *name, int sized, int bind,
+			   unsigned index)
+{
+	size_t underscores = strspn(name, "_"), len = strlen(name);
+	uint64_t binding = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1;
+
+	if (underscores > 15)
+		underscores = 15;
+	if (len > 0xffff)
+		len = 0xffff;
+	return (uint64_t)!sized << 62 | binding << 60 |
+	       (uint64_t)underscores << 56 | (uint64_t)(0xffff - len) << 40 |
+	       (index & 0xffffffffffu);
+}
+
+/*
  * The function symbols of an ELF object, sorted, so each address costs
- * a binary search (dwfl_module_addrinfo scans the whole table). Among
- * aliases a sized symbol wins, then a global, then a weak one; a sizeless
- * symbol ends where the next begins.
+ * a binary search (dwfl_module_addrinfo scans the whole table), one name
+ * per address (alias_rank); a sizeless symbol ends where the next begins.
  */
 static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 {
@@ -837,7 +929,7 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 							   &shndx, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
 		int bind = GELF_ST_BIND(sym.st_info);
-		unsigned rank;
+		uint64_t rank;
 
 		if (!name || !*name || name[0] == '$' ||
 		    shndx == SHN_UNDEF || shndx == SHN_ABS ||
@@ -845,9 +937,7 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 		    !(type == STT_FUNC || type == STT_GNU_IFUNC ||
 		      (type == STT_NOTYPE && sym.st_size)))
 			continue;
-		rank = (sym.st_size ? 0u : 1u << 30) |
-		       (bind == STB_GLOBAL ? 0u : bind == STB_WEAK ? 1u << 28 :
-			2u << 28) | ((unsigned)k & 0x0fffffff);
+		rank = alias_rank(name, sym.st_size != 0, bind, (unsigned)k);
 		if (symtab_push(t, &cap, addr,
 				sym.st_size ? addr + sym.st_size : 0, name,
 				rank)) {
@@ -1198,6 +1288,8 @@ static int is_shared_library(const char *file)
 
 static void object_free(struct object *obj)
 {
+	size_t i;
+
 	if (!obj)
 		return;
 	if (obj->dwfl)
@@ -1206,6 +1298,10 @@ static void object_free(struct object *obj)
 		symtab_free(obj->tab);
 	free(obj->segs);
 	free(obj->fns);
+	for (i = 0; i < obj->nprefixes; i++)
+		free(obj->prefixes[i].text);
+	free(obj->prefixes);
+	pk_idtab_release(&obj->prefix_tab);
 	free(obj->file);
 	free(obj->build_id);
 	free(obj->path);
@@ -1352,27 +1448,15 @@ static const char *scope_name(Dwarf_Die *scope)
  * function or an unnamed class (a lambda) the bare name is kept, as
  * perf and addr2line print it.
  */
-static char *qualify(Dwarf_Die *die, const char *name)
+/* "ns::A::" of the scopes around decl, or NULL (malloc'd). */
+static char *scope_prefix_of(Dwarf_Die *decl)
 {
-	Dwarf_Die decl = *die, tmp, *scopes = NULL;
-	Dwarf_Attribute attr;
-	size_t len = strlen(name) + 1;
+	Dwarf_Die *scopes = NULL;
+	size_t len = 1;
 	char *out = NULL;
-	int n, i, hops;
+	int n, i;
 
-	for (hops = 0; hops < 8; hops++) {
-		Dwarf_Die *next = dwarf_formref_die(
-			dwarf_attr(&decl, DW_AT_abstract_origin, &attr), &tmp);
-
-		if (!next)
-			next = dwarf_formref_die(
-				dwarf_attr(&decl, DW_AT_specification, &attr),
-				&tmp);
-		if (!next)
-			break;
-		decl = tmp;
-	}
-	n = dwarf_getscopes_die(&decl, &scopes);
+	n = dwarf_getscopes_die(decl, &scopes);
 	/* scopes[0] is decl, scopes[n - 1] the compile unit */
 	for (i = n - 2; i > 0; i--) {
 		if (!scope_name(&scopes[i]))
@@ -1386,13 +1470,81 @@ static char *qualify(Dwarf_Die *die, const char *name)
 		strcat(out, scope_name(&scopes[i]));
 		strcat(out, "::");
 	}
-	strcat(out, name);
 out:
 	free(scopes);
 	return out;
 }
 
-static void frame_from_die(struct frame *f, Dwarf_Die *die, int cplusplus)
+static int prefix_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct scope_prefix *a = &((const struct object *)owner)->prefixes[id - 1];
+	const struct scope_prefix *b = key;
+
+	return a->dwarf == b->dwarf && a->offset == b->offset;
+}
+
+/*
+ * The scope prefix of decl, once per declaration: dwarf_getscopes_die
+ * walks the unit from its start, and the same functions come back for
+ * many addresses. NULL when it has none.
+ */
+static const char *cached_scope_prefix(struct object *obj, Dwarf_Die *decl)
+{
+	struct scope_prefix key = { dwarf_cu_getdwarf(decl->cu),
+				    dwarf_dieoffset(decl), NULL };
+	uint64_t hash = pk_hash_u64(key.offset ^ pk_hash_u64((uintptr_t)key.dwarf));
+	size_t slot;
+	uint32_t id = pk_idtab_find(&obj->prefix_tab, hash, prefix_match, obj,
+				    &key, &slot);
+
+	if (id)
+		return obj->prefixes[id - 1].text;
+	key.text = scope_prefix_of(decl);
+	if (pk_grow(&obj->prefixes, &obj->prefixes_cap, obj->nprefixes + 1,
+		    sizeof(*obj->prefixes)) < 0 ||
+	    pk_idtab_insert(&obj->prefix_tab, slot, hash,
+			    (uint32_t)obj->nprefixes + 1) < 0) {
+		free(key.text);	/* out of memory: unqualified names */
+		return NULL;
+	}
+	obj->prefixes[obj->nprefixes++] = key;
+	return key.text;
+}
+
+/* "ns::A::f" for a C++ function DIE without a linkage name, or NULL. */
+static char *qualify(struct object *obj, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die decl = *die, tmp;
+	Dwarf_Attribute attr;
+	const char *prefix;
+	char *out;
+	int hops;
+
+	for (hops = 0; hops < 8; hops++) {
+		Dwarf_Die *next = dwarf_formref_die(
+			dwarf_attr(&decl, DW_AT_abstract_origin, &attr), &tmp);
+
+		if (!next)
+			next = dwarf_formref_die(
+				dwarf_attr(&decl, DW_AT_specification, &attr),
+				&tmp);
+		if (!next)
+			break;
+		decl = tmp;
+	}
+	prefix = cached_scope_prefix(obj, &decl);
+	if (!prefix)
+		return NULL;
+	out = malloc(strlen(prefix) + strlen(name) + 1);
+	if (out) {
+		strcpy(out, prefix);
+		strcat(out, name);
+	}
+	return out;
+}
+
+static void frame_from_die(struct object *obj, struct frame *f,
+			   Dwarf_Die *die, int cplusplus)
 {
 	int line = 0;
 
@@ -1405,12 +1557,14 @@ static void frame_from_die(struct frame *f, Dwarf_Die *die, int cplusplus)
 	if (dwarf_decl_line(die, &line) == 0)
 		f->start_line = line;
 	if (!f->linkage && f->name && cplusplus)
-		f->qualified = qualify(die, f->name);
+		f->qualified = qualify(obj, die, f->name);
 }
 
 static void frame_from_symbol(struct frame *f, const char *sym)
 {
-	if (starts_with(sym, "_Z") || starts_with(sym, "_R")) {
+	/* mangled, or versioned ("memcpy@@GLIBC_2.14"): display_name decides */
+	if (starts_with(sym, "_Z") || starts_with(sym, "_R") ||
+	    (sym[0] && strchr(sym + 1, '@'))) {
 		f->linkage = sym;
 		f->name = NULL;
 	} else {
@@ -1629,7 +1783,7 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 		Dwarf_Attribute attr;
 		Dwarf_Word w;
 
-		frame_from_die(&frames[n], &chain[i], cplusplus);
+		frame_from_die(obj, &frames[n], &chain[i], cplusplus);
 		frames[n].line = n ? call_line : lineno;
 		/* artificial functions (lambdas) may have no decl_file */
 		if (!frames[n].file)

@@ -259,6 +259,14 @@ static void fill_value_type(struct pprof_writer *w, pb_value_type *vt,
 	vt->unit = str(w, t->unit);
 }
 
+/* The string index of the profile's fact key, or 0 without one. */
+static int64_t meta_str(struct pprof_writer *w, const char *key)
+{
+	const char *value = pk_profile_meta(w->p, key);
+
+	return value ? str(w, pk_profile_lookup(w->p, value)) : 0;
+}
+
 static void fill_header(struct pprof_writer *w)
 {
 	const struct pk_profile *p = w->p;
@@ -277,6 +285,8 @@ static void fill_header(struct pprof_writer *w)
 		w->msg.period_type = &w->types[ntypes];
 	}
 	w->msg.period = pk_profile_period(p);
+	w->msg.drop_frames = meta_str(w, PK_META_DROP_FRAMES);
+	w->msg.keep_frames = meta_str(w, PK_META_KEEP_FRAMES);
 	/* Readers that know no start or length get the samples' span. */
 	pk_profile_time_span(p, &first, &last);
 	w->msg.time_nanos = pk_profile_time_nanos(p);

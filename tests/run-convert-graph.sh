@@ -10,7 +10,6 @@ plan 21
 d=testdata/perf-script
 g=testdata/graph
 
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 # check NAME ARGS...: the checker prints "ok" or the problems
 check() {

@@ -14,17 +14,8 @@ e=testdata/pprof
 TZ=UTC
 export TZ
 
-# the Go pprof, not gperftools' perl one
-pprof=
-for c in "${PPROF:-}" "$(command -v pprof 2>/dev/null)" /tmp/ref/pprof; do
-	if [ -n "$c" ] && [ -x "$c" ] && "$c" -h 2>&1 | grep -q -e -traces; then
-		pprof=$c
-		break
-	fi
-done
-[ -n "$pprof" ] || echo "# no pprof found: its checks are skipped"
+find_pprof
 
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 # pprof_compare NAME EXPECTED PPROF-ARGS...: pprof's output must equal it
 pprof_compare() {

@@ -22,10 +22,7 @@ testrun_status "a truncated protobuf is an error" 1 "not a pprof profile" \
 	profkit-convert --from=pprof --to=folded "$tmpdir/cut.pb"
 
 # the same ranking as pprof -top, where pprof is here
-pprof=
-for c in "${PPROF:-}" "$(command -v pprof 2>/dev/null)" /tmp/ref/pprof; do
-	[ -n "$c" ] && [ -x "$c" ] && "$c" -h 2>&1 | grep -q -- '-sample_index' && { pprof=$c; break; }
-done
+find_pprof
 if [ -n "$pprof" ]; then
 	profkit-convert --to=pprof -o "$tmpdir/cxx.pb.gz" $d/cxx-dwarf.txt
 	# pprof shortens C++ names (no template arguments) and marks inline

@@ -332,8 +332,11 @@ static void test_live_mappings(void)
 		ok(1, "# SKIP built without -g");
 		ok(1, "# SKIP built without -g");
 	}
-	is_str(libc_loc ? frame_name(p, libc_loc, 0) : "",
-	       "gnu_get_libc_version", "live: a function of the running libc");
+	/* "__gnu_get_libc_version" with libc's debug symbols: perf's choice
+	 * of a local alias over the weak one that is all .dynsym has */
+	ok(libc_loc && has_suffix(frame_name(p, libc_loc, 0),
+				  "gnu_get_libc_version"),
+	   "live: a function of the running libc");
 	is_int(w.count, 0, "live: no warnings");
 	if (w.count)
 		diag("%s", w.last);

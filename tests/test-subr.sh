@@ -30,10 +30,27 @@ skip_all() {
 
 pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 
+# skip NAME REASON: one test not run here, and why
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+
 fail() {
 	tap_n=$((tap_n + 1))
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_n - $*"
+}
+
+# find_pprof: set pprof to Go pprof ($PPROF, `pprof` on PATH or
+# /tmp/ref/pprof; tests/build-pprof.sh builds one), or to "" without it.
+# gperftools' perl pprof is not it: it has no -raw.
+find_pprof() {
+	pprof=
+	for c in "${PPROF:-}" "$(command -v pprof 2>/dev/null)" /tmp/ref/pprof; do
+		if [ -n "$c" ] && [ -x "$c" ] && "$c" -h 2>&1 | grep -q -e -traces; then
+			pprof=$c
+			return 0
+		fi
+	done
+	echo "# no Go pprof found: its checks are skipped"
 }
 
 # show a file as TAP diagnostics

@@ -132,12 +132,18 @@ void pk_options_init(struct pk_options *opts);
 
 /* ---- the registry ---- */
 
+enum pk_reader_flags {
+	/* Its users read it with pprof: name functions as pprof does. */
+	PK_READER_PPROF_NAMES = 1 << 0,
+};
+
 struct pk_reader {
 	const char *name;
 	const char *description;
 	int (*probe)(const unsigned char *buf, size_t len);
 	int (*read)(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts);
+	unsigned flags;		/* enum pk_reader_flags */
 };
 
 struct pk_writer {

@@ -131,7 +131,14 @@ void pk_profile_set_time(struct pk_profile *p, int64_t time_nanos,
 			 int64_t duration_nanos);
 int64_t pk_profile_time_nanos(const struct pk_profile *p);
 int64_t pk_profile_duration_nanos(const struct pk_profile *p);
-/* Free-form key/value facts: hostname, os-release, cmdline, ... */
+/*
+ * Free-form key/value facts: hostname, os-release, cmdline, ... and
+ * pprof's frame filters, regular expressions of function names that
+ * pprof hides (drop_frames: from the leaf up to the last match, unless
+ * keep_frames matches), which pass from reader to pprof writer.
+ */
+#define PK_META_DROP_FRAMES "drop_frames"
+#define PK_META_KEEP_FRAMES "keep_frames"
 void pk_profile_set_meta(struct pk_profile *p, const char *key,
 			 const char *value);
 const char *pk_profile_meta(const struct pk_profile *p, const char *key);

@@ -27,6 +27,7 @@ enum pk_demangle {
 	PK_DEMANGLE_SHORT,	/* "ns::f<int>", as perf prints: no parameters */
 	PK_DEMANGLE_FULL,	/* "int ns::f<int>(char const*)", as c++filt */
 	PK_DEMANGLE_NONE,	/* the name as in the symbol table */
+	PK_DEMANGLE_SIMPLE,	/* "ns::f", as pprof prints: no template arguments */
 };
 
 struct pk_symbolize_options {
