@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "parse-options.h"
 
-int cmd_no_symbolize;
+int cmd_no_symbolize, cmd_inline;
 int cmd_demangle = -1;
 
 static const char *command_name = "profkit";
@@ -97,6 +97,7 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 		so.demangle = (enum pk_demangle)cmd_demangle;
 	else if (reader->flags & PK_READER_PPROF_NAMES)
 		so.demangle = PK_DEMANGLE_SIMPLE;
+	so.no_inline = !cmd_inline && (reader->flags & PK_READER_NO_INLINE);
 	s = pk_symbolizer_new(ctx, &so);
 	if (!s)
 		return pk_context_error(ctx)->code;

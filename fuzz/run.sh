@@ -1,15 +1,19 @@
 #!/bin/sh
-# Run every fuzzer for SECONDS each (default 60), seeded from testdata/;
-# findings go to fuzz/work/findings/READER/. Exit 1 when any fuzzer found one.
-#   fuzz/run.sh [SECONDS]           (after 'make fuzz', from the build dir)
+# Run every fuzzer (or the named ones) for SECONDS each (default 60),
+# seeded from testdata/; findings go to fuzz/work/findings/READER/.
+# Exit 1 when any fuzzer found one.
+#   fuzz/run.sh [SECONDS [READER...]]    (after 'make fuzz', from the build dir)
 set -u
 seconds=${1:-60}
+[ $# -gt 0 ] && shift
+only=" $* "
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-$(pwd)}
 status=0
 for bin in "$build"/fuzz/bin/fuzz-*; do
 	[ -x "$bin" ] || continue
 	reader=${bin##*/fuzz-}
+	case $only in "  ") ;; *" $reader "*) ;; *) continue ;; esac
 	corpus=$build/fuzz/work/corpus/$reader
 	findings=$build/fuzz/work/findings/$reader
 	mkdir -p "$corpus" "$findings"

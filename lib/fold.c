@@ -187,11 +187,17 @@ static int add_root(struct folded *f, uint32_t labels)
 	const struct pk_label *comm = pk_profile_label_find(f->p, labels, f->key_comm);
 	const struct pk_label *pid = pk_profile_label_find(f->p, labels, f->key_pid);
 	const struct pk_label *tid = pk_profile_label_find(f->p, labels, f->key_tid);
-	size_t start = f->line.len, i;
+	const char *name = comm ? pk_profile_string(f->p, comm->str) : "";
+	size_t start = f->line.len, i, len;
 	char num[48];
 
-	if (pk_strbuf_adds(&f->line,
-			   comm ? pk_profile_string(f->p, comm->str) : ""))
+	/* as perf script's text shows a thread name: without the blanks
+	 * around it ("trail sp " is "trail_sp", not "trail_sp_") */
+	name += strspn(name, " \t");
+	for (len = strlen(name); len && (name[len - 1] == ' ' ||
+					  name[len - 1] == '\t'); len--)
+		;
+	if (pk_strbuf_add(&f->line, name, len))
 		return -1;
 	if (f->opts->include_pid || f->opts->include_tid) {
 		if (pid)

@@ -1008,5 +1008,6 @@ const struct pk_reader pk_reader_perf_data = {
 	.description = "perf.data as perf record writes it (file or pipe "
 		       "mode, any byte order)",
 	.probe = perf_data_probe,
+	.flags = PK_READER_NO_INLINE,
 	.read = perf_data_read,
 };

@@ -113,6 +113,7 @@ struct pk_symbolizer {
 	char **dirs;		/* the symbol path, absolute */
 	size_t ndirs;
 	char *home_debug;	/* $HOME/.debug, perf's build-id cache */
+	char *system_debug;	/* /usr/lib/debug, under --symfs as perf has it */
 	char *debuginfo_path;
 	Dwfl_Callbacks callbacks;
 
@@ -331,9 +332,9 @@ static size_t skip_group(const char *s, size_t i, size_t len)
 
 /*
  * "unsigned long* std::fill_n<unsigned long*>(unsigned long*) const"
- * -> "std::fill_n<unsigned long*>": drop the return type, parameters and
- * qualifiers, keep " [clone .cold]" suffixes. A "(...)" followed by "::"
- * is part of the name ("(anonymous namespace)::f").
+ * -> "std::fill_n<unsigned long*>": drop the return type, parameters,
+ * qualifiers and " [clone .cold]" suffixes, as perf shows names. A
+ * "(...)" followed by "::" is part of the name ("(anonymous namespace)::f").
  */
 static char *short_name(const char *full)
 {
@@ -381,11 +382,11 @@ static char *short_name(const char *full)
 		end = len;
 	if (start > end)
 		start = keep;
-	size = strlen(prefix) + (end - start) + (clone ? strlen(clone) : 0) + 1;
+	size = strlen(prefix) + (end - start) + 1;
 	out = malloc(size);
 	if (out)
-		snprintf(out, size, "%s%.*s%s", prefix, (int)(end - start),
-			 full + start, clone ? clone : "");
+		snprintf(out, size, "%s%.*s", prefix, (int)(end - start),
+			 full + start);
 	return out;
 }
 
@@ -888,6 +889,19 @@ static const char *check_elf(struct object *obj, Elf *elf, int check_id,
 }
 
 /*
+ * Labels (STT_NOTYPE) in code count as functions, as perf counts them:
+ * assembly entry points such as ld.so's _dl_start_user have no type.
+ */
+static int is_code_section(Elf *elf, GElf_Word shndx)
+{
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+	GElf_Shdr shdr;
+
+	return scn && gelf_getshdr(scn, &shdr) &&
+	       (shdr.sh_flags & SHF_EXECINSTR);
+}
+
+/*
  * Which of the symbols at one address names it, as perf chooses (its
  * choose_best_symbol), lowest first: one with a size, then a global,
  * then a local, then a weak one, then fewer leading underscores
@@ -908,13 +922,99 @@ static uint64_t alias_rank(const char *name, int sized, int bind,
 	       (index & 0xffffffffffu);
 }
 
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, shdr) &&
+		    (n = elf_strptr(elf, shstrndx, shdr->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * "memcmp@plt" for each PLT stub, as perf names them (pprof does not): slot i of
+ * .rela.plt is the stub at .plt.sec + 16 i (IBT) or .plt + 16 (i + 1)
+ * (x86_64; other machines keep their stubs unnamed). Names live in
+ * t->text.
+ */
+static int add_plt_symbols(struct symtab *t, size_t *cap, Elf *elf,
+			   GElf_Addr bias)
+{
+	GElf_Shdr rela, plt, dynsym;
+	GElf_Ehdr ehdr;
+	Elf_Scn *rela_scn, *plt_scn, *sym_scn;
+	Elf_Data *relocs, *syms;
+	GElf_Addr first;
+	size_t n, i, size = 0, used = 0;
+
+	if (!elf || !gelf_getehdr(elf, &ehdr) || ehdr.e_machine != EM_X86_64 ||
+	    !(rela_scn = find_section(elf, ".rela.plt", &rela)) ||
+	    rela.sh_type != SHT_RELA || !rela.sh_entsize ||
+	    !(sym_scn = elf_getscn(elf, rela.sh_link)) ||
+	    !gelf_getshdr(sym_scn, &dynsym) ||
+	    !(relocs = elf_getdata(rela_scn, NULL)) ||
+	    !(syms = elf_getdata(sym_scn, NULL)))
+		return 0;
+	if ((plt_scn = find_section(elf, ".plt.sec", &plt)))
+		first = plt.sh_addr;
+	else if ((plt_scn = find_section(elf, ".plt", &plt)))
+		first = plt.sh_addr + 16;
+	else
+		return 0;
+	n = rela.sh_size / rela.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+
+		if (gelf_getrela(relocs, (int)i, &r) &&
+		    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) &&
+		    (name = elf_strptr(elf, dynsym.sh_link, sym.st_name)))
+			size += strlen(name) + sizeof("@plt");
+	}
+	if (!size || !(t->text = malloc(size)))
+		return 0;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		GElf_Addr at = first + 16 * i + bias;
+
+		if (!gelf_getrela(relocs, (int)i, &r) ||
+		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(elf, dynsym.sh_link, sym.st_name)) ||
+		    first + 16 * (i + 1) > plt.sh_addr + plt.sh_size ||
+		    used + strlen(name) + sizeof("@plt") > size)
+			continue;
+		sprintf(t->text + used, "%s@plt", name);
+		if (symtab_push(t, cap, at, at + 16, t->text + used,
+				alias_rank(t->text + used, 1, STB_GLOBAL, 0)))
+			return -1;
+		used += strlen(t->text + used) + 1;
+	}
+	return 0;
+}
+
 /*
  * The function symbols of an ELF object, sorted, so each address costs
  * a binary search (dwfl_module_addrinfo scans the whole table), one name
  * per address (alias_rank); a sizeless symbol ends where the next begins.
+ * Symbols come from .symtab (of the debug file when there is one) or
+ * .dynsym, whose section indices are the main file's.
  */
-static struct symtab *load_elf_symbols(Dwfl_Module *mod)
+static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 {
+	GElf_Addr elf_bias;
+	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
 	struct symtab *t = calloc(1, sizeof(*t));
 	int n = dwfl_module_getsymtab(mod), k;
 	size_t cap = 0, i, kept = 0;
@@ -935,7 +1035,7 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 		    shndx == SHN_UNDEF || shndx == SHN_ABS ||
 		    shndx == (GElf_Word)-1 ||
 		    !(type == STT_FUNC || type == STT_GNU_IFUNC ||
-		      (type == STT_NOTYPE && sym.st_size)))
+		      (type == STT_NOTYPE && is_code_section(elf, shndx))))
 			continue;
 		rank = alias_rank(name, sym.st_size != 0, bind, (unsigned)k);
 		if (symtab_push(t, &cap, addr,
@@ -944,6 +1044,10 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod)
 			symtab_free(t);
 			return NULL;
 		}
+	}
+	if (plt_names && add_plt_symbols(t, &cap, elf, elf_bias)) {
+		symtab_free(t);
+		return NULL;
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
@@ -1004,7 +1108,9 @@ static int try_elf(struct object *obj, const char *path, int check_id,
 	if (!dwfl_module_getelf(obj->mod, &obj->bias))
 		obj->bias = 0;
 	obj->has_dwarf = dwfl_module_getdwarf(obj->mod, &(Dwarf_Addr){ 0 }) != NULL;
-	obj->tab = load_elf_symbols(obj->mod);
+	/* pprof names a PLT stub after the symbol before it (_init) */
+	obj->tab = load_elf_symbols(obj->mod,
+				    s->o.demangle != PK_DEMANGLE_SIMPLE);
 	obj->path = strdup(path);
 	obj->kind = OBJ_ELF;
 	return 0;
@@ -1072,7 +1178,7 @@ static void open_elf(struct object *obj, const char *file)
 		return;
 debug_only:
 	if (strlen(bid) > 2 && strlen(bid) < 128) {
-		if (!try_elf3(obj, "/usr/lib/debug", sub, ".debug", &tried) ||
+		if (!try_elf3(obj, s->system_debug, sub, ".debug", &tried) ||
 		    (s->home_debug &&
 		     !try_elf3(obj, s->home_debug, sub, "/debug", &tried)))
 			return;
@@ -1180,7 +1286,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		fd = open_debug_candidate(obj, join(dir, ".debug/", link),
 					  file_name, debuginfo_file_name);
 	if (fd < 0 && dir[0] == '/') {
-		char *sys = join("/usr/lib/debug", dir, NULL);
+		char *sys = join(obj->s->system_debug, dir, NULL);
 
 		if (sys)
 			fd = open_debug_candidate(obj, join(sys, link, NULL),
@@ -1368,9 +1474,11 @@ static struct object *object_get(struct pk_symbolizer *s, const char *file,
  * A runtime address in the object's own terms. For an ELF shared object
  * or PIE the address becomes a file offset through the mapping, then a
  * link-time address through the load segment holding that offset (as
- * perf and pprof do: vaddr and offset may differ by any amount). ET_EXEC
- * files, the kernel and JIT maps use absolute addresses, and a mapping
- * with no range (start = limit = 0) already holds file addresses.
+ * perf and pprof do: vaddr and offset may differ by any amount). So do
+ * executables (ET_EXEC): node maps its own file a second time for V8's
+ * builtins, away from the link-time addresses. The kernel and JIT maps
+ * use absolute addresses, and a mapping with no range (start = limit =
+ * 0) already holds file addresses.
  */
 static uint64_t object_address(const struct object *obj,
 			       const struct pk_mapping *m, uint64_t addr)
@@ -1378,8 +1486,7 @@ static uint64_t object_address(const struct object *obj,
 	uint64_t fileoff;
 	size_t i;
 
-	if (obj->kind != OBJ_ELF || obj->e_type == ET_EXEC ||
-	    (m->start == 0 && m->limit == 0))
+	if (obj->kind != OBJ_ELF || (m->start == 0 && m->limit == 0))
 		return addr;
 	fileoff = addr - m->start + m->offset;
 	for (i = 0; !obj->debug_only && i < obj->nsegs; i++) {
@@ -1390,10 +1497,11 @@ static uint64_t object_address(const struct object *obj,
 	}
 	/*
 	 * No segment holds it, or a separate debug file's offsets are made
-	 * up: assume the file is laid out as linkers do, offset 0 at the
-	 * first segment's page.
+	 * up: an executable's address is its own, and anything else is
+	 * taken as laid out as linkers do, offset 0 at the first segment's
+	 * page.
 	 */
-	return fileoff + obj->link_base;
+	return obj->e_type == ET_EXEC ? addr : fileoff + obj->link_base;
 }
 
 struct frame {
@@ -1562,9 +1670,11 @@ static void frame_from_die(struct object *obj, struct frame *f,
 
 static void frame_from_symbol(struct frame *f, const char *sym)
 {
-	/* mangled, or versioned ("memcpy@@GLIBC_2.14"): display_name decides */
-	if (starts_with(sym, "_Z") || starts_with(sym, "_R") ||
-	    (sym[0] && strchr(sym + 1, '@'))) {
+	/* mangled, or versioned ("memcpy@@GLIBC_2.14"): display_name
+	 * decides; "_Znam@plt" stays as perf shows it */
+	if (!ends_with(sym, "@plt") &&
+	    (starts_with(sym, "_Z") || starts_with(sym, "_R") ||
+	     (sym[0] && strchr(sym + 1, '@')))) {
 		f->linkage = sym;
 		f->name = NULL;
 	} else {
@@ -1774,6 +1884,10 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 		nchain = inline_chain(&fn->die, addr - obj->dwbias, chain);
 	else if (obj->has_dwarf)
 		nchain = scopes_chain(obj->mod, addr, chain);
+	if (nchain > 1 && obj->s->o.no_inline) {
+		chain[0] = chain[nchain - 1];	/* the concrete function */
+		nchain = 1;
+	}
 	if (nchain && dwarf_diecu(&chain[0], &cu, NULL, NULL)) {
 		cplusplus = is_cplusplus(&cu);
 		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
@@ -2132,7 +2246,7 @@ static int add_dirs(struct pk_symbolizer *s, const char *list, size_t *cap)
 /* libdwfl's path: the usual ":.debug:/usr/lib/debug", then ours. */
 static char *make_debuginfo_path(const struct pk_symbolizer *s)
 {
-	size_t len = sizeof(":.debug:/usr/lib/debug"), i;
+	size_t len = sizeof(":.debug:") + strlen(s->system_debug), i;
 	char *path;
 
 	for (i = 0; i < s->ndirs; i++)
@@ -2140,7 +2254,8 @@ static char *make_debuginfo_path(const struct pk_symbolizer *s)
 	path = malloc(len);
 	if (!path)
 		return NULL;
-	strcpy(path, ":.debug:/usr/lib/debug");
+	strcpy(path, ":.debug:");
+	strcat(path, s->system_debug);
 	for (i = 0; i < s->ndirs; i++) {
 		strcat(path, ":");
 		strcat(path, s->dirs[i]);
@@ -2183,6 +2298,9 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
 	if (home && *home && !(s->home_debug = join(home, "/.debug", NULL)))
 		failed = 1;
+	s->system_debug = join(s->symfs ? s->symfs : "", "/usr/lib/debug", NULL);
+	if (!s->system_debug)
+		failed = 1;
 	if (failed || add_dirs(s, o ? o->symbol_path : NULL, &dirs_cap) ||
 	    add_dirs(s, getenv("PROFKIT_SYMBOL_PATH"), &dirs_cap) ||
 	    !(s->debuginfo_path = make_debuginfo_path(s))) {
@@ -2215,6 +2333,7 @@ void pk_symbolizer_free(struct pk_symbolizer *s)
 	free(s->dirs);
 	free(s->binary);
 	free(s->symfs);
+	free(s->system_debug);
 	free(s->kallsyms);
 	free(s->home_debug);
 	free(s->debuginfo_path);

@@ -22,9 +22,13 @@
 #include "formats.h"
 #include "internal.h"
 
-/* A sample that stands for many (an aggregated profile) prints this
- * many times at most. */
-#define MAX_REPEAT 1000000
+/*
+ * A sample that stands for many (an aggregated profile: folded, pprof,
+ * heap profiles) prints once per count while the whole output stays
+ * under this many samples beyond one per sample of the model, then
+ * once: a few bytes of input must not become gigabytes of text.
+ */
+#define REPEAT_BUDGET 1000000
 
 struct script {
 	const struct pk_profile *p;
@@ -142,11 +146,11 @@ static int print_sample(struct script *s, const struct pk_sample *sample,
 	return rc ? rc : pk_output_putc(s->out, '\n');
 }
 
-/* Each sample once per count in each event's count column. */
+/* Each sample once per count in each event's count column (budget). */
 static int print_samples(struct pk_context *ctx, struct script *s)
 {
 	size_t ntypes = pk_profile_sample_type_count(s->p), n, i, t;
-	int64_t k;
+	int64_t k, repeats, budget = REPEAT_BUDGET;
 	int rc = 0;
 
 	n = pk_profile_sample_count(s->p);
@@ -162,11 +166,16 @@ static int print_samples(struct pk_context *ctx, struct script *s)
 			if (vt->kind != PK_VALUE_COUNT || values[t] <= 0)
 				continue;
 			event = pk_profile_string(s->p, vt->event);
-			if (values[t] > MAX_REPEAT)
-				pk_warn(ctx, "a sample counted %lld times is "
-					"printed %d times", (long long)values[t],
-					MAX_REPEAT);
-			for (k = 0; k < values[t] && k < MAX_REPEAT && !rc; k++)
+			repeats = values[t] - 1 <= budget ? values[t] : 1;
+			if (repeats < values[t] && budget >= 0) {
+				pk_warn(ctx, "past %d repeats of samples that "
+					"stand for many, each prints once",
+					REPEAT_BUDGET);
+				budget = -1;
+			}
+			if (budget >= 0)
+				budget -= repeats - 1;
+			for (k = 0; k < repeats && !rc; k++)
 				rc = print_sample(s, sample, event);
 		}
 	}

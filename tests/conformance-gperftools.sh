@@ -63,12 +63,7 @@ for input in "$dir"/*; do
 			{ fail "$base: samples as pprof parses them" "$(cat "$tmpdir/err")"; continue; }
 		sample_addresses "$input.string" >"$tmpdir/want"
 		sample_addresses "$tmpdir/ours" >"$tmpdir/got"
-		if [ -s "$tmpdir/want" ] && cmp -s "$tmpdir/want" "$tmpdir/got"; then
-			pass "$base: samples as pprof parses them"
-		else
-			fail "$base: samples as pprof parses them"
-			diff "$tmpdir/want" "$tmpdir/got" | head -10 | sed 's/^/# /'
-		fi
+		same_output "$base: samples as pprof parses them" "$tmpdir/want" "$tmpdir/got"
 	fi
 done
 

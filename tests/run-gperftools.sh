@@ -42,12 +42,7 @@ for prof in alloc-threads.cpu alloc-threads.heap cxx-threads.cpu cxx-threads.hea
 	profkit-convert -q --binary="$bin" --to=pprof -o "$tmpdir/ours.pb.gz" "$d/$prof" &&
 		"$pprof" -top -nodecount=8 "$tmpdir/ours.pb.gz" 2>/dev/null |
 		sed 's/__memmove_avx/__memcpy_avx/' >"$tmpdir/ours"
-	if [ -s "$tmpdir/theirs" ] && cmp -s "$tmpdir/theirs" "$tmpdir/ours"; then
-		pass "$name"
-	else
-		fail "$name"
-		diff "$tmpdir/theirs" "$tmpdir/ours" | diag_file /dev/stdin
-	fi
+	same_output "$name" "$tmpdir/theirs" "$tmpdir/ours"
 done
 
 # --- end to end ---
@@ -61,6 +56,16 @@ testrun_compare "CPU profile from a pipe" "$tmpdir/full" \
 gzip -c "$d/c-fp.cpu" >"$tmpdir/c-fp.cpu.gz"
 testrun_compare "gzipped CPU profile" "$tmpdir/full" \
 	profkit-convert --no-symbolize --to=folded "$tmpdir/c-fp.cpu.gz"
+
+# perf script text repeats a sample per count, within a budget: 8 kB of
+# heap profile must not become 500 MB of text
+profkit-convert --no-symbolize --to=perf-script "$d/cxx-threads.heap" 2>"$tmpdir/err" |
+	grep -c ' 0\.000000: ' >"$tmpdir/count"
+if [ "$(cat "$tmpdir/count")" -le 1100000 ] && grep -q "each prints once" "$tmpdir/err"; then
+	pass "perf-script output of a heap profile is bounded"
+else
+	fail "perf-script output of a heap profile is bounded ($(cat "$tmpdir/count") samples)"
+fi
 
 # --- damaged CPU profiles ---
 # the first bytes of a file (POSIX: no head -c)

@@ -74,6 +74,17 @@ testrun_compare() {
 	fi
 }
 
+# same_output NAME THEIRS OURS: two outputs made by the test must be
+# equal, and the reference one not empty
+same_output() {
+	if [ -s "$2" ] && cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1"
+		diff "$2" "$3" | diag_file /dev/stdin
+	fi
+}
+
 # testrun_status NAME WANT-STATUS STDERR-PATTERN COMMAND...: the command
 # must exit WANT-STATUS with a line matching the pattern on stderr.
 testrun_status() {

@@ -135,6 +135,9 @@ void pk_options_init(struct pk_options *opts);
 enum pk_reader_flags {
 	/* Its users read it with pprof: name functions as pprof does. */
 	PK_READER_PPROF_NAMES = 1 << 0,
+	/* Its users read it with perf script, which shows no inlined
+	 * functions in frame-pointer callchains. */
+	PK_READER_NO_INLINE = 1 << 1,
 };
 
 struct pk_reader {

@@ -49,6 +49,9 @@ struct pk_symbolize_options {
 	/* Let libdwfl ask the debuginfod servers in $DEBUGINFOD_URLS for
 	 * missing debug info. Off by default: it may download a lot. */
 	unsigned debuginfod : 1;
+	/* One frame per address, the function holding it, without the
+	 * functions inlined there: perf script's frame-pointer callchains. */
+	unsigned no_inline : 1;
 	enum pk_demangle demangle;
 };
 

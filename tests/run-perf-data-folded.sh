@@ -1,0 +1,69 @@
+#!/bin/sh
+# perf.data straight to folded stacks, symbolized, against what users get
+# today from `perf script | stackcollapse-perf.pl`. The recordings
+# (testdata/README.md) were made here; their binaries are in
+# testdata/bin. Symbols come from a root (--symfs, as perf has it) that
+# holds only those binaries, node's JIT map and a copy of the recording
+# kernel's kallsyms cut to the symbols the samples hit, so system
+# libraries show as [libc.so.6] on every machine. X.folded is
+#
+#   HOME=empty perf script --symfs=ROOT --kallsyms=K -i X | stackcollapse-perf.pl
+#
+# except where doc/formats.md lists the perl script's faults (threads,
+# tp-prog: comms; cxx-fp: a name cut at "(").
+#
+# Where perf itself runs, the same pipeline runs live with the system's
+# libraries in the root too, and must agree with profkit-convert.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+d=testdata/perf-data
+bin=$(pwd)/testdata/bin
+recordings="c-fp threads multi pipe tp-prog cxx-fp stripped zstd-sym node"
+
+# the root: each recorded path -> the file here
+root=$tmpdir/root
+link() { mkdir -p "$root$(dirname "$2")" && ln -s "$1" "$root$2"; }
+for b in c-fp threads multi sleeper; do link "$bin/$b" /tmp/rec/$b; done
+link "$bin/c-fp" /tmp/rec2/c-fp
+link "$bin/cxx-threads" /tmp/rec2/cxx-threads
+link "$bin/c-fp-stripped" /tmp/rec2/c-fp-stripped
+link "$(pwd)/$d/perf-1262.map" /tmp/perf-1262.map
+mkdir "$tmpdir/home"	# no ~/.debug build-id cache: the root only
+
+folded() { HOME=$tmpdir/home profkit-convert -q --symfs="$root" --kallsyms=$d/kallsyms --to=folded "$@"; }
+
+zstd=yes
+profkit-convert -q --no-symbolize --to=folded $d/zstd-sym.perf.data >/dev/null 2>&1 || zstd=
+for name in $recordings; do
+	if [ $name = zstd-sym ] && [ -z "$zstd" ]; then
+		skip "$name: as perf script | stackcollapse-perf.pl" "built without libzstd"
+		continue
+	fi
+	testrun_compare "$name: as perf script | stackcollapse-perf.pl" \
+		$d/$name.folded folded $d/$name.perf.data
+done
+testrun_compare "multi: the second event" $d/multi.cpu-clock.folded \
+	folded --event=cpu-clock $d/multi.perf.data
+testrun_compare "tp-prog: the tracepoint" $d/tp-prog.sched_switch.folded \
+	folded --event=sched:sched_switch $d/tp-prog.perf.data
+testrun_compare "--inline: inlined functions as frames" $d/cxx-fp.inline.folded \
+	folded --inline $d/cxx-fp.perf.data
+
+# live, with the system's libraries, where perf runs
+for lib in /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+	/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 /usr/bin/node /usr/lib/debug; do
+	[ -e "$lib" ] && link "$lib" "$lib"
+done
+if ! perf script --help >/dev/null 2>&1 && ! command -v perf >/dev/null; then
+	for name in $recordings; do skip "$name: live perf script agrees" "no perf"; done
+else
+	for name in $recordings; do
+		[ $name = zstd-sym ] && [ -z "$zstd" ] && { skip "$name: live perf script agrees" "no libzstd"; continue; }
+		HOME=$tmpdir/home perf script --symfs="$root" --kallsyms=$d/kallsyms -i $d/$name.perf.data \
+			2>/dev/null | profkit-convert -q --to=folded >"$tmpdir/theirs"
+		folded $d/$name.perf.data >"$tmpdir/ours"
+		same_output "$name: live perf script agrees" "$tmpdir/theirs" "$tmpdir/ours"
+	done
+fi
+
+plan $tap_n
+finish
