@@ -774,8 +774,24 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	r.key_comm = pk_profile_intern_cstr(p, "comm");
 	r.key_cpu = pk_profile_intern_cstr(p, "cpu");
 	r.str_inlined = pk_profile_intern_cstr(p, "inlined");
-	while (!rc && (line = pk_input_line(in, &len)))
+	for (;;) {
+		uint64_t start = pk_input_offset(in);
+
+		if (rc || !(line = pk_input_line(in, &len)))
+			break;
+		if (pk_input_offset(in) - start == len && len) {
+			/* perf ends every line: the last sample was cut off */
+			pk_warn(ctx, "%s: line %llu: the file ends mid-line "
+				"(truncated file?); dropping its last sample",
+				pk_input_name(in),
+				(unsigned long long)pk_input_lineno(in));
+			r.rec.active = 0;
+			r.nframes = 0;
+			r.npending = 0;
+			break;
+		}
 		rc = handle_line(&r, line, len);
+	}
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
 	if (!rc)

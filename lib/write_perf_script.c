@@ -28,7 +28,7 @@
  * under this many samples beyond one per sample of the model, then
  * once: a few bytes of input must not become gigabytes of text.
  */
-#define REPEAT_BUDGET 1000000
+#define REPEAT_BUDGET 100000
 
 struct script {
 	const struct pk_profile *p;

@@ -8,8 +8,10 @@
 
 inputs="testdata/perf-script/c-fp.txt testdata/perf-script/cxx-dwarf.txt
 	testdata/perf-script/c-fp.folded testdata/folded/diff.folded"
-for f in testdata/perf-data/c-fp.perf.data testdata/gperftools/*.prof testdata/gperftools/*.heap \
-	testdata/pprof/*.pb.gz; do
+for f in testdata/perf-data/c-fp.perf.data testdata/perf-data/pipe.perf.data \
+	testdata/perf-data/zstd-sym.perf.data testdata/gperftools/*.cpu testdata/gperftools/*.heap \
+	testdata/gperftools/app.growth testdata/gperftools/app.threads \
+	testdata/gperftools/server.contention testdata/pprof/*.pb*; do
 	[ -f "$f" ] && inputs="$inputs $f"
 done
 
@@ -40,7 +42,7 @@ from_of() {
 	*) echo "--from=auto" ;;
 	esac
 }
-plan $(( $(echo $cases | wc -w) + 1 ))
+plan $(( $(echo $cases | wc -w) + $(echo $inputs | wc -w) + 1 ))
 
 for f in $cases; do
 	rm -f "$tmpdir/out.pb.gz"
@@ -59,6 +61,24 @@ for f in $cases; do
 	124) fail "$name: still running after 10 s" ;;
 	*) fail "$name: exit $status"; diag_file "$tmpdir/err" ;;
 	esac
+done
+
+# cut mid-line or mid-record: what is whole converts (exit 0, a warning)
+# or nothing does (exit 1); with --strict it is always exit 1, no output
+for f in $inputs; do
+	cut=$(( $(wc -c <"$f") / 2 ))
+	head -c "$cut" "$f" >"$tmpdir/half"
+	[ "$(tail -c 1 "$tmpdir/half" | od -An -tu1 | tr -d ' ')" = 10 ] &&
+		head -c $((cut + 1)) "$f" >"$tmpdir/half"
+	rm -f "$tmpdir/out.pb.gz"
+	timeout 10 profkit-convert --strict --to=pprof -o "$tmpdir/out.pb.gz" "$tmpdir/half" 2>"$tmpdir/err"
+	status=$?
+	if [ $status -eq 1 ] && [ -s "$tmpdir/err" ] && [ ! -e "$tmpdir/out.pb.gz" ]; then
+		pass "$(basename "$f") cut in half, --strict: exit 1"
+	else
+		fail "$(basename "$f") cut in half, --strict: exit $status"
+		diag_file "$tmpdir/err"
+	fi
 done
 
 # the same inputs through every other writer, to stdout

@@ -61,7 +61,7 @@ testrun_compare "gzipped CPU profile" "$tmpdir/full" \
 # heap profile must not become 500 MB of text
 profkit-convert --no-symbolize --to=perf-script "$d/cxx-threads.heap" 2>"$tmpdir/err" |
 	grep -c ' 0\.000000: ' >"$tmpdir/count"
-if [ "$(cat "$tmpdir/count")" -le 1100000 ] && grep -q "each prints once" "$tmpdir/err"; then
+if [ "$(cat "$tmpdir/count")" -le 200000 ] && grep -q "each prints once" "$tmpdir/err"; then
 	pass "perf-script output of a heap profile is bounded"
 else
 	fail "perf-script output of a heap profile is bounded ($(cat "$tmpdir/count") samples)"
