@@ -8,7 +8,8 @@
 #
 # Needs node, chromium ($CHROMIUM, else chromium on PATH) and the speedscope
 # npm package (in $NODE_PATH, ./node_modules or /tmp/ref/node_modules);
-# without one it prints one line and succeeds.
+# without one it prints one line and succeeds, or fails when
+# PROFKIT_REQUIRE_BROWSER=1 (CI, which installs them).
 set -u
 build=${1:?usage: check-browser.sh BUILD-DIR}
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +17,10 @@ input=$top_srcdir/testdata/perf-script/c-fp.txt
 hot=hot_loop	# 74% of c-fp's samples
 
 skip() {
+	if [ "${PROFKIT_REQUIRE_BROWSER:-0}" = 1 ]; then
+		echo "check-browser: FAILED: $* (PROFKIT_REQUIRE_BROWSER=1)"
+		exit 1
+	fi
 	echo "check-browser: skipped: $*"
 	exit 0
 }
