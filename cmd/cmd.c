@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <profkit/symbolize.h>
 
@@ -56,6 +58,50 @@ static void print_warning(void *data, const char *message)
 	fprintf(stderr, "%s: warning: %s\n", command_name, message);
 }
 
+static double seconds_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * "reading perf.data: 412 / 1024 MB, 310 MB/s, 2 s left" on the last
+ * line of the terminal, from the second second on, a few times a second;
+ * erased when the work ends.
+ */
+static void print_progress(void *data, const char *what, uint64_t done,
+			   uint64_t total)
+{
+	static double start, last;
+	static int shown;
+	double now = seconds_now(), rate;
+
+	(void)data;
+	if (!what || (total && done >= total)) {
+		if (shown)
+			fputs("\r\033[K", stderr);
+		shown = 0;
+		start = 0;
+		return;
+	}
+	if (!start)
+		start = last = now;
+	if (now - start < 1 || now - last < 0.25)
+		return;
+	last = now;
+	rate = (double)done / (now - start) / 1e6;
+	fprintf(stderr, "\r\033[K%s: %s: %.0f", cmd_name(), what, (double)done / 1e6);
+	if (total)
+		fprintf(stderr, " / %.0f MB, %.0f MB/s, %.0f s left",
+			(double)total / 1e6, rate,
+			rate > 0 ? (double)(total - done) / 1e6 / rate : 0.0);
+	else
+		fprintf(stderr, " MB, %.0f MB/s", rate);
+	shown = 1;
+}
+
 struct pk_context *cmd_context(int quiet)
 {
 	struct pk_context *ctx = pk_context_new();
@@ -66,6 +112,9 @@ struct pk_context *cmd_context(int quiet)
 	}
 	if (!quiet)
 		pk_context_set_warn(ctx, print_warning, NULL);
+	/* progress only for a person watching: a terminal, not -q */
+	if (!quiet && isatty(STDERR_FILENO))
+		pk_context_set_progress(ctx, print_progress, NULL);
 	return ctx;
 }
 

@@ -167,6 +167,22 @@ static char *batch_output(const char *dir, const char *input,
 	return path;
 }
 
+/* The index of an input before i whose output is the same file, or -1. */
+static int same_output_as(int argc, char **argv, int i)
+{
+	const char *a = strrchr(argv[i], '/');
+	int j;
+
+	a = a ? a + 1 : argv[i];
+	for (j = 0; j < i && j < argc; j++) {
+		const char *b = strrchr(argv[j], '/');
+
+		if (strcmp(a, b ? b + 1 : argv[j]) == 0)
+			return j;
+	}
+	return -1;
+}
+
 /* Wait for one child; count it when it failed. */
 static void reap(int *running, int *failed)
 {
@@ -192,6 +208,19 @@ static int convert_batch(const struct pk_writer *writer, int argc, char **argv)
 	if (!argc) {
 		cmd_error("-O needs input FILEs");
 		return 2;
+	}
+	/* names come from base names: refuse before writing anything */
+	for (i = 1; i < argc; i++) {
+		int j = same_output_as(argc, argv, i);
+
+		if (j >= 0) {
+			cmd_error("'%s' and '%s' would both write %s/%s%s: "
+				  "convert them in separate runs",
+				  argv[j], argv[i], out_dir,
+				  strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i],
+				  writer->extension);
+			return 2;
+		}
 	}
 	if (mkdir(out_dir, 0777) < 0 && errno != EEXIST) {
 		cmd_error("cannot create '%s': %s", out_dir, strerror(errno));

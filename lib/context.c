@@ -92,6 +92,20 @@ void pk_warn(struct pk_context *ctx, const char *fmt, ...)
 	ctx->warn(ctx->warn_data, buf);
 }
 
+void pk_context_set_progress(struct pk_context *ctx, pk_progress_fn fn,
+			     void *data)
+{
+	ctx->progress = fn;
+	ctx->progress_data = data;
+}
+
+void pk_progress(struct pk_context *ctx, const char *what, uint64_t done,
+		 uint64_t total)
+{
+	if (ctx->progress)
+		ctx->progress(ctx->progress_data, what, done, total);
+}
+
 unsigned long pk_warning_count(const struct pk_context *ctx)
 {
 	return ctx->warnings;

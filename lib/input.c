@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,7 +38,12 @@ struct pk_input {
 	uint64_t base;		/* stream offset of buf[0] */
 	int eof, failed;
 	uint64_t lineno;
+
+	uint64_t raw_done, progress_next;	/* file bytes read, next report */
+	char *progress_what;	/* "reading NAME" */
 };
+
+#define PROGRESS_STEP (1u << 20)
 
 static ssize_t raw_read(struct pk_input *in, void *dst, size_t n)
 {
@@ -58,6 +64,12 @@ static ssize_t raw_read(struct pk_input *in, void *dst, size_t n)
 	if (got < 0)
 		return pk_error_set(in->ctx, PK_EIO, "%s: read failed: %s",
 				    in->name, strerror(errno));
+	in->raw_done += (uint64_t)got;
+	if (in->raw_done >= in->progress_next && in->progress_what) {
+		in->progress_next = in->raw_done + PROGRESS_STEP;
+		pk_progress(in->ctx, in->progress_what, in->raw_done,
+			    in->file_size > 0 ? (uint64_t)in->file_size : 0);
+	}
 	return got;
 }
 
@@ -227,6 +239,10 @@ int pk_input_open(struct pk_context *ctx, const char *path,
 		pk_input_close(in);
 		return rc;
 	}
+	in->progress_what = malloc(strlen(in->name) + sizeof("reading "));
+	if (in->progress_what)	/* no progress without memory: no harm */
+		sprintf(in->progress_what, "reading %s", in->name);
+	in->progress_next = PROGRESS_STEP;
 	rc = start_gzip_if_needed(in);
 	if (rc) {
 		pk_input_close(in);
@@ -260,6 +276,9 @@ void pk_input_close(struct pk_input *in)
 {
 	if (!in)
 		return;
+	if (in->progress_what && in->raw_done >= PROGRESS_STEP)
+		pk_progress(in->ctx, NULL, in->raw_done, in->raw_done);
+	free(in->progress_what);
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
 	if (in->zbuf)

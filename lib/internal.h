@@ -15,6 +15,8 @@ struct pk_context {
 	struct pk_error error;
 	pk_warn_fn warn;
 	void *warn_data;
+	pk_progress_fn progress;
+	void *progress_data;
 	unsigned long warnings;
 	uint64_t max_memory;
 	int strict;

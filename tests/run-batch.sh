@@ -2,7 +2,7 @@
 # Batch conversion as CI jobs do it: -O DIR, -j, --keep-going.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
-plan 6
+plan 7
 mkdir "$tmpdir/in"
 cp $d/c-fp.txt $d/multi.txt $d/c-fp.folded "$tmpdir/in/"
 head -c 5000 /dev/urandom >"$tmpdir/in/broken.bin"
@@ -26,4 +26,9 @@ profkit-convert -q --to=folded -O "$tmpdir/batch" "$tmpdir/in/broken.bin" "$tmpd
 	pass "without --keep-going the batch stops at the first failure" || fail "batch did not stop"
 testrun_status "-o and -O together" 2 "exclude each other" \
 	profkit-convert --to=folded -o x -O y $d/c-fp.txt
+mkdir -p "$tmpdir/a" "$tmpdir/b"
+cp $d/c-fp.txt "$tmpdir/a/p.txt" && cp $d/c-fp.txt "$tmpdir/b/p.txt"
+testrun_status "two inputs with one base name: refused, not overwritten" 2 \
+	"would both write .*/p.txt.folded" \
+	profkit-convert --to=folded -O "$tmpdir/same" "$tmpdir/a/p.txt" "$tmpdir/b/p.txt"
 finish

@@ -40,6 +40,17 @@ struct pk_context *pk_context_new(void);
 void pk_context_free(struct pk_context *ctx);
 
 void pk_context_set_warn(struct pk_context *ctx, pk_warn_fn fn, void *data);
+/*
+ * Progress of long work: what ("reading FILE"), done of total units
+ * (bytes; total 0 when unknown), about every MiB; done == total, or
+ * what NULL, when it ends. Commands draw it on a terminal.
+ */
+typedef void (*pk_progress_fn)(void *data, const char *what, uint64_t done,
+			       uint64_t total);
+void pk_context_set_progress(struct pk_context *ctx, pk_progress_fn fn,
+			     void *data);
+void pk_progress(struct pk_context *ctx, const char *what, uint64_t done,
+		 uint64_t total);
 /* Upper bound for memory driven by sizes read from inputs, in bytes. */
 void pk_context_set_max_memory(struct pk_context *ctx, uint64_t bytes);
 uint64_t pk_context_max_memory(const struct pk_context *ctx);
