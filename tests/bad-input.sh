@@ -84,7 +84,7 @@ done
 # the same inputs through every other writer, to stdout
 plan_writers=0
 for f in $cases; do
-	for to in folded speedscope callgrind dot flamegraph gprof2dot; do
+	for to in folded perf-script speedscope callgrind dot flamegraph gprof2dot; do
 		timeout 10 profkit-convert -q $(from_of "$f") --to=$to "$f" >/dev/null 2>"$tmpdir/err2"
 		s=$?
 		[ $s -le 1 ] && continue
