@@ -158,8 +158,8 @@ int main(int argc, char **argv)
 		cmd_error("give two profiles: BASE and NEW");
 		return 2;
 	}
-	if (value)
-		opts.value = strcmp(value, "samples") == 0 ? PK_VALUE_SAMPLES : PK_VALUE_PERIOD;
+	if (cmd_parse_value(value, &opts))
+		return 2;
 	if ((to && !(writer = cmd_writer(to))) || !(ctx = cmd_context(quiet)))
 		return 2;
 	rc = cmd_read_profile(ctx, argv[0], from, 0, &opts, &base, NULL);

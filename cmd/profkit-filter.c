@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 		cmd_error("give one input FILE (merge several with profkit-merge first)");
 		return 2;
 	}
-	if (value)
-		opts.value = strcmp(value, "samples") == 0 ? PK_VALUE_SAMPLES : PK_VALUE_PERIOD;
+	if (cmd_parse_value(value, &opts))
+		return 2;
 	if (parse_filter_numbers() || !(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
 		return 2;
 	/* time tests need every sample with its own time */

@@ -5,7 +5,7 @@
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
 e=testdata/commands
-plan 17
+plan 19
 
 testrun_compare "info names every event with its count" $e/multi.info \
 	profkit-info $d/multi.txt
@@ -56,4 +56,8 @@ testrun_compare "profkit convert runs profkit-convert" $d/c-fp.folded \
 	profkit convert --to=folded $d/c-fp.txt
 testrun_status "profkit with an unknown command" 2 "'frobnicate' is not a profkit command" \
 	profkit frobnicate
+testrun_status "diff --value takes samples or period only" 2 "expected 'samples' or 'period'" \
+	profkit-diff --value=bogus $d/c-fp.txt $d/c-fp.txt
+testrun_status "filter --value takes samples or period only" 2 "expected 'samples' or 'period'" \
+	profkit-filter --value=bogus $d/c-fp.txt
 finish
