@@ -2,7 +2,9 @@
 # Speed of the perf.data reader: records a ~30 MB perf.data of a CPU-bound
 # program (testdata/src/c-fp.c, frame pointers, perf record -F 20000 -g
 # -e cpu-clock) and times profkit-convert against perf script printing the
-# same fields, then prints the ratios. Needs perf and a C compiler, and
+# same fields, and folded output against perf script with its symbols
+# (and piped through stackcollapse-perf.pl when that is at hand), then
+# prints the ratios. Needs perf and a C compiler, and
 # perf_event_paranoid <= 2 (user-space profiling).
 #
 #   bench/perf-data.sh [ITERATIONS]       (run from a built tree; the
@@ -42,12 +44,26 @@ report "profkit-convert --to=perf-script" "$1" "$2"
 set -- $(measure "$tmp/ours.folded" "$convert" -q --to=folded "$tmp/perf.data")
 fold_s=$1
 report "profkit-convert --to=folded" "$1" "$2"
-echo "perf script / profkit --to=perf-script: $(ratio "$perf_s" "$ps_s")x"
-echo "perf script / profkit --to=folded:      $(ratio "$perf_s" "$fold_s")x"
+# folded as users make it today: perf script with symbols, then the perl
+# collapser (FlameGraph's stackcollapse-perf.pl: $STACKCOLLAPSE or on PATH)
+set -- $(measure "$tmp/perf-sym.txt" perf script -i "$tmp/perf.data")
+sym_s=$1
+report "perf script (symbols)" "$1" "$2"
+echo "perf script -F $fields / profkit --to=perf-script: $(ratio "$perf_s" "$ps_s")x"
+echo "perf script (symbols) / profkit --to=folded:      $(ratio "$sym_s" "$fold_s")x"
+collapse=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+if [ -n "$collapse" ]; then
+	set -- $(measure "$tmp/theirs.folded" perl "$collapse" "$tmp/perf-sym.txt")
+	pipe_s=$(echo "$sym_s + $1" | bc)
+	echo "perf script | stackcollapse-perf.pl:              $pipe_s s, $(ratio "$pipe_s" "$fold_s")x profkit's time"
+	cmp -s "$tmp/theirs.folded" "$tmp/ours.folded" && echo "folded outputs identical" ||
+		{ echo "folded outputs differ (doc/formats.md lists the perl script's faults):"
+		  diff "$tmp/theirs.folded" "$tmp/ours.folded" | cut -c1-160 | head -6; }
+fi
 if "$convert" --list-formats | grep -q '^  pprof '; then
 	set -- $(measure "$tmp/ours.pb.gz" "$convert" -q --to=pprof "$tmp/perf.data")
 	report "profkit-convert --to=pprof" "$1" "$2"
-	echo "perf script / profkit --to=pprof:       $(ratio "$perf_s" "$1")x"
+	echo "perf script (symbols) / profkit --to=pprof:       $(ratio "$sym_s" "$1")x"
 else
 	echo "pprof: not registered in this build"
 fi
