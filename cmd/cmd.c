@@ -147,6 +147,7 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	else if (reader->flags & PK_READER_PPROF_NAMES)
 		so.demangle = PK_DEMANGLE_SIMPLE;
 	so.no_inline = !cmd_inline && (reader->flags & PK_READER_NO_INLINE);
+	so.names_only = opts->names_only;
 	s = pk_symbolizer_new(ctx, &so);
 	if (!s)
 		return pk_context_error(ctx)->code;
@@ -299,6 +300,7 @@ int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
 		const char *out_path, const struct cmd_robustness *r)
 {
 	struct pk_context *ctx = cmd_context(r->quiet);
+	struct pk_options read_opts = *opts;
 	struct pk_profile *p;
 	int rc;
 
@@ -307,8 +309,9 @@ int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
 	pk_context_set_strict(ctx, r->strict);
 	if (r->max_memory > 0)
 		pk_context_set_max_memory(ctx, (uint64_t)r->max_memory);
+	read_opts.names_only = writer->names_only;
 	p = pk_profile_new(writer->flags);
-	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, opts) :
+	rc = p ? cmd_read_inputs(ctx, argc, argv, from, p, &read_opts) :
 		pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	if (!rc && r->strict && pk_warning_count(ctx))
 		rc = pk_error_set(ctx, PK_EINPUT,

@@ -83,7 +83,7 @@ struct object {
 	int e_type;
 	int debug_only;		/* a separate debug file: offsets unusable */
 	uint64_t link_base;	/* the first segment's page-aligned vaddr */
-	int has_dwarf;
+	int has_dwarf;		/* -1: not looked at yet (object_has_dwarf) */
 	struct fn_range *fns;	/* concrete functions by address */
 	size_t nfns;
 	int fns_built;
@@ -1107,7 +1107,7 @@ static int try_elf(struct object *obj, const char *path, int check_id,
 	*userdata = obj;
 	if (!dwfl_module_getelf(obj->mod, &obj->bias))
 		obj->bias = 0;
-	obj->has_dwarf = dwfl_module_getdwarf(obj->mod, &(Dwarf_Addr){ 0 }) != NULL;
+	obj->has_dwarf = -1;	/* loaded when an address needs it */
 	/* pprof names a PLT stub after the symbol before it (_init) */
 	obj->tab = load_elf_symbols(obj->mod,
 				    s->o.demangle != PK_DEMANGLE_SIMPLE);
@@ -1855,6 +1855,15 @@ static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
 	return n;
 }
 
+/* Whether the object has DWARF, reading it the first time it is asked. */
+static int object_has_dwarf(struct object *obj)
+{
+	if (obj->has_dwarf < 0)
+		obj->has_dwarf = dwfl_module_getdwarf(obj->mod,
+						      &(Dwarf_Addr){ 0 }) != NULL;
+	return obj->has_dwarf;
+}
+
 /*
  * The frames at a file address, innermost first: DWARF's inlined
  * instances and the function holding them, else the symbol table.
@@ -1864,25 +1873,37 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 			 struct frame *frames)
 {
 	Dwarf_Addr addr = vaddr + obj->bias;
-	Dwfl_Line *dl = dwfl_module_getsrc(obj->mod, addr);
 	const struct sym *sym = obj->tab ? symtab_find(obj->tab, addr) : NULL;
 	const char *src = NULL, *call_file = NULL;
 	const struct fn_range *fn = NULL;
 	Dwarf_Die chain[MAX_FRAMES], cu;
 	Dwarf_Files *files = NULL;
-	int lineno = 0, nchain = 0, i, cplusplus = 0;
+	Dwfl_Line *dl;
+	int lineno = 0, nchain = 0, i, cplusplus = 0, dwarf;
 	int64_t call_line = 0;
 	size_t n = 0;
 
+	/*
+	 * Names only, no inlined functions: the symbol table says it all,
+	 * and DWARF (for a distribution library, inflating compressed debug
+	 * sections) is never read.
+	 */
+	if (obj->s->o.names_only && obj->s->o.no_inline && sym && sym->sized) {
+		memset(&frames[0], 0, sizeof(frames[0]));
+		frame_from_symbol(&frames[0], sym->name);
+		return 1;
+	}
+	dwarf = object_has_dwarf(obj);
+	dl = dwfl_module_getsrc(obj->mod, addr);
 	if (dl)
 		src = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
-	if (obj->has_dwarf && !obj->fns_built)
+	if (dwarf && !obj->fns_built)
 		build_function_index(obj);
-	if (obj->has_dwarf)
+	if (dwarf)
 		fn = find_function(obj, addr - obj->dwbias);
 	if (fn)
 		nchain = inline_chain(&fn->die, addr - obj->dwbias, chain);
-	else if (obj->has_dwarf)
+	else if (dwarf)
 		nchain = scopes_chain(obj->mod, addr, chain);
 	if (nchain > 1 && obj->s->o.no_inline) {
 		chain[0] = chain[nchain - 1];	/* the concrete function */
@@ -2140,7 +2161,8 @@ static void mark_mappings(struct run *r)
 		if (found & FOUND_LINE)
 			m->has_line_numbers = 1;
 		/* with DWARF, inlined calls were expanded wherever they were */
-		if ((found & FOUND_FUNCTION) && r->map_obj[i]->has_dwarf)
+		if ((found & FOUND_FUNCTION) && r->map_obj[i]->has_dwarf > 0 &&
+		    !r->s->o.no_inline)
 			m->has_inline_frames = 1;
 	}
 }

@@ -35,4 +35,5 @@ const struct pk_writer pk_writer_folded = {
 		       "(as stackcollapse-perf.pl)",
 	.extension = ".folded",
 	.write = folded_write,
+	.names_only = 1,
 };

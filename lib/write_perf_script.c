@@ -219,4 +219,5 @@ const struct pk_writer pk_writer_perf_script = {
 	.extension = ".perf-script.txt",
 	.flags = PK_PROFILE_KEEP_ORDER,
 	.write = perf_script_write,
+	.names_only = 1,
 };

@@ -126,6 +126,8 @@ struct pk_options {
 	const char *symbol_path;	/* DIR[:DIR...] searched for binaries */
 	const char *symfs;	/* root of another machine's files */
 	const char *kallsyms;	/* kernel symbols */
+	unsigned names_only : 1;	/* the writer shows names only: skip
+					 * DWARF where symbols suffice */
 };
 
 void pk_options_init(struct pk_options *opts);
@@ -156,6 +158,7 @@ struct pk_writer {
 	unsigned flags;		/* enum pk_profile_flags the writer needs */
 	int (*write)(struct pk_context *ctx, const struct pk_profile *p,
 		     const struct pk_options *opts, struct pk_output *out);
+	unsigned names_only : 1;	/* shows function names, no files or lines */
 };
 
 /* NULL-terminated lists. */
