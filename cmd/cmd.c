@@ -13,7 +13,7 @@
 #include "cmd.h"
 #include "parse-options.h"
 
-int cmd_no_symbolize, cmd_inline;
+int cmd_no_symbolize, cmd_inline, cmd_no_unwind;
 int cmd_demangle = -1;
 
 static const char *command_name = "profkit";
@@ -146,7 +146,10 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 		so.demangle = (enum pk_demangle)cmd_demangle;
 	else if (reader->flags & PK_READER_PPROF_NAMES)
 		so.demangle = PK_DEMANGLE_SIMPLE;
-	so.no_inline = !cmd_inline && (reader->flags & PK_READER_NO_INLINE);
+	/* perf script shows inlined functions in the stacks it unwinds
+	 * (--call-graph dwarf), not in frame-pointer callchains */
+	so.no_inline = !cmd_inline && (reader->flags & PK_READER_NO_INLINE) &&
+		       !pk_profile_meta(p, PK_META_DWARF_UNWINDING);
 	so.names_only = opts->names_only;
 	s = pk_symbolizer_new(ctx, &so);
 	if (!s)
@@ -162,8 +165,11 @@ static int read_one(struct pk_context *ctx, const char *path,
 {
 	const struct pk_reader *reader = NULL;
 	struct pk_input *in = NULL;
+	struct pk_options o = *opts;
 	int rc;
 
+	o.no_unwind |= cmd_no_unwind;
+	opts = &o;
 	if (from && strcmp(from, "auto") != 0) {
 		reader = pk_reader_find(from);
 		if (!reader)

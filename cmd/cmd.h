@@ -28,10 +28,11 @@ struct pk_context *cmd_context(int quiet);
 	OPT_STRING(0, "symfs", &(o).symfs, "DIR", "root of the recording machine's files"), \
 	OPT_STRING(0, "kallsyms", &(o).kallsyms, "FILE", "the recording kernel's kallsyms"), \
 	OPT_CALLBACK(0, "demangle", &cmd_demangle, "STYLE", "names as 'perf' or 'pprof' shows them, 'full' or 'none'", cmd_opt_demangle), \
-	OPT_FLAG(0, "inline", &cmd_inline, "inlined functions as frames (perf.data: as perf script, none)"), \
+	OPT_FLAG(0, "inline", &cmd_inline, "inlined functions as frames (perf.data: unwound stacks have them)"), \
+	OPT_FLAG(0, "no-unwind", &cmd_no_unwind, "--call-graph dwarf: the sampled user frame only"), \
 	OPT_FLAG(0, "no-symbolize", &cmd_no_symbolize, "keep raw addresses")
 
-extern int cmd_no_symbolize, cmd_inline;
+extern int cmd_no_symbolize, cmd_inline, cmd_no_unwind;
 /* enum pk_demangle from --demangle; -1: the style of the input's tool. */
 extern int cmd_demangle;
 int cmd_opt_demangle(const struct option *o, const char *arg);

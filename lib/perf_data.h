@@ -4,8 +4,9 @@
  * (layouts, record stream, time order, compression),
  * lib/perf_data_header.c reads attributes and feature sections,
  * lib/perf_data_sample.c decodes sample records,
- * lib/perf_data_machine.c keeps the processes, threads and mappings and
- * lib/perf_data_model.c turns samples into the profile model.
+ * lib/perf_data_machine.c keeps the processes, threads and mappings,
+ * lib/perf_data_unwind.c unwinds the user stacks of --call-graph dwarf
+ * samples and lib/perf_data_model.c turns samples into the profile model.
  *
  * Every multi-byte field is decoded with the file's byte order (pd_u64
  * and friends), never by casting, so a file from a big-endian machine
@@ -214,6 +215,7 @@ struct pd_map {
 	uint32_t file;		/* private string id */
 	uint32_t build_id;	/* private string id of the hex digits, or 0 */
 	uint32_t mapping;	/* model mapping id once used, else 0 */
+	unsigned no_unwind : 1;	/* no file with CFI found for it */
 };
 
 struct pd_space {
@@ -253,6 +255,7 @@ struct pd_state {
 	struct pd_machine m;
 	char arch[32];		/* ARCH feature: uname -m of the recording */
 	uint64_t warnings;
+	const struct pk_options *opts;	/* the reader's, may be NULL */
 };
 
 /* Warn at most a few times per kind of damage; the reader sums up. */
@@ -310,12 +313,15 @@ struct pd_model {
 	size_t nmade, made_cap;
 	pk_str key_pid, key_tid, key_comm, key_cpu;
 	uint64_t samples, bad_samples, guest;
+	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);
 /* Add a SAMPLE record of event attr; 0 or a pk_err. */
 int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr);
+/* A process exited (EXIT record of its main thread). */
+void pd_model_exit(struct pd_model *mo, int32_t pid);
 /* Once all is read: names the sample types, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);
 void pd_model_release(struct pd_model *mo);
@@ -329,18 +335,51 @@ struct pd_sample {
 	uint64_t nr_callchain;
 	uint64_t user_ip;	/* from the user registers, when sampled */
 	int has_user_ip;
+	/* --call-graph dwarf: the user registers (abi 0: none) and a copy
+	 * of the user stack from the sampled stack pointer up */
+	uint64_t user_abi, user_regs_mask;
+	const unsigned char *user_regs;
+	const unsigned char *user_stack;
+	uint64_t user_stack_size;	/* the bytes the kernel filled */
 };
 
 /* 0, or -1 with *what naming the field that overran the record. */
 int pd_parse_sample(const struct pd_attr *a, const unsigned char *rec,
 		    size_t size, int big, const char *arch,
 		    struct pd_sample *s, const char **what);
+/* User register reg (perf's numbering) of a sample: 1 and *value, or 0
+ * when it was not sampled. */
+int pd_sample_user_reg(const struct pd_sample *s, int reg, int big,
+		       uint64_t *value);
 /* The sample_id_all trailer of a non-sample record; -1 if it is absent. */
 int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
 			size_t size, int big, struct pd_sample *s);
 /* The time of a record for ordering, or -1 when it carries none. */
 int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 		   size_t size, uint32_t type, int big, uint64_t *time);
+
+/* perf_data_unwind.c: user stacks of --call-graph dwarf samples */
+struct pd_unwinder;
+
+struct pd_unwind_counts {
+	uint64_t complete;	/* unwound to the outermost frame */
+	uint64_t partial;	/* stopped early: no CFI, stack copy too short */
+	uint64_t not_unwound;	/* no user registers or stack, or no file */
+};
+
+/* Called with each frame's pc, leaf first; non-zero stops (a pk_err). */
+typedef int (*pd_unwind_push_fn)(void *arg, uint64_t pc);
+
+/* NULL when out of memory (error set in st->ctx). */
+struct pd_unwinder *pd_unwinder_new(struct pd_state *st,
+				    const struct pk_options *opts);
+/* The number of frames pushed (0: none), or a negative pk_err. */
+int pd_unwind(struct pd_unwinder *u, const struct pd_thread *t,
+	      const struct pd_sample *s, pd_unwind_push_fn push, void *arg);
+/* The process exited: close its files. */
+void pd_unwinder_forget(struct pd_unwinder *u, int32_t pid);
+const struct pd_unwind_counts *pd_unwinder_counts(const struct pd_unwinder *u);
+void pd_unwinder_free(struct pd_unwinder *u);
 
 /* perf_data_machine.c */
 int pd_machine_init(struct pd_machine *m);

@@ -208,6 +208,52 @@ static int push_callchain(struct pd_model *mo, const struct pd_sample *s,
 	return 0;
 }
 
+struct user_frames {
+	struct pd_model *mo;
+	const struct pd_thread *t;
+	size_t *n;
+};
+
+static int push_user_frame(void *arg, uint64_t pc)
+{
+	struct user_frames *f = arg;
+
+	return push_frame(f->mo, f->n, f->t, PD_CPUMODE_USER, pc);
+}
+
+static int wants_unwinding(const struct pd_model *mo,
+			   const struct pd_sample *s)
+{
+	return s->user_abi && s->user_stack_size &&
+	       !(mo->st->opts && mo->st->opts->no_unwind);
+}
+
+/*
+ * The user frames of a --call-graph dwarf sample, unwound from its
+ * registers and stack copy; failing that, the one user frame we know:
+ * where the sample stopped.
+ */
+static int push_user_stack(struct pd_model *mo, const struct pd_sample *s,
+			   const struct pd_thread *t, int cpumode, size_t *n)
+{
+	struct user_frames f = { mo, t, n };
+	int rc;
+
+	if (wants_unwinding(mo, s)) {
+		if (!mo->unwinder &&
+		    !(mo->unwinder = pd_unwinder_new(mo->st, mo->st->opts)))
+			return nomem(mo);
+		rc = pd_unwind(mo->unwinder, t, s, push_user_frame, &f);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	if (s->has_user_ip)
+		return push_frame(mo, n, t, PD_CPUMODE_USER, s->user_ip);
+	if (cpumode == PD_CPUMODE_USER)
+		return push_frame(mo, n, t, PD_CPUMODE_USER, s->ip);
+	return 0;
+}
+
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
 			      const struct pd_thread *t)
@@ -289,16 +335,10 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		rc = push_frame(mo, &n, t, cpumode, s.ip);
 	if (rc)
 		return rc;
-	/* --call-graph dwarf: the kernel gave no user chain; without
-	 * unwinding, the user frame we know is where the sample stopped */
-	if ((a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER) && !has_user) {
-		if (s.has_user_ip)
-			rc = push_frame(mo, &n, t, PD_CPUMODE_USER, s.user_ip);
-		else if (cpumode == PD_CPUMODE_USER)
-			rc = push_frame(mo, &n, t, PD_CPUMODE_USER, s.ip);
-		if (rc)
-			return rc;
-	}
+	/* --call-graph dwarf: the kernel gave no user chain */
+	if ((a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER) && !has_user &&
+	    (rc = push_user_stack(mo, &s, t, cpumode, &n)))
+		return rc;
 	mo->samples++;
 	return add_to_model(mo, attr, &s, n, t);
 }
@@ -313,12 +353,46 @@ void pd_model_init(struct pd_model *mo, struct pd_state *st)
 	mo->key_cpu = pk_profile_intern_cstr(st->p, "cpu");
 }
 
+void pd_model_exit(struct pd_model *mo, int32_t pid)
+{
+	pd_unwinder_forget(mo->unwinder, pid);
+}
+
+/* How many user stacks unwound to their root: profkit-info shows it. */
+static void note_unwinding(struct pd_model *mo)
+{
+	const struct pd_unwind_counts *c;
+	uint64_t all;
+	char buf[200];
+
+	if (!mo->unwinder)
+		return;
+	c = pd_unwinder_counts(mo->unwinder);
+	all = c->complete + c->partial + c->not_unwound;
+	snprintf(buf, sizeof(buf), "%llu of %llu user stacks to their root "
+		 "(%.1f%%), %llu partial, %llu not unwound",
+		 (unsigned long long)c->complete, (unsigned long long)all,
+		 all ? 100.0 * (double)c->complete / (double)all : 0.0,
+		 (unsigned long long)c->partial,
+		 (unsigned long long)c->not_unwound);
+	pk_profile_set_meta(mo->st->p, PK_META_DWARF_UNWINDING, buf);
+	if (c->partial + c->not_unwound > all / 10)
+		pd_warn(mo->st, "%s: %llu of %llu user stacks did not unwind "
+			"to their root (are the recorded binaries and "
+			"libraries here? see --symfs and --symbol-path)",
+			mo->st->name,
+			(unsigned long long)(c->partial + c->not_unwound),
+			(unsigned long long)all);
+}
+
 int pd_model_finish(struct pd_model *mo)
 {
 	int rc = name_sample_types(mo);
 
 	if (!rc)
 		late_build_ids(mo);
+	if (!rc)
+		note_unwinding(mo);
 	return rc;
 }
 
@@ -330,5 +404,6 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->values);
 	free(mo->comm_str);
 	free(mo->made);
+	pd_unwinder_free(mo->unwinder);
 	memset(mo, 0, sizeof(*mo));
 }

@@ -87,26 +87,43 @@ static int popcount64(uint64_t v)
 }
 
 /* abi, then one u64 per bit of mask unless abi is 0 (no registers). */
-static int take_regs(struct fields *f, uint64_t mask, int ip_reg,
-		     uint64_t *ip, int *has_ip)
+static int take_regs(struct fields *f, uint64_t mask, uint64_t *abi,
+		     const unsigned char **regs)
 {
-	uint64_t abi;
-	const unsigned char *regs;
-
-	if (take_u64(f, &abi, "register abi") < 0)
+	if (take_u64(f, abi, "register abi") < 0)
 		return -1;
-	if (!abi)
+	if (!*abi)
 		return 0;
-	regs = f->p;
-	if (skip_u64s(f, (uint64_t)popcount64(mask), "registers") < 0)
-		return -1;
-	if (ip && ip_reg >= 0 && (mask >> ip_reg) & 1) {
-		uint64_t below = mask & ((1ull << ip_reg) - 1);
+	*regs = f->p;
+	return skip_u64s(f, (uint64_t)popcount64(mask), "registers");
+}
 
-		*ip = pd_u64(regs + 8 * popcount64(below), f->big);
-		*has_ip = 1;
-	}
+/* The user registers, and the instruction pointer among them. */
+static int take_user_regs(struct fields *f, const struct pd_attr *a,
+			  const char *arch, struct pd_sample *s)
+{
+	int ip_reg = ip_register(arch);
+
+	if (take_regs(f, a->regs_user, &s->user_abi, &s->user_regs) < 0)
+		return -1;
+	s->user_regs_mask = a->regs_user;
+	if (s->user_abi && ip_reg >= 0 && pd_sample_user_reg(s, ip_reg, f->big,
+							     &s->user_ip))
+		s->has_user_ip = 1;
 	return 0;
+}
+
+int pd_sample_user_reg(const struct pd_sample *s, int reg, int big,
+		       uint64_t *value)
+{
+	uint64_t below;
+
+	if (!s->user_abi || reg < 0 || reg > 63 ||
+	    !((s->user_regs_mask >> reg) & 1))
+		return 0;
+	below = s->user_regs_mask & ((1ull << reg) - 1);
+	*value = pd_u64(s->user_regs + 8 * popcount64(below), big);
+	return 1;
 }
 
 static int take_sized_blob(struct fields *f, const char *what)
@@ -171,31 +188,37 @@ static int take_branch_stack(struct fields *f, const struct pd_attr *a)
 	return 0;
 }
 
-static int take_stack_user(struct fields *f)
+/* size, the copy, then how much of it the kernel filled (dyn_size). */
+static int take_stack_user(struct fields *f, struct pd_sample *s)
 {
 	uint64_t size, dyn_size;
 
 	if (take_u64(f, &size, "user stack size") < 0 ||
 	    need(f, size, "user stack") < 0)
 		return -1;
+	s->user_stack = f->p;
 	f->p += size;
 	/* dyn_size follows only a non-empty stack */
-	return size ? take_u64(f, &dyn_size, "user stack dyn_size") : 0;
+	if (!size)
+		return 0;
+	if (take_u64(f, &dyn_size, "user stack dyn_size") < 0)
+		return -1;
+	s->user_stack_size = dyn_size < size ? dyn_size : size;
+	return 0;
 }
 
 /* Fields after CALLCHAIN, which we step over. */
 static int take_tail(struct fields *f, const struct pd_attr *a,
 		     const char *arch, struct pd_sample *s)
 {
-	uint64_t t = a->sample_type;
+	uint64_t t = a->sample_type, abi;
+	const unsigned char *regs;
 
 	if ((t & PD_SAMPLE_BRANCH_STACK) && take_branch_stack(f, a) < 0)
 		return -1;
-	if ((t & PD_SAMPLE_REGS_USER) &&
-	    take_regs(f, a->regs_user, ip_register(arch), &s->user_ip,
-		      &s->has_user_ip) < 0)
+	if ((t & PD_SAMPLE_REGS_USER) && take_user_regs(f, a, arch, s) < 0)
 		return -1;
-	if ((t & PD_SAMPLE_STACK_USER) && take_stack_user(f) < 0)
+	if ((t & PD_SAMPLE_STACK_USER) && take_stack_user(f, s) < 0)
 		return -1;
 	if ((t & (PD_SAMPLE_WEIGHT | PD_SAMPLE_WEIGHT_STRUCT)) &&
 	    skip_u64s(f, 1, "weight") < 0)
@@ -205,7 +228,7 @@ static int take_tail(struct fields *f, const struct pd_attr *a,
 	if ((t & PD_SAMPLE_TRANSACTION) && skip_u64s(f, 1, "transaction") < 0)
 		return -1;
 	if ((t & PD_SAMPLE_REGS_INTR) &&
-	    take_regs(f, a->regs_intr, -1, NULL, NULL) < 0)
+	    take_regs(f, a->regs_intr, &abi, &regs) < 0)
 		return -1;
 	if ((t & PD_SAMPLE_PHYS_ADDR) && skip_u64s(f, 1, "physical address") < 0)
 		return -1;

@@ -279,8 +279,15 @@ static int deliver(struct pd_reader *r, const struct pd_rec *rec,
 		if (rec->size >= 16)
 			r->lost_samples += pd_u64(rec->data + 8, r->st.big);
 		return 0;
+	case PD_RECORD_EXIT:
+		/* the process is gone when its main thread is */
+		if (rec->size >= 24 && pd_u32(rec->data + 8, r->st.big) ==
+		    pd_u32(rec->data + 16, r->st.big))
+			pd_model_exit(&r->mo, (int32_t)pd_u32(rec->data + 8,
+							       r->st.big));
+		return 0;
 	default:
-		/* EXIT, THROTTLE, SWITCH ... change nothing */
+		/* THROTTLE, SWITCH ... change nothing */
 		return pd_machine_record(&r->st.m, rec, r->st.big) ?
 			nomem(r) : 0;
 	}
@@ -970,9 +977,9 @@ static int perf_data_read(struct pk_context *ctx, struct pk_input *in,
 	size_t got;
 	int rc;
 
-	(void)opts;
 	memset(&r, 0, sizeof(r));
 	r.st.ctx = ctx;
+	r.st.opts = opts;
 	r.st.p = p;
 	r.st.name = pk_input_name(in);
 	r.in = in;

@@ -29,15 +29,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <profkit/symbolize.h>
 
 #include "idtab.h"
 #include "internal.h"
+#include "symbolize_internal.h"
 
 #define MAX_FRAMES 128		/* inline depth kept per address */
 #define TRIED_MAX 480		/* characters of "tried ..." in a warning */
+#define MAX_UNITS 64		/* units indexed one by one (index_unit_of) */
 
 /* libstdc++'s demangler (extern "C"; see the note at demangle()). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
@@ -49,6 +52,10 @@ struct sym {
 	const char *name;	/* into the table's text (or libelf's) */
 	uint64_t rank;		/* tie-break among equal starts */
 	int sized;		/* end is the symbol's own, not a guess */
+	/* addr2line's (binutils') choice among the aliases: the last local
+	 * one in the file's table, else the last one */
+	const char *bfd_alias;
+	uint64_t bfd_rank;
 };
 
 struct symtab {
@@ -85,19 +92,33 @@ struct object {
 	uint64_t link_base;	/* the first segment's page-aligned vaddr */
 	int has_dwarf;		/* -1: not looked at yet (object_has_dwarf) */
 	struct fn_range *fns;	/* concrete functions by address */
-	size_t nfns;
-	int fns_built;
+	size_t nfns, fns_cap;
+	int fns_built;		/* every unit's, or given up */
+	Dwarf_Off units[MAX_UNITS];	/* the units indexed so far */
+	size_t nunits;
 	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
 	char file_id[81];	/* the opened file's build id, or "" */
 	struct load_segment *segs;
 	size_t nsegs;
 
 	struct symtab *tab;	/* OBJ_KERNEL (shared), OBJ_JIT and OBJ_ELF */
+	int tab_loaded;		/* OBJ_ELF: see elf_symtab */
 
 	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
 	struct scope_prefix *prefixes;
 	size_t nprefixes, prefixes_cap;
 	struct pk_idtab prefix_tab;
+
+	/* C++ functions addr2line has named once (addr2line_names) */
+	struct a2l_name *a2l;
+	size_t na2l, a2l_cap;
+	struct pk_idtab a2l_tab;
+};
+
+struct a2l_name {
+	Dwarf *dwarf;
+	Dwarf_Off offset;	/* of the function or inlined instance */
+	const char *name;	/* the symbol that replaced its name, or NULL */
 };
 
 struct scope_prefix {
@@ -123,6 +144,7 @@ struct pk_symbolizer {
 	size_t nktabs, ktabs_cap;
 	char *running_build_id;	/* of the running kernel, or "" */
 	int kernel_warned;
+	int quiet;		/* a second user of the same files: no warnings */
 };
 
 /* ---- small helpers ---- */
@@ -184,15 +206,20 @@ static int ends_with(const char *s, const char *suffix)
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
 }
 
-/* Read a whole file (also /proc files, whose size is unknown). */
+static int open_regular(const char *path);
+
+/* Read a whole regular file (also /proc files, whose size is unknown). */
 static int slurp(const char *path, size_t max, char **data, size_t *size)
 {
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto fail;	/* a FIFO named as a perf map would block */
 	for (;;) {
 		ssize_t n;
 
@@ -362,6 +389,9 @@ static char *short_name(const char *full)
 		if (starts_with(full + i, "operator") &&
 		    (i == 0 || !is_ident_char(full[i - 1]))) {
 			i += operator_len(full + i) - 1;
+			/* "std::operator< <char>": the blank is the name's */
+			if (full[i + 1] == ' ' && full[i + 2] == '<')
+				i++;
 		} else if (full[i] == ' ') {
 			start = i + 1;
 		} else if (full[i] == '(') {
@@ -584,7 +614,8 @@ static int parse_hex(char **pp, uint64_t *v)
 }
 
 static int symtab_push(struct symtab *t, size_t *cap, uint64_t start,
-		       uint64_t end, const char *name, uint64_t rank)
+		       uint64_t end, const char *name, uint64_t rank,
+		       uint64_t bfd_rank)
 {
 	if (pk_grow(&t->v, cap, t->n + 1, sizeof(*t->v)) < 0)
 		return -1;
@@ -593,6 +624,8 @@ static int symtab_push(struct symtab *t, size_t *cap, uint64_t start,
 	t->v[t->n].name = name;
 	t->v[t->n].rank = rank;
 	t->v[t->n].sized = end != 0;
+	t->v[t->n].bfd_alias = name;
+	t->v[t->n].bfd_rank = bfd_rank;
 	t->n++;
 	return 0;
 }
@@ -625,7 +658,7 @@ static int parse_kallsyms(struct symtab *t)
 		if (addr)
 			all_zero = 0;
 		if (symtab_push(t, &cap, addr, 0, name,
-				(rank << 30) | (unsigned)(t->n & 0x3fffffff)))
+				(rank << 30) | (unsigned)(t->n & 0x3fffffff), 0))
 			return -1;
 	}
 	t->hidden = t->n && all_zero;
@@ -670,7 +703,7 @@ static int parse_perf_map(struct symtab *t)
 			*--end = '\0';
 		/* a later entry for the same start wins: code was replaced */
 		if (*name && symtab_push(t, &cap, start, start + size, name,
-					 (unsigned)(t->n & 0x7fffffff)))
+					 (unsigned)(t->n & 0x7fffffff), 0))
 			return -1;
 	}
 	qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
@@ -997,7 +1030,7 @@ static int add_plt_symbols(struct symtab *t, size_t *cap, Elf *elf,
 			continue;
 		sprintf(t->text + used, "%s@plt", name);
 		if (symtab_push(t, cap, at, at + 16, t->text + used,
-				alias_rank(t->text + used, 1, STB_GLOBAL, 0)))
+				alias_rank(t->text + used, 1, STB_GLOBAL, 0), 0))
 			return -1;
 		used += strlen(t->text + used) + 1;
 	}
@@ -1038,9 +1071,11 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 		      (type == STT_NOTYPE && is_code_section(elf, shndx))))
 			continue;
 		rank = alias_rank(name, sym.st_size != 0, bind, (unsigned)k);
+		/* addr2line's alias: the last local one, else the last */
 		if (symtab_push(t, &cap, addr,
 				sym.st_size ? addr + sym.st_size : 0, name,
-				rank)) {
+				rank, (uint64_t)(bind == STB_LOCAL) << 40 |
+				(unsigned)k)) {
 			symtab_free(t);
 			return NULL;
 		}
@@ -1051,9 +1086,16 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
-	for (i = 0; i < t->n; i++)
-		if (!kept || t->v[kept - 1].start != t->v[i].start)
+	for (i = 0; i < t->n; i++) {
+		struct sym *prev = kept ? &t->v[kept - 1] : NULL;
+
+		if (!prev || prev->start != t->v[i].start)
 			t->v[kept++] = t->v[i];
+		else if (t->v[i].bfd_rank > prev->bfd_rank) {
+			prev->bfd_alias = t->v[i].name;
+			prev->bfd_rank = t->v[i].bfd_rank;
+		}
+	}
 	t->n = kept;
 	for (i = 0; i < t->n; i++)
 		if (!t->v[i].sized)
@@ -1063,6 +1105,32 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 }
 
 /* Open path as obj's ELF file; 0 on success, else why is noted. */
+/*
+ * Recordings name the files to open, and a hostile one may name a FIFO,
+ * a device or /proc/kmsg: only a regular file with room for an ELF
+ * header is opened, never anything a read could block on.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (starts_with(path, "/proc/") || starts_with(path, "/sys/") ||
+	    starts_with(path, "/dev/")) {
+		errno = EPERM;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 52) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 static int try_elf(struct object *obj, const char *path, int check_id,
 		   struct tried *tried)
 {
@@ -1071,7 +1139,7 @@ static int try_elf(struct object *obj, const char *path, int check_id,
 	const char *why;
 	void **userdata;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 
 	if (fd < 0) {
 		tried_add(tried, path, errno == ENOENT ? NULL : strerror(errno));
@@ -1108,9 +1176,6 @@ static int try_elf(struct object *obj, const char *path, int check_id,
 	if (!dwfl_module_getelf(obj->mod, &obj->bias))
 		obj->bias = 0;
 	obj->has_dwarf = -1;	/* loaded when an address needs it */
-	/* pprof names a PLT stub after the symbol before it (_init) */
-	obj->tab = load_elf_symbols(obj->mod,
-				    s->o.demangle != PK_DEMANGLE_SIMPLE);
 	obj->path = strdup(path);
 	obj->kind = OBJ_ELF;
 	return 0;
@@ -1148,7 +1213,7 @@ static void open_elf(struct object *obj, const char *file)
 	if (obj->is_binary) {
 		if (try_elf(obj, s->binary, 0, &tried))
 			goto fail;
-		if (*bid && *obj->file_id &&
+		if (*bid && *obj->file_id && !s->quiet &&
 		    !build_id_matches(bid, obj->file_id))
 			pk_warn(s->ctx, "symbolize: using '%s' (build id %s) "
 				"for '%s', recorded with build id %s",
@@ -1187,6 +1252,8 @@ debug_only:
 				return;
 	}
 fail:
+	if (s->quiet)
+		return;
 	pk_warn(s->ctx, "symbolize: no symbols for '%s'%s%s%s: tried %s%s",
 		obj->is_binary ? s->binary : file, *bid ? " (build id " : "",
 		bid, *bid ? ")" : "", tried.len ? tried.buf : "nothing",
@@ -1225,7 +1292,7 @@ static int open_debug_candidate(const struct object *obj, char *path,
 		free(path);
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd >= 0 && debug_file_matches(obj, fd)) {
 		*found = path;
 		return fd;
@@ -1352,8 +1419,9 @@ static void open_jit(struct object *obj, const char *file)
 		obj->path = strdup(obj->tab->path);
 		return;
 	}
-	pk_warn(s->ctx, "symbolize: no JIT symbols for '%s': tried %s%s", file,
-		tried.buf, tried.more ? ", ..." : "");
+	if (!s->quiet)
+		pk_warn(s->ctx, "symbolize: no JIT symbols for '%s': tried "
+			"%s%s", file, tried.buf, tried.more ? ", ..." : "");
 }
 
 /* Mappings of no file: nothing to look up and nothing to warn about. */
@@ -1408,6 +1476,8 @@ static void object_free(struct object *obj)
 		free(obj->prefixes[i].text);
 	free(obj->prefixes);
 	pk_idtab_release(&obj->prefix_tab);
+	free(obj->a2l);
+	pk_idtab_release(&obj->a2l_tab);
 	free(obj->file);
 	free(obj->build_id);
 	free(obj->path);
@@ -1651,6 +1721,18 @@ static char *qualify(struct object *obj, Dwarf_Die *die, const char *name)
 	return out;
 }
 
+/*
+ * perf names the frames of the stacks it shows with their inlined
+ * functions after addr2line: each one, the function itself too, by its
+ * DWARF linkage name, else by its bare DWARF name ("_M_invoke" of a
+ * lambda's std::function handler; "__libc_start_main_impl", where the
+ * symbol table says "__libc_start_main").
+ */
+static int dwarf_names(const struct pk_symbolizer *s)
+{
+	return s->o.demangle == PK_DEMANGLE_SHORT && !s->o.no_inline;
+}
+
 static void frame_from_die(struct object *obj, struct frame *f,
 			   Dwarf_Die *die, int cplusplus)
 {
@@ -1664,7 +1746,7 @@ static void frame_from_die(struct object *obj, struct frame *f,
 	f->file = dwarf_decl_file(die);
 	if (dwarf_decl_line(die, &line) == 0)
 		f->start_line = line;
-	if (!f->linkage && f->name && cplusplus)
+	if (!f->linkage && f->name && cplusplus && !dwarf_names(obj->s))
 		f->qualified = qualify(obj, die, f->name);
 }
 
@@ -1741,27 +1823,67 @@ static int index_functions(struct object *obj, Dwarf_Die *parent,
 }
 
 /*
- * Every concrete function's address ranges, sorted, built on the first
- * lookup: dwarf_getscopes walks a whole compilation unit per address,
- * which for 100k addresses in big C++ units is most of the time spent.
+ * The concrete functions' address ranges, sorted: dwarf_getscopes walks
+ * a whole compilation unit per address, which for 100k addresses in big
+ * C++ units is most of the time spent. A unit is indexed when an address
+ * first falls in it, so a library with thousands of units (libc's debug
+ * file) costs the few that are sampled; past MAX_UNITS of them, all of
+ * the file's units are indexed at once.
  */
-static void build_function_index(struct object *obj)
+static void forget_function_index(struct object *obj)
+{
+	free(obj->fns);	/* out of memory: use dwarf_getscopes */
+	obj->fns = NULL;
+	obj->nfns = obj->fns_cap = 0;
+	obj->fns_built = 1;
+}
+
+static void index_all_units(struct object *obj)
 {
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	size_t cap = 0;
 
+	obj->nfns = 0;
 	obj->fns_built = 1;
 	while ((cu = dwfl_module_nextcu(obj->mod, cu, &bias))) {
 		obj->dwbias = bias;
-		if (index_functions(obj, cu, &cap, 0)) {
-			free(obj->fns);	/* out of memory: use dwarf_getscopes */
-			obj->fns = NULL;
-			obj->nfns = 0;
+		if (index_functions(obj, cu, &obj->fns_cap, 0)) {
+			forget_function_index(obj);
 			return;
 		}
 	}
 	qsort(obj->fns, obj->nfns, sizeof(*obj->fns), fn_cmp);
+}
+
+/* Index the unit holding addr (a Dwfl address), if not done yet. */
+static void index_unit_of(struct object *obj, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	Dwarf_Off off;
+	size_t i, old = obj->nfns;
+
+	if (obj->fns_built)
+		return;
+	cu = dwfl_module_addrdie(obj->mod, addr, &bias);
+	if (!cu)
+		return;
+	off = dwarf_dieoffset(cu);
+	for (i = 0; i < obj->nunits; i++)
+		if (obj->units[i] == off)
+			return;
+	if (obj->nunits == MAX_UNITS) {
+		index_all_units(obj);
+		return;
+	}
+	obj->units[obj->nunits++] = off;
+	obj->dwbias = bias;
+	if (index_functions(obj, cu, &obj->fns_cap, 0)) {
+		forget_function_index(obj);
+		return;
+	}
+	if (obj->nfns > old)
+		qsort(obj->fns, obj->nfns, sizeof(*obj->fns), fn_cmp);
 }
 
 static const struct fn_range *find_function(const struct object *obj,
@@ -1864,6 +1986,84 @@ static int object_has_dwarf(struct object *obj)
 	return obj->has_dwarf;
 }
 
+static int a2l_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct a2l_name *a = &((const struct object *)owner)->a2l[id - 1];
+	const struct a2l_name *b = key;
+
+	return a->dwarf == b->dwarf && a->offset == b->offset;
+}
+
+/* What addr2line knows of die; with add, made if new (*added set). */
+static struct a2l_name *a2l_state(struct object *obj, Dwarf_Die *die,
+				  int add, int *added)
+{
+	struct a2l_name key = { dwarf_cu_getdwarf(die->cu),
+				dwarf_dieoffset(die), NULL };
+	uint64_t hash = pk_hash_u64(key.offset ^ pk_hash_u64((uintptr_t)key.dwarf));
+	size_t slot;
+	uint32_t id = pk_idtab_find(&obj->a2l_tab, hash, a2l_match, obj, &key,
+				    &slot);
+
+	*added = 0;
+	if (id || !add)
+		return id ? &obj->a2l[id - 1] : NULL;
+	if (pk_grow(&obj->a2l, &obj->a2l_cap, obj->na2l + 1,
+		    sizeof(*obj->a2l)) < 0 ||
+	    pk_idtab_insert(&obj->a2l_tab, slot, hash,
+			    (uint32_t)obj->na2l + 1) < 0)
+		return NULL;
+	obj->a2l[obj->na2l] = key;
+	*added = 1;
+	return &obj->a2l[obj->na2l++];
+}
+
+/*
+ * perf shows the frames it unwinds as addr2line (binutils) names them,
+ * and addr2line names a C++ function with no DWARF linkage name (a
+ * lambda's, one of a local class) oddly: the first time it is the
+ * innermost frame, by the symbol holding the address, and from then
+ * on, if the symbol starts where the function does, always by that
+ * symbol. perf asks once per address, in the order samples come, which
+ * is the order of the profile's locations: so the same names come out.
+ */
+static void addr2line_names(struct object *obj, Dwarf_Die *chain,
+			    struct frame *frames, size_t n,
+			    const struct sym *sym)
+{
+	struct a2l_name *st;
+	Dwarf_Addr low;
+	size_t i;
+	int added;
+
+	for (i = 0; i < n; i++) {
+		if (frames[i].linkage)
+			continue;
+		st = a2l_state(obj, &chain[i], i == 0, &added);
+		if (st && added && sym) {
+			if (dwarf_lowpc(&chain[i], &low) == 0 &&
+			    low + obj->dwbias == sym->start)
+				st->name = sym->bfd_alias;
+			frame_from_symbol(&frames[i], sym->bfd_alias);
+		} else if (st && st->name) {
+			frame_from_symbol(&frames[i], st->name);
+		}
+	}
+}
+
+/* An ELF object's symbols, read when an address first needs them (the
+ * unwinder's lookups of the same files never do). */
+static const struct symtab *elf_symtab(struct object *obj)
+{
+	if (!obj->tab_loaded) {
+		obj->tab_loaded = 1;
+		/* pprof names a PLT stub after the symbol before it (_init) */
+		obj->tab = load_elf_symbols(obj->mod, obj->s->o.demangle !=
+					    PK_DEMANGLE_SIMPLE);
+	}
+	return obj->tab;
+}
+
 /*
  * The frames at a file address, innermost first: DWARF's inlined
  * instances and the function holding them, else the symbol table.
@@ -1873,7 +2073,8 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 			 struct frame *frames)
 {
 	Dwarf_Addr addr = vaddr + obj->bias;
-	const struct sym *sym = obj->tab ? symtab_find(obj->tab, addr) : NULL;
+	const struct symtab *tab = elf_symtab(obj);
+	const struct sym *sym = tab ? symtab_find(tab, addr) : NULL;
 	const char *src = NULL, *call_file = NULL;
 	const struct fn_range *fn = NULL;
 	Dwarf_Die chain[MAX_FRAMES], cu;
@@ -1897,8 +2098,8 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 	dl = dwfl_module_getsrc(obj->mod, addr);
 	if (dl)
 		src = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
-	if (dwarf && !obj->fns_built)
-		build_function_index(obj);
+	if (dwarf)
+		index_unit_of(obj, addr);
 	if (dwarf)
 		fn = find_function(obj, addr - obj->dwbias);
 	if (fn)
@@ -1934,14 +2135,24 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 			call_file = dwarf_filesrc(files, w, NULL, NULL);
 		n++;
 	}
+	if (n && cplusplus && dwarf_names(obj->s))
+		addr2line_names(obj, chain, frames, n, sym);
 	if (n) {
 		/* name the function itself as perf does: "f.isra.0" */
 		if (dwarf_tag(&chain[n - 1]) != DW_TAG_inlined_subroutine &&
-		    sym && sym->sized)
+		    sym && sym->sized && !dwarf_names(obj->s))
 			frame_from_symbol(&frames[n - 1], sym->name);
 	} else if (sym) {
 		memset(&frames[0], 0, sizeof(frames[0]));
-		frame_from_symbol(&frames[0], sym->name);
+		frame_from_symbol(&frames[0], dwarf_names(obj->s) ?
+				  sym->bfd_alias : sym->name);
+		/* where perf asks addr2line, "_Znam@plt" is demangled too */
+		if (dwarf_names(obj->s) && !frames[0].linkage &&
+		    ends_with(frames[0].name, "@plt") &&
+		    starts_with(frames[0].name, "_Z")) {
+			frames[0].linkage = frames[0].name;
+			frames[0].name = NULL;
+		}
 		frames[0].file = src;
 		frames[0].line = src ? lineno : 0;
 		n = 1;
@@ -2336,6 +2547,31 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	elf_version(EV_CURRENT);
 	return s;
+}
+
+/* ---- for the unwinder (symbolize_internal.h) ---- */
+
+void pk_symbolizer_set_quiet(struct pk_symbolizer *s)
+{
+	s->quiet = 1;
+}
+
+int pk_symbolizer_locate(struct pk_symbolizer *s, const char *file,
+			 const char *build_id, int is_binary,
+			 const struct pk_mapping *m, uint64_t addr,
+			 const char **path, uint64_t *bias)
+{
+	struct object *obj = object_get(s, file, build_id ? build_id : "",
+					is_binary);
+
+	if (!obj)
+		return PK_ENOMEM;
+	/* a separate debug file has no .eh_frame to unwind with */
+	if (obj->kind != OBJ_ELF || obj->debug_only)
+		return -1;
+	*path = obj->path;
+	*bias = addr - object_address(obj, m, addr);
+	return 0;
 }
 
 void pk_symbolizer_free(struct pk_symbolizer *s)

@@ -10,14 +10,20 @@
 #   HOME=empty perf script --symfs=ROOT --kallsyms=K -i X | stackcollapse-perf.pl
 #
 # except where doc/formats.md lists the perl script's faults (threads,
-# tp-prog: comms; cxx-fp: a name cut at "(").
+# tp-prog: comms; cxx-fp, cxx-dwarf*: names cut at "(").
+#
+# The *-dwarf recordings (--call-graph dwarf) are unwound here from their
+# registers and stack copies, with their inlined functions, as perf
+# script shows them: where the root lacks the system's libraries, their
+# stacks end at the first library frame in both.
 #
 # Where perf itself runs, the same pipeline runs live with the system's
 # libraries in the root too, and must agree with profkit-convert.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-data
 bin=$(pwd)/testdata/bin
-recordings="c-fp threads multi pipe tp-prog cxx-fp stripped zstd-sym node"
+recordings="c-fp threads multi pipe tp-prog cxx-fp stripped zstd-sym node
+	c-dwarf cxx-dwarf cxx-dwarf-threads"
 
 # the root: each recorded path -> the file here
 root=$tmpdir/root
@@ -26,6 +32,9 @@ for b in c-fp threads multi sleeper; do link "$bin/$b" /tmp/rec/$b; done
 link "$bin/c-fp" /tmp/rec2/c-fp
 link "$bin/cxx-threads" /tmp/rec2/cxx-threads
 link "$bin/c-fp-stripped" /tmp/rec2/c-fp-stripped
+link "$bin/cxx-dwarf" /tmp/rec/cxx-dwarf
+link "$bin/c-dwarf" /tmp/rec3/c-dwarf
+link "$bin/cxx-threads" /tmp/rec3/cxx-threads
 link "$(pwd)/$d/perf-1262.map" /tmp/perf-1262.map
 mkdir "$tmpdir/home"	# no ~/.debug build-id cache: the root only
 

@@ -126,6 +126,8 @@ struct pk_options {
 	const char *symbol_path;	/* DIR[:DIR...] searched for binaries */
 	const char *symfs;	/* root of another machine's files */
 	const char *kallsyms;	/* kernel symbols */
+	unsigned no_unwind : 1;	/* perf.data: leave --call-graph dwarf
+				 * user stacks at the sampled frame */
 	unsigned names_only : 1;	/* the writer shows names only: skip
 					 * DWARF where symbols suffice */
 };

@@ -139,6 +139,10 @@ int64_t pk_profile_duration_nanos(const struct pk_profile *p);
  */
 #define PK_META_DROP_FRAMES "drop_frames"
 #define PK_META_KEEP_FRAMES "keep_frames"
+/* Set by the perf.data reader when it unwound user stacks from their
+ * registers and stack copies (--call-graph dwarf): how many reached
+ * their root. Such stacks are shown with their inlined functions. */
+#define PK_META_DWARF_UNWINDING "dwarf-unwinding"
 void pk_profile_set_meta(struct pk_profile *p, const char *key,
 			 const char *value);
 const char *pk_profile_meta(const struct pk_profile *p, const char *key);
