@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,13 @@ struct pk_symbolizer {
 	size_t nktabs, ktabs_cap;
 	char *running_build_id;	/* of the running kernel, or "" */
 	int kernel_warned;
+	/* kallsyms read on a thread while DWARF is inflated (prefetch_kallsyms) */
+	struct {
+		pthread_t thread;
+		int running;
+		char *path;
+		struct symtab *tab;
+	} prefetch;
 	int quiet;		/* a second user of the same files: no warnings */
 };
 
@@ -781,6 +789,73 @@ static char *running_kernel_build_id(void)
 	return out ? out : strdup("");
 }
 
+/* ---- kallsyms on a thread ---- */
+
+/*
+ * Reading /proc/kallsyms is mostly the kernel's time writing it, and
+ * inflating a library's compressed debug sections is mostly ours: the
+ * symbolizer does the one on a thread while doing the other. The thread
+ * only reads and parses into a table of its own (symtab_load touches no
+ * shared state); kernel_table adopts it, joining, when it gets there.
+ */
+static void *prefetch_main(void *arg)
+{
+	struct pk_symbolizer *s = arg;
+
+	s->prefetch.tab = symtab_load(s, s->prefetch.path, parse_kallsyms);
+	return NULL;
+}
+
+static void prefetch_join(struct pk_symbolizer *s)
+{
+	if (s->prefetch.running)
+		pthread_join(s->prefetch.thread, NULL);
+	s->prefetch.running = 0;
+}
+
+/* The prefetched table of path, if that is what the thread read. */
+static struct symtab *prefetched(struct pk_symbolizer *s, const char *path)
+{
+	struct symtab *t;
+
+	if (!s->prefetch.path || strcmp(s->prefetch.path, path) != 0)
+		return NULL;
+	prefetch_join(s);
+	t = s->prefetch.tab;
+	s->prefetch.tab = NULL;
+	return t;
+}
+
+/* Start reading the kallsyms open_kernel will want first, if any. */
+static void prefetch_kallsyms(struct pk_symbolizer *s, const char *bid)
+{
+	const char *path = s->kallsyms;
+	char sub[160], *cache = NULL;
+	int running = s->o.local_kernel;
+
+	if (s->prefetch.path)
+		return;
+	if (!path && strlen(bid) > 2 && strlen(bid) < 128 && s->home_debug) {
+		build_id_subpath(bid, sub, sizeof(sub));
+		cache = join(s->home_debug, sub, "/kallsyms");
+		if (cache && access(cache, R_OK) == 0)
+			path = cache;
+	}
+	if (!path && *bid) {
+		if (!s->running_build_id)
+			s->running_build_id = running_kernel_build_id();
+		if (s->running_build_id && *s->running_build_id)
+			running = build_id_matches(bid, s->running_build_id);
+	}
+	if (!path && running)
+		path = "/proc/kallsyms";
+	if (path && access(path, R_OK) == 0 &&
+	    (s->prefetch.path = strdup(path)) &&
+	    pthread_create(&s->prefetch.thread, NULL, prefetch_main, s) == 0)
+		s->prefetch.running = 1;
+	free(cache);
+}
+
 static struct symtab *kernel_table(struct pk_symbolizer *s, const char *path)
 {
 	struct symtab *t;
@@ -791,7 +866,9 @@ static struct symtab *kernel_table(struct pk_symbolizer *s, const char *path)
 			return s->ktabs[i];
 	if (access(path, R_OK) != 0)
 		return NULL;
-	t = symtab_load(s, path, parse_kallsyms);
+	t = prefetched(s, path);
+	if (!t)
+		t = symtab_load(s, path, parse_kallsyms);
 	if (!t)
 		return NULL;
 	if (pk_grow(&s->ktabs, &s->ktabs_cap, s->nktabs + 1,
@@ -2321,6 +2398,33 @@ static pk_str main_file(const struct pk_profile *p)
 /* map_found mark of a mapping with locations to symbolize */
 #define NEEDED 0x80000000u
 
+/* The objects of the needed mappings, the kernel's or the others. */
+static int open_mappings(struct run *r, pk_str main, int kernel)
+{
+	struct pk_profile *p = r->p;
+	size_t n = pk_profile_mapping_count(p), i;
+
+	for (i = 0; i < n; i++) {
+		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
+		const char *file = pk_profile_string(p, m->file);
+		struct object *obj;
+
+		if (r->map_found[i] != NEEDED || is_kernel(file) != kernel)
+			continue;
+		r->map_found[i] = 0;
+		obj = object_get(r->s, file, pk_profile_string(p, m->build_id),
+				 m->file == main);
+		if (!obj)
+			return -1;
+		r->map_obj[i] = obj;
+		/* an address will read it: now, while kallsyms is read */
+		if (obj->kind == OBJ_ELF &&
+		    !(r->s->o.names_only && r->s->o.no_inline))
+			object_has_dwarf(obj);
+	}
+	return 0;
+}
+
 static int prepare_mappings(struct run *r)
 {
 	struct pk_profile *p = r->p;
@@ -2338,20 +2442,15 @@ static int prepare_mappings(struct run *r)
 		if (!loc->nlines && loc->mapping && loc->mapping <= n)
 			r->map_found[loc->mapping - 1] = NEEDED;
 	}
+	/* the kernel's symbols on a thread, the files' DWARF meanwhile */
 	for (i = 0; i < n; i++) {
 		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
-		int is_binary = m->file == main;
 
-		if (r->map_found[i] != NEEDED)
-			continue;
-		r->map_found[i] = 0;
-		r->map_obj[i] = object_get(r->s, pk_profile_string(p, m->file),
-					   pk_profile_string(p, m->build_id),
-					   is_binary);
-		if (!r->map_obj[i])
-			return -1;
+		if (r->map_found[i] == NEEDED &&
+		    is_kernel(pk_profile_string(p, m->file)))
+			prefetch_kallsyms(r->s, pk_profile_string(p, m->build_id));
 	}
-	return 0;
+	return open_mappings(r, main, 0) || open_mappings(r, main, 1) ? -1 : 0;
 }
 
 /* Set what was found; bits a reader set stay set. */
@@ -2425,6 +2524,7 @@ int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 	rc = prepare_mappings(&r) ? PK_ENOMEM : symbolize_locations(&r);
 	if (!rc)
 		mark_mappings(&r);
+	prefetch_join(s);	/* a wrong guess: its table waits, unused */
 	free(r.map_obj);
 	free(r.map_found);
 	free(r.memo);
@@ -2580,6 +2680,9 @@ void pk_symbolizer_free(struct pk_symbolizer *s)
 
 	if (!s)
 		return;
+	prefetch_join(s);
+	symtab_free(s->prefetch.tab);
+	free(s->prefetch.path);
 	for (i = 0; i < s->nobjs; i++)
 		object_free(s->objs[i]);
 	free(s->objs);

@@ -11,7 +11,9 @@
  *
  * One symbolizer caches the files it opened and indexed, so several
  * profiles (profkit-merge) pay for each library once. Files that cannot
- * be found cost one warning each, never one per address.
+ * be found cost one warning each, never one per address. While it reads
+ * the files' DWARF, a thread of its own reads the kernel's symbols
+ * (kallsyms); the thread has ended when pk_symbolize returns.
  */
 #ifndef PROFKIT_SYMBOLIZE_H
 #define PROFKIT_SYMBOLIZE_H
