@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/utsname.h>
@@ -130,7 +131,7 @@ static int same_kernel(const struct pk_profile *p)
 /* Fill in the functions of locations that only have addresses. */
 static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 		     const struct pk_options *opts,
-		     const struct pk_reader *reader)
+		     const struct pk_reader *reader, int unwound)
 {
 	struct pk_symbolize_options so;
 	struct pk_symbolizer *s;
@@ -149,7 +150,7 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	/* perf script shows inlined functions in the stacks it unwinds
 	 * (--call-graph dwarf), not in frame-pointer callchains */
 	so.no_inline = !cmd_inline && (reader->flags & PK_READER_NO_INLINE) &&
-		       !pk_profile_meta(p, PK_META_DWARF_UNWINDING);
+		       !unwound;
 	so.names_only = opts->names_only;
 	s = pk_symbolizer_new(ctx, &so);
 	if (!s)
@@ -159,6 +160,14 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	return rc;
 }
 
+/* The perf.data reader's "dwarf-unwinding" fact, "" when absent. */
+static const char *unwinding_fact(const struct pk_profile *p)
+{
+	const char *v = pk_profile_meta(p, PK_META_DWARF_UNWINDING);
+
+	return v ? v : "";
+}
+
 static int read_one(struct pk_context *ctx, const char *path,
 		    const char *from, struct pk_profile *p,
 		    const struct pk_options *opts, const struct pk_reader **used)
@@ -166,7 +175,8 @@ static int read_one(struct pk_context *ctx, const char *path,
 	const struct pk_reader *reader = NULL;
 	struct pk_input *in = NULL;
 	struct pk_options o = *opts;
-	int rc;
+	char *earlier = NULL;
+	int rc, unwound;
 
 	o.no_unwind |= cmd_no_unwind;
 	opts = &o;
@@ -180,10 +190,20 @@ static int read_one(struct pk_context *ctx, const char *path,
 	rc = pk_input_open(ctx, path, &in);
 	if (!rc && !reader)
 		rc = pk_reader_detect(ctx, in, &reader);
+	/* whether this input's stacks were unwound, not an earlier one's */
+	earlier = strdup(unwinding_fact(p));
+	if (!rc && !earlier)
+		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (!rc && *earlier)
+		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, "");
 	if (!rc)
 		rc = pk_read(ctx, in, reader, p, opts);
+	unwound = *unwinding_fact(p) != '\0';
+	if (!unwound && earlier && *earlier)
+		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, earlier);
 	if (!rc && !cmd_no_symbolize && !opts->no_symbolize)
-		rc = symbolize(ctx, p, opts, reader);
+		rc = symbolize(ctx, p, opts, reader, unwound);
+	free(earlier);
 	if (!rc && used)
 		*used = reader;
 	pk_input_close(in);

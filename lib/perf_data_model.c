@@ -53,11 +53,17 @@ static struct pd_event_columns *columns_for(struct pd_model *mo,
 		if (!event || pk_grow(&mo->events, &mo->events_cap, mo->nevents + 1,
 				      sizeof(*mo->events)) < 0)
 			return NULL;
+		/* an earlier input summed into the profile may have them */
 		c = &mo->events[mo->nevents++];
 		c->event = event;
-		c->weight = -1;
-		c->count = pk_profile_add_sample_type(mo->st->p, "samples", "count",
-						      name, PK_VALUE_COUNT);
+		c->weight = pk_profile_find_column(mo->st->p, event,
+						   PK_VALUE_WEIGHT);
+		c->count = pk_profile_find_column(mo->st->p, event,
+						  PK_VALUE_COUNT);
+		if (c->count < 0)
+			c->count = pk_profile_add_sample_type(mo->st->p, "samples",
+							      "count", name,
+							      PK_VALUE_COUNT);
 		if (c->count < 0)
 			return NULL;
 	}

@@ -56,6 +56,11 @@ testrun_compare "tp-prog: the tracepoint" $d/tp-prog.sched_switch.folded \
 	folded --event=sched:sched_switch $d/tp-prog.perf.data
 testrun_compare "--inline: inlined functions as frames" $d/cxx-fp.inline.folded \
 	folded --inline $d/cxx-fp.perf.data
+# summed in one profile, each recording keeps its own kind of stacks: the
+# frame-pointer one gets no inlined frames for following a dwarf one
+profkit-merge -q --to=folded $d/cxx-dwarf.folded $d/cxx-fp.folded >"$tmpdir/both"
+testrun_compare "a dwarf and a frame-pointer recording summed" "$tmpdir/both" \
+	folded $d/cxx-dwarf.perf.data $d/cxx-fp.perf.data
 
 # live, with the system's libraries, where perf runs
 for lib in /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
