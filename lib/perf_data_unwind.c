@@ -84,7 +84,7 @@ struct pd_unwinder {
 	pd_unwind_push_fn push;
 	void *push_arg;
 	unsigned depth;
-	int push_rc, stale, too_deep, no_file;
+	int push_rc, stale, too_deep;
 
 	struct pd_unwind_counts counts;
 };
@@ -347,7 +347,6 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	 */
 	if (no_file) {
 		u->depth++;
-		u->no_file = 1;
 		return DWARF_CB_ABORT;
 	}
 	if (++u->depth >= MAX_FRAMES) {
@@ -364,7 +363,7 @@ static int unwind_once(struct pd_unwinder *u, struct unwind_process *pr,
 	int rc;
 
 	u->depth = 0;
-	u->stale = u->too_deep = u->no_file = 0;
+	u->stale = u->too_deep = 0;
 	if (report_module(pr, pc) < 0 && (u->stale || u->push_rc))
 		return u->stale ? 2 : 1;
 	/* libdwfl learns the machine from the first module's ELF */
@@ -403,13 +402,16 @@ int pd_unwind(struct pd_unwinder *u, const struct pd_thread *t,
 	if (!pr)
 		return PK_ENOMEM;
 	rc = unwind_once(u, pr, pc, s->tid);
-	if (rc == 2 && !u->depth) {
-		/* the process changed its mappings: start afresh, once */
+	if (rc == 2) {
+		/* the process changed its mappings: start afresh (and this
+		 * sample again, unless frames went out already) */
 		process_drop(pr);
-		pr = process_get(u, t->pid);
-		if (!pr)
-			return PK_ENOMEM;
-		rc = unwind_once(u, pr, pc, s->tid);
+		if (!u->depth) {
+			pr = process_get(u, t->pid);
+			if (!pr)
+				return PK_ENOMEM;
+			rc = unwind_once(u, pr, pc, s->tid);
+		}
 	}
 	if (u->push_rc)
 		return u->push_rc;
