@@ -398,5 +398,7 @@ int pd_machine_set_build_id(struct pd_machine *m, const char *file,
 			    size_t id_len);
 /* The build id recorded for a file (private string ids), or 0. */
 uint32_t pd_machine_build_id(const struct pd_machine *m, uint32_t file);
+/* A mapping's build id: its MMAP2 record's, else the file's, or 0. */
+uint32_t pd_map_build_id(const struct pd_machine *m, const struct pd_map *map);
 
 #endif

@@ -635,3 +635,8 @@ uint32_t pd_machine_build_id(const struct pd_machine *m, uint32_t file)
 {
 	return file < m->build_ids_cap ? m->build_ids[file] : 0;
 }
+
+uint32_t pd_map_build_id(const struct pd_machine *m, const struct pd_map *map)
+{
+	return map->build_id ? map->build_id : pd_machine_build_id(m, map->file);
+}

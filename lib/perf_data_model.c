@@ -128,8 +128,7 @@ static uint32_t model_mapping(struct pd_model *mo, struct pd_map *map)
 
 	if (map->mapping)
 		return map->mapping;
-	build_id = map->build_id ? map->build_id :
-		pd_machine_build_id(&mo->st->m, map->file);
+	build_id = pd_map_build_id(&mo->st->m, map);
 	m.start = map->start;
 	m.limit = map->end;
 	m.offset = map->pgoff;

@@ -247,15 +247,6 @@ found:
 	return pr;
 }
 
-static int is_main_program(const char *file)
-{
-	const char *base = strrchr(file, '/');
-
-	base = base ? base + 1 : file;
-	return file[0] == '/' && !strstr(base, ".so") &&
-	       strncmp(file, "//anon", 6) != 0 && strncmp(file, "/tmp/perf-", 10);
-}
-
 /* Report the module of the file mapped at pc (0), or say why not (-1). */
 static int report_map(struct unwind_process *pr, struct pd_map *map,
 		      uint64_t pc)
@@ -263,8 +254,7 @@ static int report_map(struct unwind_process *pr, struct pd_map *map,
 	struct pd_unwinder *u = pr->u;
 	const struct pk_profile *strings = u->st->m.strings;
 	const char *file = pk_profile_string(strings, map->file), *path;
-	uint32_t bid = map->build_id ? map->build_id :
-		pd_machine_build_id(&u->st->m, map->file);
+	uint32_t bid = pd_map_build_id(&u->st->m, map);
 	struct pk_mapping m = { .start = map->start, .limit = map->end,
 				.offset = map->pgoff };
 	Dwfl_Module *mod;
@@ -272,7 +262,7 @@ static int report_map(struct unwind_process *pr, struct pd_map *map,
 	void **userdata;
 	int rc;
 
-	if (u->has_binary && !u->binary_file && is_main_program(file))
+	if (u->has_binary && !u->binary_file && pk_symbolizer_is_program(file))
 		u->binary_file = map->file;
 	rc = pk_symbolizer_locate(u->files, file,
 				  bid ? pk_profile_string(strings, bid) : NULL,

@@ -53,10 +53,8 @@ struct sym {
 	const char *name;	/* into the table's text (or libelf's) */
 	uint64_t rank;		/* tie-break among equal starts */
 	int sized;		/* end is the symbol's own, not a guess */
-	/* addr2line's (binutils') choice among the aliases: the last local
-	 * one in the file's table, else the last one */
+	/* addr2line's (binutils') choice among the aliases (bfd_preference) */
 	const char *bfd_alias;
-	uint64_t bfd_rank;
 };
 
 struct symtab {
@@ -622,8 +620,7 @@ static int parse_hex(char **pp, uint64_t *v)
 }
 
 static int symtab_push(struct symtab *t, size_t *cap, uint64_t start,
-		       uint64_t end, const char *name, uint64_t rank,
-		       uint64_t bfd_rank)
+		       uint64_t end, const char *name, uint64_t rank)
 {
 	if (pk_grow(&t->v, cap, t->n + 1, sizeof(*t->v)) < 0)
 		return -1;
@@ -633,7 +630,6 @@ static int symtab_push(struct symtab *t, size_t *cap, uint64_t start,
 	t->v[t->n].rank = rank;
 	t->v[t->n].sized = end != 0;
 	t->v[t->n].bfd_alias = name;
-	t->v[t->n].bfd_rank = bfd_rank;
 	t->n++;
 	return 0;
 }
@@ -666,7 +662,7 @@ static int parse_kallsyms(struct symtab *t)
 		if (addr)
 			all_zero = 0;
 		if (symtab_push(t, &cap, addr, 0, name,
-				(rank << 30) | (unsigned)(t->n & 0x3fffffff), 0))
+				(rank << 30) | (unsigned)(t->n & 0x3fffffff)))
 			return -1;
 	}
 	t->hidden = t->n && all_zero;
@@ -711,7 +707,7 @@ static int parse_perf_map(struct symtab *t)
 			*--end = '\0';
 		/* a later entry for the same start wins: code was replaced */
 		if (*name && symtab_push(t, &cap, start, start + size, name,
-					 (unsigned)(t->n & 0x7fffffff), 0))
+					 (unsigned)(t->n & 0x7fffffff)))
 			return -1;
 	}
 	qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
@@ -1032,6 +1028,17 @@ static uint64_t alias_rank(const char *name, int sized, int bind,
 	       (index & 0xffffffffffu);
 }
 
+/*
+ * Among aliases, addr2line (binutils) names an address after the last
+ * local symbol in the table, else the last one: from an alias_rank, the
+ * binding (local: 1) and the symbol's index.
+ */
+static uint64_t bfd_preference(uint64_t rank)
+{
+	return (uint64_t)(((rank >> 60) & 3) == 1) << 40 |
+	       (rank & 0xffffffffffu);
+}
+
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
 {
 	Elf_Scn *scn = NULL;
@@ -1107,7 +1114,7 @@ static int add_plt_symbols(struct symtab *t, size_t *cap, Elf *elf,
 			continue;
 		sprintf(t->text + used, "%s@plt", name);
 		if (symtab_push(t, cap, at, at + 16, t->text + used,
-				alias_rank(t->text + used, 1, STB_GLOBAL, 0), 0))
+				alias_rank(t->text + used, 1, STB_GLOBAL, 0)))
 			return -1;
 		used += strlen(t->text + used) + 1;
 	}
@@ -1128,6 +1135,7 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 	struct symtab *t = calloc(1, sizeof(*t));
 	int n = dwfl_module_getsymtab(mod), k;
 	size_t cap = 0, i, kept = 0;
+	uint64_t best = 0;
 
 	if (!t)
 		return NULL;
@@ -1148,11 +1156,9 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 		      (type == STT_NOTYPE && is_code_section(elf, shndx))))
 			continue;
 		rank = alias_rank(name, sym.st_size != 0, bind, (unsigned)k);
-		/* addr2line's alias: the last local one, else the last */
 		if (symtab_push(t, &cap, addr,
 				sym.st_size ? addr + sym.st_size : 0, name,
-				rank, (uint64_t)(bind == STB_LOCAL) << 40 |
-				(unsigned)k)) {
+				rank)) {
 			symtab_free(t);
 			return NULL;
 		}
@@ -1165,12 +1171,14 @@ static struct symtab *load_elf_symbols(Dwfl_Module *mod, int plt_names)
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
 	for (i = 0; i < t->n; i++) {
 		struct sym *prev = kept ? &t->v[kept - 1] : NULL;
+		uint64_t pref = bfd_preference(t->v[i].rank);
 
-		if (!prev || prev->start != t->v[i].start)
+		if (!prev || prev->start != t->v[i].start) {
 			t->v[kept++] = t->v[i];
-		else if (t->v[i].bfd_rank > prev->bfd_rank) {
+			best = pref;
+		} else if (pref > best) {
 			prev->bfd_alias = t->v[i].name;
-			prev->bfd_rank = t->v[i].bfd_rank;
+			best = pref;
 		}
 	}
 	t->n = kept;
@@ -2387,12 +2395,16 @@ static pk_str main_file(const struct pk_profile *p)
 
 		if (!*file)
 			nameless = 1;
-		else if (!is_anonymous(file) && !is_kernel(file) &&
-			 !is_perf_map(file) && !is_shared_library(file) &&
-			 file[0] != '[')
+		else if (pk_symbolizer_is_program(file))
 			return m->file;
 	}
 	return nameless ? 0 : (pk_str)-1;
+}
+
+int pk_symbolizer_is_program(const char *file)
+{
+	return !is_anonymous(file) && !is_kernel(file) && !is_perf_map(file) &&
+	       !is_shared_library(file) && file[0] != '[';
 }
 
 /* map_found mark of a mapping with locations to symbolize */

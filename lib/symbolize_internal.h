@@ -12,6 +12,10 @@
 
 #include <profkit/symbolize.h>
 
+/* A mapped file that can be the main program --binary stands for: not
+ * a library, the kernel, JIT code or anonymous memory. */
+int pk_symbolizer_is_program(const char *file);
+
 /* Warn about nothing: the symbolizer run after reading will. */
 void pk_symbolizer_set_quiet(struct pk_symbolizer *s);
 
