@@ -785,6 +785,30 @@ static char *running_kernel_build_id(void)
 	return out ? out : strdup("");
 }
 
+/* perf record's copy of kallsyms in its build-id cache (malloc'd), or NULL. */
+static char *cached_kallsyms(const struct pk_symbolizer *s, const char *bid)
+{
+	char sub[160];
+
+	if (strlen(bid) <= 2 || strlen(bid) >= 128 || !s->home_debug)
+		return NULL;
+	build_id_subpath(bid, sub, sizeof(sub));
+	return join(s->home_debug, sub, "/kallsyms");
+}
+
+/* Was the recording made on the running kernel? Its build id says
+ * better than the caller (local_kernel). */
+static int kernel_is_running(struct pk_symbolizer *s, const char *bid)
+{
+	if (*bid) {
+		if (!s->running_build_id)
+			s->running_build_id = running_kernel_build_id();
+		if (s->running_build_id && *s->running_build_id)
+			return build_id_matches(bid, s->running_build_id);
+	}
+	return s->o.local_kernel;
+}
+
 /* ---- kallsyms on a thread ---- */
 
 /*
@@ -826,24 +850,14 @@ static struct symtab *prefetched(struct pk_symbolizer *s, const char *path)
 static void prefetch_kallsyms(struct pk_symbolizer *s, const char *bid)
 {
 	const char *path = s->kallsyms;
-	char sub[160], *cache = NULL;
-	int running = s->o.local_kernel;
+	char *cache = NULL;
 
 	if (s->prefetch.path)
 		return;
-	if (!path && strlen(bid) > 2 && strlen(bid) < 128 && s->home_debug) {
-		build_id_subpath(bid, sub, sizeof(sub));
-		cache = join(s->home_debug, sub, "/kallsyms");
-		if (cache && access(cache, R_OK) == 0)
-			path = cache;
-	}
-	if (!path && *bid) {
-		if (!s->running_build_id)
-			s->running_build_id = running_kernel_build_id();
-		if (s->running_build_id && *s->running_build_id)
-			running = build_id_matches(bid, s->running_build_id);
-	}
-	if (!path && running)
+	if (!path && (cache = cached_kallsyms(s, bid)) &&
+	    access(cache, R_OK) == 0)
+		path = cache;
+	if (!path && kernel_is_running(s, bid))
 		path = "/proc/kallsyms";
 	if (path && access(path, R_OK) == 0 &&
 	    (s->prefetch.path = strdup(path)) &&
@@ -886,40 +900,29 @@ static void open_kernel(struct object *obj)
 	struct pk_symbolizer *s = obj->s;
 	struct tried tried = { .len = 0 };
 	const char *bid = obj->build_id;
-	int running = s->o.local_kernel;
-	char *path;
+	int running = 0;
+	char *path = NULL;
 
 	if (s->kallsyms) {
 		obj->tab = kernel_table(s, s->kallsyms);
 		if (!obj->tab)
 			tried_add(&tried, s->kallsyms, "unreadable");
 	}
-	if (!obj->tab && strlen(bid) > 2 && strlen(bid) < 128 &&
-	    s->home_debug) {
-		char sub[160];
-
-		/* perf record keeps a copy of kallsyms in its cache */
-		build_id_subpath(bid, sub, sizeof(sub));
-		path = join(s->home_debug, sub, "/kallsyms");
-		if (path) {
-			obj->tab = kernel_table(s, path);
-			if (!obj->tab)
-				tried_add(&tried, path, NULL);
-		}
-		free(path);
+	if (!obj->tab && (path = cached_kallsyms(s, bid))) {
+		obj->tab = kernel_table(s, path);
+		if (!obj->tab)
+			tried_add(&tried, path, NULL);
 	}
-	if (!obj->tab && *bid) {
-		/* the build id says better than the caller which kernel */
-		if (!s->running_build_id)
-			s->running_build_id = running_kernel_build_id();
-		if (s->running_build_id && *s->running_build_id) {
+	free(path);
+	if (!obj->tab) {
+		running = kernel_is_running(s, bid);
+		if (!running && *bid && s->running_build_id &&
+		    *s->running_build_id) {
 			char why[128];
 
-			running = build_id_matches(bid, s->running_build_id);
 			snprintf(why, sizeof(why), "of build id %s",
 				 s->running_build_id);
-			if (!running)
-				tried_add(&tried, "/proc/kallsyms", why);
+			tried_add(&tried, "/proc/kallsyms", why);
 		}
 	}
 	if (!obj->tab && running)
