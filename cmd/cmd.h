@@ -20,22 +20,31 @@ int cmd_report(struct pk_context *ctx, int rc);
 /* A context that prints warnings unless quiet. */
 struct pk_context *cmd_context(int quiet);
 
-/* The options every command that reads raw addresses takes. */
-#define OPT_SYMBOLS(o) \
-	OPT_GROUP("Symbols"), \
-	OPT_STRING(0, "binary", &(o).binary, "FILE", "the main program's binary"), \
-	OPT_STRING(0, "symbol-path", &(o).symbol_path, "DIRS", "look for binaries here (DIR:DIR)"), \
-	OPT_STRING(0, "symfs", &(o).symfs, "DIR", "root of the recording machine's files"), \
-	OPT_STRING(0, "kallsyms", &(o).kallsyms, "FILE", "the recording kernel's kallsyms"), \
-	OPT_CALLBACK(0, "demangle", &cmd_demangle, "STYLE", "names as 'perf' or 'pprof' shows them, 'full' or 'none'", cmd_opt_demangle), \
-	OPT_FLAG(0, "inline", &cmd_inline, "inlined functions as frames (perf.data: unwound stacks have them)"), \
-	OPT_FLAG(0, "no-unwind", &cmd_no_unwind, "--call-graph dwarf: the sampled user frame only"), \
-	OPT_FLAG(0, "no-symbolize", &cmd_no_symbolize, "keep raw addresses")
+/*
+ * The command's library options (struct pk_options), created on first
+ * use. Options the library knows by name are set straight from the
+ * command line with OPT_PK, so a command and pk_options_set(3) take the
+ * same words.
+ */
+struct pk_options *cmd_options(void);
+/* Set the library option named as the long option (an OPT_CALLBACK);
+ * a flag without a value is "1". */
+int cmd_opt_pk(const struct option *o, const char *arg);
+/* Set a library option from the command's own code; prints the error. */
+int cmd_set_option(const char *key, const char *value);
+#define OPT_PK(s, l, a, h) OPT_CALLBACK((s), (l), NULL, (a), (h), cmd_opt_pk)
 
-extern int cmd_no_symbolize, cmd_inline, cmd_no_unwind;
-/* enum pk_demangle from --demangle; -1: the style of the input's tool. */
-extern int cmd_demangle;
-int cmd_opt_demangle(const struct option *o, const char *arg);
+/* The options every command that reads raw addresses takes. */
+#define OPT_SYMBOLS \
+	OPT_GROUP("Symbols"), \
+	OPT_PK(0, "binary", "FILE", "the main program's binary"), \
+	OPT_PK(0, "symbol-path", "DIRS", "look for binaries here (DIR:DIR)"), \
+	OPT_PK(0, "symfs", "DIR", "root of the recording machine's files"), \
+	OPT_PK(0, "kallsyms", "FILE", "the recording kernel's kallsyms"), \
+	OPT_PK(0, "demangle", "STYLE", "names as 'perf' or 'pprof' shows them, 'full' or 'none'"), \
+	OPT_PK(0, "inline", NULL, "inlined functions as frames (perf.data: unwound stacks have them)"), \
+	OPT_PK(0, "no-unwind", NULL, "--call-graph dwarf: the sampled user frame only"), \
+	OPT_PK(0, "no-symbolize", NULL, "keep raw addresses")
 
 /* How a command treats damage and memory: -q, --strict, --max-memory. */
 struct cmd_robustness {
@@ -51,29 +60,23 @@ struct cmd_robustness {
 
 /* --max-memory=SIZE into the int64_t at o->value (an OPT_CALLBACK). */
 int cmd_opt_max_memory(const struct option *o, const char *arg);
-/* --value=KIND ('samples', 'period'; NULL: keep the default) into opts. */
-int cmd_parse_value(const char *value, struct pk_options *opts);
 
-/* Read every path (stdin when none) into p; from may be NULL (auto). */
+/* pk_load every path (stdin when none) into p: several are summed. */
 int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
-		    const char *from, struct pk_profile *p,
-		    const struct pk_options *opts);
-/* Read one input (stdin for NULL) into a new profile; used: the reader. */
-int cmd_read_profile(struct pk_context *ctx, const char *path, const char *from,
-		     unsigned flags, const struct pk_options *opts,
-		     struct pk_profile **out, const struct pk_reader **used);
+		    struct pk_profile *p);
+/* pk_load one input (stdin for NULL) into a new profile. */
+int cmd_read_profile(struct pk_context *ctx, const char *path,
+		     unsigned flags, struct pk_profile **out);
 /* Find the writer named by --to, or report it (exit 2). */
 const struct pk_writer *cmd_writer(const char *to);
-/* Write p with writer to path (stdout when NULL), atomically. */
+/* pk_write p with writer to path (stdout when NULL). */
 int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
-		     const struct pk_profile *p,
-		     const struct pk_options *opts, const char *path);
+		     const struct pk_profile *p, const char *path);
 /*
  * Read argv (stdin when none; several are summed) and write the profile
  * with writer to out_path (stdout when NULL). Returns the exit code.
  */
 int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
-		const char *from, const struct pk_options *opts,
 		const char *out_path, const struct cmd_robustness *r);
 
 #endif

@@ -123,8 +123,8 @@ static int apply(const struct option *o, const char *arg, int negated)
 	case OPTION_STRING:
 		*(const char **)o->value = arg;
 		return 0;
-	case OPTION_CALLBACK:
-		return o->cb(o, arg);
+	case OPTION_CALLBACK:	/* a negated callback flag gets "0" */
+		return o->cb(o, negated ? "0" : arg);
 	default:
 		return -1;
 	}
@@ -143,7 +143,9 @@ static const struct option *find_long(const struct option *opts,
 			return o;
 	if (len > 3 && strncmp(name, "no-", 3) == 0)
 		for (o = opts; o->type != OPTION_END; o++)
-			if (o->type == OPTION_FLAG && o->long_name &&
+			if ((o->type == OPTION_FLAG ||
+			     (o->type == OPTION_CALLBACK && !o->argh)) &&
+			    o->long_name &&
 			    strlen(o->long_name) == len - 3 &&
 			    strncmp(o->long_name, name + 3, len - 3) == 0) {
 				*negated = 1;

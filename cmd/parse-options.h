@@ -13,7 +13,7 @@ enum option_type {
 	OPTION_GROUP,		/* a heading in --help */
 	OPTION_FLAG,		/* int, set to 1 (or 0 with --no-) */
 	OPTION_STRING,		/* const char *, takes a value */
-	OPTION_CALLBACK,	/* calls cb with the value (or NULL) */
+	OPTION_CALLBACK,	/* calls cb with the value (NULL; "0" for --no-) */
 };
 
 struct option;

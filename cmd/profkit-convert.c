@@ -32,57 +32,19 @@ static const struct command_info info = {
 		"  profkit-convert --to=pprof -O out/ -j 2 --keep-going profiles/*\n",
 };
 
-static struct pk_options opts;
-static const char *from, *to, *output, *value, *labels, *out_dir, *jobs_arg;
-static int list_formats, gzip_output = 1, keep_going, jobs = 1;
+static const char *to, *output, *out_dir, *jobs_arg;
+static int list_formats, keep_going, jobs = 1;
 static struct cmd_robustness robust;
 
 static int set_all(const struct option *o, const char *arg)
 {
 	(void)o;
-	(void)arg;
-	opts.annotate_kernel = opts.annotate_jit = 1;
-	return 0;
-}
-
-static int set_bit(const struct option *o, const char *arg)
-{
-	(void)arg;
-	if (strcmp(o->long_name, "pid") == 0)
-		opts.include_pid = 1;
-	else if (strcmp(o->long_name, "tid") == 0)
-		opts.include_tid = 1;
-	else if (strcmp(o->long_name, "kernel") == 0)
-		opts.annotate_kernel = 1;
-	else if (strcmp(o->long_name, "jit") == 0)
-		opts.annotate_jit = 1;
-	else if (strcmp(o->long_name, "addrs") == 0)
-		opts.show_addrs = 1;
-	else if (strcmp(o->long_name, "no-comm") == 0)
-		opts.no_comm = 1;
-	else if (strcmp(o->long_name, "speedscope-evented") == 0)
-		opts.speedscope_evented = 1;
-	return 0;
-}
-
-/* --node-thres=PCT, --edge-thres=PCT: a percentage into the double. */
-static int set_percent(const struct option *o, const char *arg)
-{
-	char *end;
-	double pct = strtod(arg, &end);
-
-	if (end == arg || *end || !(pct >= 0.0 && pct <= 100.0)) {
-		cmd_error("--%s: '%s' is not a percentage from 0 to 100",
-			  o->long_name, arg);
-		return -1;
-	}
-	*(double *)o->value = pct;
-	return 0;
+	return cmd_set_option("kernel", arg) || cmd_set_option("jit", arg);
 }
 
 static const struct option options[] = {
 	OPT_GROUP("Formats"),
-	OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+	OPT_PK(0, "from", "FMT", "input format (default: detect)"),
 	OPT_STRING(0, "to", &to, "FMT", "output format (required)"),
 	OPT_FLAG(0, "list-formats", &list_formats, "list the formats and exit"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
@@ -91,26 +53,26 @@ static const struct option options[] = {
 	OPT_STRING('j', "jobs", &jobs_arg, "N", "with -O: convert N files at once"),
 	OPT_FLAG(0, "keep-going", &keep_going, "with -O: go on past a bad file"),
 	OPT_GROUP("Samples"),
-	OPT_STRING(0, "event", &opts.event, "NAME", "keep this event only (default: the first)"),
-	OPT_STRING(0, "value", &value, "KIND", "weigh stacks by 'samples' or 'period'"),
-	OPT_STRING(0, "sample-type", &opts.sample_type, "T", "show this sample type (as pprof's -sample_index)"),
+	OPT_PK(0, "event", "NAME", "keep this event only (default: the first)"),
+	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
+	OPT_PK(0, "sample-type", "T", "show this sample type (as pprof's -sample_index)"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
-	OPT_CALLBACK(0, "pid", NULL, NULL, "root frame 'comm-PID'", set_bit),
-	OPT_CALLBACK(0, "tid", NULL, NULL, "root frame 'comm-PID/TID'", set_bit),
-	OPT_CALLBACK(0, "kernel", NULL, NULL, "mark kernel frames with _[k]", set_bit),
-	OPT_CALLBACK(0, "jit", NULL, NULL, "mark JIT frames with _[j]", set_bit),
+	OPT_PK(0, "pid", NULL, "root frame 'comm-PID'"),
+	OPT_PK(0, "tid", NULL, "root frame 'comm-PID/TID'"),
+	OPT_PK(0, "kernel", NULL, "mark kernel frames with _[k]"),
+	OPT_PK(0, "jit", NULL, "mark JIT frames with _[j]"),
 	OPT_CALLBACK(0, "all", NULL, NULL, "--kernel and --jit", set_all),
-	OPT_CALLBACK(0, "addrs", NULL, NULL, "show addresses of unknown frames", set_bit),
-	OPT_CALLBACK(0, "no-comm", NULL, NULL, "no process name root frame", set_bit),
+	OPT_PK(0, "addrs", NULL, "show addresses of unknown frames"),
+	OPT_PK(0, "no-comm", NULL, "no process name root frame"),
 	OPT_GROUP("pprof output"),
-	OPT_FLAG(0, "gzip", &gzip_output, "gzip the profile (default; --no-gzip: raw protobuf)"),
-	OPT_STRING(0, "labels", &labels, "WHICH", "sample labels (pid, tid, comm, cpu): 'all' or 'none'"),
+	OPT_PK(0, "gzip", NULL, "gzip the profile (default; --no-gzip: raw protobuf)"),
+	OPT_PK(0, "labels", "WHICH", "sample labels (pid, tid, comm, cpu): 'all' or 'none'"),
 	OPT_GROUP("speedscope output"),
-	OPT_CALLBACK(0, "speedscope-evented", NULL, NULL, "one evented timeline per thread, from the times", set_bit),
+	OPT_PK(0, "speedscope-evented", NULL, "one evented timeline per thread, from the times"),
 	OPT_GROUP("Call graphs (dot, as gprof2dot)"),
-	OPT_CALLBACK(0, "node-thres", &opts.node_thres, "PCT", "hide functions under PCT% of the total (0.5)", set_percent),
-	OPT_CALLBACK(0, "edge-thres", &opts.edge_thres, "PCT", "hide calls under PCT% of the total (0.1)", set_percent),
-	OPT_SYMBOLS(opts),
+	OPT_PK(0, "node-thres", "PCT", "hide functions under PCT% of the total (0.5)"),
+	OPT_PK(0, "edge-thres", "PCT", "hide calls under PCT% of the total (0.1)"),
+	OPT_SYMBOLS,
 	OPT_ROBUSTNESS(robust, "memory limit for the profile (default 8G)"),
 	OPT_END(),
 };
@@ -139,18 +101,6 @@ static int parse_jobs_option(void)
 		return -1;
 	}
 	return 0;
-}
-
-static int parse_labels_option(void)
-{
-	if (!labels || strcmp(labels, "all") == 0)
-		return 0;
-	if (strcmp(labels, "none") == 0) {
-		opts.no_labels = 1;
-		return 0;
-	}
-	cmd_error("--labels: expected 'all' or 'none', not '%s'", labels);
-	return -1;
 }
 
 /* DIR/INPUT-BASENAME.EXT for -O */
@@ -239,8 +189,7 @@ static int convert_batch(const struct pk_writer *writer, int argc, char **argv)
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0)
-			_exit(cmd_convert(writer, 1, &argv[i], from, &opts,
-					  out, &robust));
+			_exit(cmd_convert(writer, 1, &argv[i], out, &robust));
 		free(out);
 		if (pid < 0) {
 			cmd_error("cannot start a job: %s", strerror(errno));
@@ -260,7 +209,6 @@ int main(int argc, char **argv)
 {
 	const struct pk_writer *writer;
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (list_formats) {
 		print_formats();
@@ -275,15 +223,13 @@ int main(int argc, char **argv)
 		cmd_error("unknown output format '%s' (see --list-formats)", to);
 		return 2;
 	}
-	if (cmd_parse_value(value, &opts) || parse_labels_option() ||
-	    parse_jobs_option())
+	if (parse_jobs_option())
 		return 2;
-	opts.no_gzip = !gzip_output;
 	if (out_dir && output) {
 		cmd_error("-o and -O exclude each other: -O writes one file per input");
 		return 2;
 	}
 	if (out_dir)
 		return convert_batch(writer, argc, argv);
-	return cmd_convert(writer, argc, argv, from, &opts, output, &robust);
+	return cmd_convert(writer, argc, argv, output, &robust);
 }

@@ -127,24 +127,23 @@ static int diff_profile(struct pk_context *ctx, struct pk_profile *base,
 	if (!rc)
 		rc = pk_profile_merge(ctx, new, base, -1);
 	if (!rc)
-		rc = cmd_write_output(ctx, writer, new, opts, output);
+		rc = cmd_write_output(ctx, writer, new, output);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL, *to = NULL, *output = NULL, *value = NULL;
+	const char *to = NULL, *output = NULL;
 	int quiet = 0, normalize = 0;
 	const struct option options[] = {
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect each)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect each)"),
 		OPT_STRING(0, "to", &to, "FMT", "write NEW - BASE in this format"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_FLAG(0, "normalize", &normalize, "scale BASE to NEW's total (difffolded -n)"),
-		OPT_STRING(0, "event", &opts.event, "NAME", "compare this event (default: the first)"),
-		OPT_STRING(0, "value", &value, "KIND", "compare 'samples' or 'period'"),
+		OPT_PK(0, "event", "NAME", "compare this event (default: the first)"),
+		OPT_PK(0, "value", "KIND", "compare 'samples' or 'period'"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	const struct pk_writer *writer = NULL;
@@ -152,22 +151,19 @@ int main(int argc, char **argv)
 	struct pk_context *ctx;
 	int rc;
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (argc != 2) {
 		cmd_error("give two profiles: BASE and NEW");
 		return 2;
 	}
-	if (cmd_parse_value(value, &opts))
-		return 2;
 	if ((to && !(writer = cmd_writer(to))) || !(ctx = cmd_context(quiet)))
 		return 2;
-	rc = cmd_read_profile(ctx, argv[0], from, 0, &opts, &base, NULL);
+	rc = cmd_read_profile(ctx, argv[0], 0, &base);
 	if (!rc)
-		rc = cmd_read_profile(ctx, argv[1], from, 0, &opts, &new, NULL);
+		rc = cmd_read_profile(ctx, argv[1], 0, &new);
 	if (!rc)
-		rc = writer ? diff_profile(ctx, base, new, &opts, normalize, writer, output) :
-			diff_folded(ctx, base, new, &opts, normalize, output);
+		rc = writer ? diff_profile(ctx, base, new, cmd_options(), normalize, writer, output) :
+			diff_folded(ctx, base, new, cmd_options(), normalize, output);
 	rc = cmd_report(ctx, rc);
 	pk_profile_free(base);
 	pk_profile_free(new);

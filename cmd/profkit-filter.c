@@ -76,8 +76,7 @@ static int parse_filter_numbers(void)
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL, *to = "folded", *output = NULL, *value = NULL;
+	const char *to = "folded", *output = NULL;
 	int quiet = 0;
 	const struct option options[] = {
 		OPT_GROUP("Tests"),
@@ -87,17 +86,17 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "pid", &pid, "PID", "keep this process"),
 		OPT_STRING(0, "tid", &tid, "TID", "keep this thread"),
 		OPT_STRING(0, "comm", &filter.comm, "RE", "keep threads whose name matches"),
-		OPT_STRING(0, "event", &opts.event, "NAME", "keep this event"),
+		OPT_PK(0, "event", "NAME", "keep this event"),
 		OPT_STRING(0, "from-time", &from_time, "SECS", "keep samples from this time (as perf prints)"),
 		OPT_STRING(0, "to-time", &to_time, "SECS", "keep samples up to this time"),
 		OPT_STRING(0, "min-percent", &min_percent, "PCT", "drop stacks under PCT% of the total"),
-		OPT_STRING(0, "value", &value, "KIND", "weigh --min-percent by 'samples' or 'period'"),
+		OPT_PK(0, "value", "KIND", "weigh --min-percent by 'samples' or 'period'"),
 		OPT_GROUP("Input and output"),
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: folded)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	const struct pk_writer *writer;
@@ -106,24 +105,21 @@ int main(int argc, char **argv)
 	unsigned flags;
 	int rc;
 
-	pk_options_init(&opts);
 	pk_filter_init(&filter);
 	argc = parse_options(argc, argv, options, &info);
 	if (argc > 1) {
 		cmd_error("give one input FILE (merge several with profkit-merge first)");
 		return 2;
 	}
-	if (cmd_parse_value(value, &opts))
-		return 2;
 	if (parse_filter_numbers() || !(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
 		return 2;
 	/* time tests need every sample with its own time */
 	flags = writer->flags | (from_time || to_time ? PK_PROFILE_KEEP_ORDER : 0);
-	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, from, flags, &opts, &in, NULL);
+	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, flags, &in);
 	if (!rc)
-		rc = pk_profile_filter(ctx, in, &filter, &opts, &out);
+		rc = pk_profile_filter(ctx, in, &filter, cmd_options(), &out);
 	if (!rc)
-		rc = cmd_write_output(ctx, writer, out, &opts, output);
+		rc = cmd_write_output(ctx, writer, out, output);
 	rc = cmd_report(ctx, rc);
 	pk_profile_free(in);
 	pk_profile_free(out);

@@ -95,8 +95,7 @@ static json_t *describe_mappings(const struct pk_profile *p)
 	return maps;
 }
 
-static json_t *describe(const char *path, const struct pk_reader *reader,
-			const struct pk_profile *p)
+static json_t *describe(const char *path, const struct pk_profile *p)
 {
 	json_t *facts = json_object();
 	uint64_t first, last;
@@ -106,12 +105,13 @@ static json_t *describe(const char *path, const struct pk_reader *reader,
 		const char *k, *v;
 
 		pk_profile_meta_at(p, i, &k, &v);
-		if (strcmp(k, "input") && strcmp(k, "value-scale"))
+		if (strcmp(k, PK_META_INPUT) && strcmp(k, PK_META_FORMAT) &&
+		    strcmp(k, "value-scale"))
 			json_object_set_new(facts, k, json_string(v));
 	}
 	pk_profile_time_span(p, &first, &last);
 	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
-		"file", path ? path : "-", "format", reader->name,
+		"file", path ? path : "-", "format", pk_profile_meta(p, PK_META_FORMAT),
 		"sample_types", describe_types(p), "events", describe_events(p),
 		"distinct_samples", (json_int_t)pk_profile_sample_count(p),
 		"distinct_stacks", (json_int_t)pk_profile_stack_count(p),
@@ -166,32 +166,28 @@ static void print_text(json_t *d)
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL;
 	int quiet = 0, as_json = 0, i, rc = 0;
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &as_json, "print JSON (one object per file, in an array)"),
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	struct pk_context *ctx;
 	json_t *all = json_array();
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (!(ctx = cmd_context(quiet)))
 		return 1;
 	for (i = 0; i < (argc ? argc : 1) && !rc; i++) {
-		const struct pk_reader *reader = NULL;
 		struct pk_profile *p;
 		const char *path = argc ? argv[i] : NULL;
 
-		rc = cmd_read_profile(ctx, path, from, PK_PROFILE_KEEP_ORDER, &opts, &p, &reader);
+		rc = cmd_read_profile(ctx, path, PK_PROFILE_KEEP_ORDER, &p);
 		if (rc)
 			break;
-		json_array_append_new(all, describe(path, reader, p));
+		json_array_append_new(all, describe(path, p));
 		pk_profile_free(p);
 	}
 	if (!rc && as_json) {

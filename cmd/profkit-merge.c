@@ -57,16 +57,15 @@ static int add_profile(struct pk_context *ctx, struct pk_profile **sum,
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL, *to = "folded", *output = NULL;
+	const char *to = "folded", *output = NULL;
 	int quiet = 0;
 	const struct option options[] = {
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect each)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect each)"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: folded)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
-		OPT_STRING(0, "event", &opts.event, "NAME", "event for single-value outputs"),
+		OPT_PK(0, "event", "NAME", "event for single-value outputs"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	const struct pk_writer *writer;
@@ -74,7 +73,6 @@ int main(int argc, char **argv)
 	struct pk_context *ctx;
 	int i, rc = 0;
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (argc < 1) {
 		cmd_error("no input files (give at least one FILE)");
@@ -86,18 +84,18 @@ int main(int argc, char **argv)
 	for (i = 0; i < argc && !rc; i++) {
 		struct pk_profile *p;
 
-		rc = cmd_read_profile(ctx, argv[i], from, writer->flags, &opts, &p, NULL);
+		rc = cmd_read_profile(ctx, argv[i], writer->flags, &p);
 		if (rc)
 			break;
 		if (!sum) {
 			sum = p;
 			continue;
 		}
-		rc = add_profile(ctx, &sum, &p, argv[i], &opts);
+		rc = add_profile(ctx, &sum, &p, argv[i], cmd_options());
 		pk_profile_free(p);
 	}
 	if (!rc)
-		rc = cmd_write_output(ctx, writer, sum, &opts, output);
+		rc = cmd_write_output(ctx, writer, sum, output);
 	rc = cmd_report(ctx, rc);
 	pk_profile_free(sum);
 	pk_context_free(ctx);

@@ -26,14 +26,13 @@ static const struct command_info info = {
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL, *to = "pprof", *output = NULL;
+	const char *to = "pprof", *output = NULL;
 	int quiet = 0;
 	const struct option options[] = {
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: pprof)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
 		OPT_END(),
 	};
@@ -42,7 +41,6 @@ int main(int argc, char **argv)
 	struct pk_context *ctx;
 	int rc;
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (argc > 1) {
 		cmd_error("give one input FILE");
@@ -50,9 +48,9 @@ int main(int argc, char **argv)
 	}
 	if (!(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
 		return 2;
-	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, from, writer->flags, &opts, &p, NULL);
+	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, writer->flags, &p);
 	if (!rc)
-		rc = cmd_write_output(ctx, writer, p, &opts, output);
+		rc = cmd_write_output(ctx, writer, p, output);
 	rc = cmd_report(ctx, rc);
 	pk_profile_free(p);
 	pk_context_free(ctx);

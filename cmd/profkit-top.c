@@ -93,17 +93,16 @@ static void print_table(const struct pk_profile *p, const struct pk_top *top, si
 
 int main(int argc, char **argv)
 {
-	struct pk_options opts;
-	const char *from = NULL, *count = NULL;
+	const char *count = NULL;
 	int quiet = 0, cum = 0;
 	const struct option options[] = {
 		OPT_STRING('n', "nodecount", &count, "N", "show N functions (default 20; 0: all)"),
 		OPT_FLAG(0, "cum", &cum, "sort by cumulative weight"),
-		OPT_STRING(0, "sample-type", &opts.sample_type, "T", "the sample type to show (pprof's -sample_index)"),
-		OPT_STRING(0, "event", &opts.event, "NAME", "the event to show (default: the first)"),
-		OPT_STRING(0, "from", &from, "FMT", "input format (default: detect)"),
+		OPT_PK(0, "sample-type", "T", "the sample type to show (pprof's -sample_index)"),
+		OPT_PK(0, "event", "NAME", "the event to show (default: the first)"),
+		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
-		OPT_SYMBOLS(opts),
+		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	struct pk_profile *p = NULL;
@@ -112,7 +111,6 @@ int main(int argc, char **argv)
 	long limit = 20;
 	int rc;
 
-	pk_options_init(&opts);
 	argc = parse_options(argc, argv, options, &info);
 	if (argc > 1) {
 		cmd_error("give one input FILE (merge several with profkit-merge first)");
@@ -129,9 +127,9 @@ int main(int argc, char **argv)
 	}
 	if (!(ctx = cmd_context(quiet)))
 		return 1;
-	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, from, 0, &opts, &p, NULL);
+	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, 0, &p);
 	if (!rc)
-		rc = pk_profile_top(ctx, p, &opts, cum, &top);
+		rc = pk_profile_top(ctx, p, cmd_options(), cum, &top);
 	if (!rc) {
 		if (top.nrows)
 			print_table(p, &top, (size_t)limit);

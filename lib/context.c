@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -78,9 +79,22 @@ int pk_error_set(struct pk_context *ctx, int code, const char *fmt, ...)
 	return code;
 }
 
+void pk_context_set_subject(struct pk_context *ctx, const char *subject)
+{
+	ctx->subject = subject;
+}
+
+/* Does message already start with "subject:"? */
+static int names_subject(const char *message, const char *subject)
+{
+	size_t n = strlen(subject);
+
+	return strncmp(message, subject, n) == 0 && message[n] == ':';
+}
+
 void pk_warn(struct pk_context *ctx, const char *fmt, ...)
 {
-	char buf[PK_ERROR_MAX];
+	char buf[PK_ERROR_MAX], named[PK_ERROR_MAX + 520];
 	va_list ap;
 
 	ctx->warnings++;
@@ -89,6 +103,11 @@ void pk_warn(struct pk_context *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (ctx->subject && !names_subject(buf, ctx->subject)) {
+		snprintf(named, sizeof(named), "%.512s: %s", ctx->subject, buf);
+		ctx->warn(ctx->warn_data, named);
+		return;
+	}
 	ctx->warn(ctx->warn_data, buf);
 }
 

@@ -30,14 +30,6 @@ const struct pk_writer *const pk_writers[] = {
 	NULL,
 };
 
-void pk_options_init(struct pk_options *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->value = PK_VALUE_AUTO;
-	opts->node_thres = 0.5;
-	opts->edge_thres = 0.1;
-}
-
 const struct pk_reader *pk_reader_find(const char *name)
 {
 	size_t i;
@@ -108,8 +100,10 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 			return rc;
 	}
 	pk_profile_set_memory_limit(p, pk_context_max_memory(ctx));
-	if (!pk_profile_meta(p, "input"))
-		pk_profile_set_meta(p, "input", pk_input_name(in));
+	if (!pk_profile_meta(p, PK_META_INPUT))
+		pk_profile_set_meta(p, PK_META_INPUT, pk_input_name(in));
+	if (!pk_profile_meta(p, PK_META_FORMAT))
+		pk_profile_set_meta(p, PK_META_FORMAT, reader->name);
 	rc = reader->read(ctx, in, p, opts);
 	if (pk_profile_failed(p)) {
 		/* say why, rather than the reader's bare "out of memory" */

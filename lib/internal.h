@@ -9,6 +9,8 @@
 
 #include <profkit/profkit.h>
 
+#include "options.h"
+
 #define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct pk_context {
@@ -20,7 +22,11 @@ struct pk_context {
 	unsigned long warnings;
 	uint64_t max_memory;
 	int strict;
+	const char *subject;	/* the input being loaded: names warnings */
 };
+
+/* Name warnings after subject (NULL: none) until it is unset. */
+void pk_context_set_subject(struct pk_context *ctx, const char *subject);
 
 /* Default cap on memory that sizes read from an input may drive. */
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)

@@ -349,5 +349,5 @@ const struct pk_writer pk_writer_dot = {
 	.description = "call graph for Graphviz dot (as gprof2dot draws it)",
 	.extension = ".dot",
 	.write = dot_write,
-	.names_only = 1,
+	.flags = PK_PROFILE_NAMES_ONLY,
 };

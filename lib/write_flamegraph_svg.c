@@ -1169,5 +1169,5 @@ const struct pk_writer pk_writer_flamegraph = {
 	.description = "interactive SVG flame graph (as flamegraph.pl)",
 	.extension = ".svg",
 	.write = flamegraph_write,
-	.names_only = 1,
+	.flags = PK_PROFILE_NAMES_ONLY,
 };

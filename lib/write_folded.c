@@ -35,5 +35,5 @@ const struct pk_writer pk_writer_folded = {
 		       "(as stackcollapse-perf.pl)",
 	.extension = ".folded",
 	.write = folded_write,
-	.names_only = 1,
+	.flags = PK_PROFILE_NAMES_ONLY,
 };

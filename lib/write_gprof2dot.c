@@ -203,5 +203,5 @@ const struct pk_writer pk_writer_gprof2dot = {
 	.description = "JSON call graph for gprof2dot -f json",
 	.extension = ".gprof2dot.json",
 	.write = gprof2dot_write,
-	.names_only = 1,
+	.flags = PK_PROFILE_NAMES_ONLY,
 };

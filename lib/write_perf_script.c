@@ -217,7 +217,6 @@ const struct pk_writer pk_writer_perf_script = {
 	.description = "text as `perf script -F comm,pid,tid,time,event,ip,dso` "
 		       "prints it (to check against perf)",
 	.extension = ".perf-script.txt",
-	.flags = PK_PROFILE_KEEP_ORDER,
+	.flags = PK_PROFILE_KEEP_ORDER | PK_PROFILE_NAMES_ONLY,
 	.write = perf_script_write,
-	.names_only = 1,
 };

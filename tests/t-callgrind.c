@@ -136,7 +136,7 @@ static void test_output(void)
 	const struct pk_writer *w = pk_writer_find("callgrind");
 	struct pk_profile *p = pk_profile_new(0);
 	struct pk_context *ctx = pk_context_new();
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	struct pk_output *out;
 	uint32_t app, libc, f_main, f_work, f_rec, loc[5];
 	struct pk_line inlined[2];
@@ -175,10 +175,9 @@ static void test_output(void)
 	/* a sample without a stack */
 	add(p, NULL, 0, 50);
 
-	pk_options_init(&opts);
 	if (!is_int(pk_output_open_memory(ctx, &out), 0, "memory output"))
 		return;
-	is_int(w->write(ctx, p, &opts, out), 0, "writes");
+	is_int(w->write(ctx, p, opts, out), 0, "writes");
 	data = pk_output_memory(out, &size);
 	text = strndup((const char *)data, size);
 	if (!ok(text && strcmp(text, expected) == 0,
@@ -186,6 +185,7 @@ static void test_output(void)
 		diag_first_difference(text ? text : "", expected);
 	free(text);
 	pk_output_abort(out);
+	pk_options_free(opts);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }

@@ -216,7 +216,7 @@ static int dump_file(const char *path, FILE *f)
 	struct pk_context *ctx = pk_context_new();
 	struct pk_profile *p = pk_profile_new(0);
 	struct pk_input *in = NULL;
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	int rc;
 
 	if (!ctx || !p) {
@@ -224,15 +224,15 @@ static int dump_file(const char *path, FILE *f)
 		return PK_ENOMEM;
 	}
 	pk_context_set_warn(ctx, print_warning, NULL);
-	pk_options_init(&opts);
 	rc = pk_input_open(ctx, path, &in);
 	if (!rc)
-		rc = pk_read(ctx, in, NULL, p, &opts);
+		rc = pk_read(ctx, in, NULL, p, opts);
 	if (rc)
 		fprintf(stderr, "%s\n", pk_context_error(ctx)->message);
 	else
 		dump_profile(f, p);
 	pk_input_close(in);
+	pk_options_free(opts);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 	return rc;

@@ -12,16 +12,16 @@ static struct pk_context *ctx;
 static struct pk_profile *read_text(const char *text, int *rc)
 {
 	struct pk_profile *p = pk_profile_new(PK_PROFILE_KEEP_ORDER);
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	struct pk_input *in;
 
-	pk_options_init(&opts);
 	pk_context_clear_error(ctx);
 	*rc = pk_input_open_memory(ctx, "test", text, strlen(text), &in);
 	if (!*rc) {
-		*rc = pk_read(ctx, in, pk_reader_find("perf-script"), p, &opts);
+		*rc = pk_read(ctx, in, pk_reader_find("perf-script"), p, opts);
 		pk_input_close(in);
 	}
+	pk_options_free(opts);
 	return p;
 }
 

@@ -104,6 +104,16 @@ static void build_model(struct model *m)
 	pk_profile_add_sample(p, b, 0, 1500, v, 2);
 }
 
+static void set_option(struct pk_options *opts, const char *key,
+		       const char *value)
+{
+	struct pk_context *ctx = pk_context_new();
+
+	if (pk_options_set(ctx, opts, key, value))
+		diag("%s", pk_context_error(ctx)->message);
+	pk_context_free(ctx);
+}
+
 /* Write p with the pprof writer; the unpacked message or NULL. */
 static pb_profile *write_and_unpack(const struct pk_profile *p,
 				    const struct pk_options *opts, int *rc)
@@ -358,19 +368,19 @@ static void test_samples(const pb_profile *msg, const struct model *m)
 
 static void test_options(const struct pk_profile *p)
 {
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	pb_profile *msg;
 	int rc;
 
-	pk_options_init(&opts);
-	opts.no_gzip = 1;
-	opts.no_labels = 1;
-	msg = write_and_unpack(p, &opts, &rc);
+	set_option(opts, "gzip", "0");
+	set_option(opts, "labels", "none");
+	msg = write_and_unpack(p, opts, &rc);
 	ok(msg && msg->n_sample == 2 && msg->sample[0]->n_label == 0 &&
 	   !has_string(msg, "comm") && !has_string(msg, "pid"),
 	   "no_labels drops labels and their strings");
 	if (msg)
 		perftools__profiles__profile__free_unpacked(msg, NULL);
+	pk_options_free(opts);
 }
 
 /* The default output is gzip whose content is the raw output. */
@@ -378,20 +388,19 @@ static void test_gzip(const struct pk_profile *p)
 {
 	const struct pk_writer *w = pk_writer_find("pprof");
 	struct pk_context *ctx = pk_context_new();
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	struct pk_output *gz, *raw;
 	struct pk_input *in = NULL;
 	const unsigned char *gz_data, *raw_data;
 	unsigned char *back = NULL;
 	size_t gz_size, raw_size, back_size = 0;
 
-	pk_options_init(&opts);
 	pk_output_open_memory(ctx, &gz);
 	pk_output_open_memory(ctx, &raw);
-	w->write(ctx, p, &opts, gz);
+	w->write(ctx, p, opts, gz);
 	pk_output_finish(gz);
-	opts.no_gzip = 1;
-	w->write(ctx, p, &opts, raw);
+	set_option(opts, "gzip", "0");
+	w->write(ctx, p, opts, raw);
 	gz_data = pk_output_memory(gz, &gz_size);
 	raw_data = pk_output_memory(raw, &raw_size);
 	ok(gz_size > 2 && gz_data[0] == 0x1f && gz_data[1] == 0x8b,
@@ -406,38 +415,39 @@ static void test_gzip(const struct pk_profile *p)
 	pk_input_close(in);
 	pk_output_abort(gz);
 	pk_output_abort(raw);
+	pk_options_free(opts);
 	pk_context_free(ctx);
 }
 
 static void test_edges(void)
 {
 	struct pk_profile *p = pk_profile_new(0);
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	pb_profile *msg;
 	int rc;
 
-	pk_options_init(&opts);
-	opts.no_gzip = 1;
-	msg = write_and_unpack(p, &opts, &rc);
+	set_option(opts, "gzip", "0");
+	msg = write_and_unpack(p, opts, &rc);
 	ok(msg && msg->n_string_table == 1 && msg->n_sample == 0 &&
 	   !msg->period_type, "an empty profile is a valid empty message");
 	if (msg)
 		perftools__profiles__profile__free_unpacked(msg, NULL);
+	pk_options_free(opts);
 	pk_profile_free(p);
 }
 
 int main(void)
 {
 	struct model m;
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	pb_profile *msg;
 	int rc;
 
 	build_model(&m);
-	pk_options_init(&opts);
-	opts.no_gzip = 1;
-	msg = write_and_unpack(m.p, &opts, &rc);
+	set_option(opts, "gzip", "0");
+	msg = write_and_unpack(m.p, opts, &rc);
 	if (!ok(msg != NULL, "the output unpacks as a perftools.profiles.Profile")) {
+		pk_options_free(opts);
 		pk_profile_free(m.p);
 		return done_testing();
 	}
@@ -448,6 +458,7 @@ int main(void)
 	test_options(m.p);
 	test_gzip(m.p);
 	test_edges();
+	pk_options_free(opts);
 	pk_profile_free(m.p);
 	return done_testing();
 }

@@ -88,17 +88,16 @@ static json_t *convert(struct pk_profile *p, int evented, int *warnings)
 	const struct pk_writer *w = pk_writer_find("speedscope");
 	struct pk_context *ctx = pk_context_new();
 	struct pk_output *out;
-	struct pk_options opts;
+	struct pk_options *opts = pk_options_new();
 	json_error_t err;
 	json_t *root = NULL;
 	const unsigned char *data;
 	size_t size;
 
-	pk_options_init(&opts);
-	opts.speedscope_evented = evented;
+	pk_options_set(ctx, opts, "speedscope-evented", evented ? "1" : "0");
 	pk_context_set_warn(ctx, count_warning, warnings);
 	if (w && pk_output_open_memory(ctx, &out) == 0) {
-		if (w->write(ctx, p, &opts, out) == 0) {
+		if (w->write(ctx, p, opts, out) == 0) {
 			data = pk_output_memory(out, &size);
 			root = json_loadb((const char *)data, size, 0, &err);
 			if (!root)
@@ -108,6 +107,7 @@ static json_t *convert(struct pk_profile *p, int evented, int *warnings)
 		}
 		pk_output_abort(out);
 	}
+	pk_options_free(opts);
 	pk_context_free(ctx);
 	return root;
 }

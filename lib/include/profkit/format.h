@@ -81,58 +81,33 @@ int pk_output_commit(struct pk_output *out);
 /* Discard everything; frees out. */
 void pk_output_abort(struct pk_output *out);
 
-/* ---- options shared by readers and writers ---- */
+/* ---- options: what the commands' long options say, as key=value ---- */
 
-enum pk_value_choice {
-	PK_VALUE_AUTO,		/* period when the input has one */
-	PK_VALUE_SAMPLES,
-	PK_VALUE_PERIOD,
-};
+/*
+ * The options of a load or a write. Opaque, so that options added with
+ * new formats never change a struct's layout (as libarchive's
+ * archive_read_set_option). Keys are the commands' long option names;
+ * profkit-convert(1) describes each:
+ *
+ *   reading    from, event, value (samples | period), sample-type
+ *   symbols    binary, symbol-path, symfs, kallsyms, demangle (perf |
+ *              pprof | full | none), inline, no-symbolize, no-unwind
+ *   folded     pid, tid, kernel, jit, addrs, no-comm
+ *   pprof      gzip (default 1), labels (all | none)
+ *   speedscope speedscope-evented
+ *   flamegraph title, colors (hot | mem | io), width, icicle, diff
+ *   dot        node-thres, edge-thres (percentages)
+ *
+ * Flags take "1" or "0" (NULL is "1"). Values are copied.
+ */
+struct pk_options;
 
-struct pk_options {
-	/* which samples and values */
-	enum pk_value_choice value;
-	const char *event;	/* keep this event only; NULL: the first */
-	const char *sample_type;	/* show this sample type (by name) */
-
-	/* folded */
-	unsigned include_pid : 1;
-	unsigned include_tid : 1;
-	unsigned annotate_kernel : 1;
-	unsigned annotate_jit : 1;
-	unsigned show_addrs : 1;
-	unsigned no_comm : 1;
-
-	/* pprof */
-	unsigned no_gzip : 1;
-	unsigned no_labels : 1;
-
-	/* speedscope */
-	unsigned speedscope_evented : 1;
-
-	/* flamegraph */
-	const char *title;	/* NULL: "Flame Graph" or "Icicle Graph" */
-	const char *colors;	/* palette "hot" (NULL), "mem" or "io" */
-	unsigned width;		/* image width in pixels; 0: 1200 */
-	unsigned icicle : 1;	/* root at the top */
-	unsigned diff : 1;	/* require "base" and "new" counts */
-
-	/* dot: prune nodes and edges under these percentages of the total */
-	double node_thres, edge_thres;
-
-	/* symbolization */
-	unsigned no_symbolize : 1;
-	const char *binary;	/* the main program */
-	const char *symbol_path;	/* DIR[:DIR...] searched for binaries */
-	const char *symfs;	/* root of another machine's files */
-	const char *kallsyms;	/* kernel symbols */
-	unsigned no_unwind : 1;	/* perf.data: leave --call-graph dwarf
-				 * user stacks at the sampled frame */
-	unsigned names_only : 1;	/* the writer shows names only: skip
-					 * DWARF where symbols suffice */
-};
-
-void pk_options_init(struct pk_options *opts);
+/* NULL when out of memory. */
+struct pk_options *pk_options_new(void);
+void pk_options_free(struct pk_options *opts);
+/* 0, or PK_EUSAGE with a message in ctx naming the key and what it takes. */
+int pk_options_set(struct pk_context *ctx, struct pk_options *opts,
+		   const char *key, const char *value);
 
 /* ---- the registry ---- */
 
@@ -143,6 +118,9 @@ enum pk_reader_flags {
 	 * functions in frame-pointer callchains. */
 	PK_READER_NO_INLINE = 1 << 1,
 };
+
+/* The tables below are the library's: callers hold pointers to them,
+ * never copies, so fields may be added at their ends. */
 
 struct pk_reader {
 	const char *name;
@@ -157,10 +135,11 @@ struct pk_writer {
 	const char *name;
 	const char *description;
 	const char *extension;	/* for names made from an input's */
-	unsigned flags;		/* enum pk_profile_flags the writer needs */
+	/* enum pk_profile_flags the writer needs: create the profile it
+	 * writes with pk_profile_new(writer->flags) */
+	unsigned flags;
 	int (*write)(struct pk_context *ctx, const struct pk_profile *p,
 		     const struct pk_options *opts, struct pk_output *out);
-	unsigned names_only : 1;	/* shows function names, no files or lines */
 };
 
 /* NULL-terminated lists. */

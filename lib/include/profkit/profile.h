@@ -79,6 +79,10 @@ struct pk_sample {
 
 enum pk_profile_flags {
 	PK_PROFILE_KEEP_ORDER = 1 << 0,	/* keep each sample, in order */
+	/* Only function names will be shown (folded, flame graphs): the
+	 * symbolizer skips files and lines where the symbol table names an
+	 * address. */
+	PK_PROFILE_NAMES_ONLY = 1 << 1,
 };
 
 struct pk_profile;
@@ -143,6 +147,10 @@ int64_t pk_profile_duration_nanos(const struct pk_profile *p);
  * registers and stack copies (--call-graph dwarf): how many reached
  * their root. Such stacks are shown with their inlined functions. */
 #define PK_META_DWARF_UNWINDING "dwarf-unwinding"
+/* Set by pk_read: the input's name and the reader that read it (the
+ * first input's, when several are summed). */
+#define PK_META_INPUT "input"
+#define PK_META_FORMAT "format"
 void pk_profile_set_meta(struct pk_profile *p, const char *key,
 			 const char *value);
 const char *pk_profile_meta(const struct pk_profile *p, const char *key);

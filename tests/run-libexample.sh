@@ -1,0 +1,67 @@
+#!/bin/sh
+# libprofkit(3)'s EXAMPLE, compiled as a user would: against the
+# installed header and library, through pkg-config. It must give the
+# profile profkit-convert --to=pprof gives, byte for byte, on an input of
+# every reader (the commands are thin fronts for pk_load and pk_write).
+. "${top_srcdir:-.}/tests/test-subr.sh"
+
+inputs="perf-data:testdata/perf-data/c-fp.perf.data
+perf-data:testdata/perf-data/cxx-fp.perf.data
+perf-data:testdata/perf-data/c-dwarf.perf.data
+perf-script:testdata/perf-script/c-fp.txt
+gperftools-cpu:testdata/gperftools/c-fp.cpu
+gperftools-heap:testdata/gperftools/cxx-threads.heap
+pprof:testdata/pprof/cxx-threads.cpu.by-pprof.pb.gz
+folded:testdata/folded/fractional.folded"
+plan $(($(echo "$inputs" | wc -l) * 2 + 2))
+
+# install into a private root, as `make install DESTDIR=...` does
+root=$tmpdir/root
+if make -s -C "$top_builddir" install DESTDIR="$root" >"$tmpdir/install.log" 2>&1; then
+	pass "make install DESTDIR=..."
+else
+	fail "make install DESTDIR=..."
+	diag_file "$tmpdir/install.log"
+fi
+pcdir=$(dirname "$(find "$root" -name libprofkit.pc | head -n 1)")
+libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir libprofkit)
+
+# the example as the man page prints it, troff escapes undone
+sed -n '/^\.SH EXAMPLE/,/^\.SH /p' doc/libprofkit.3 | sed -n '/^\.nf/,/^\.fi/p' |
+	sed -e '1d' -e '$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmpdir/example.c"
+# a build without the shared library links the archive and its dependencies
+static=
+[ -e "$root$libdir/libprofkit.so" ] || static=--static
+flags=$(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root \
+	pkg-config $static --cflags --libs libprofkit)
+# shellcheck disable=SC2086
+if ${CC:-cc} ${CFLAGS:-} -o "$tmpdir/example" "$tmpdir/example.c" $flags ${LDFLAGS:-} \
+	>"$tmpdir/cc.log" 2>&1; then
+	pass "the EXAMPLE compiles against the installed library"
+else
+	fail "the EXAMPLE compiles against the installed library"
+	diag_file "$tmpdir/cc.log"
+fi
+
+# symbols from the recorded programs, for both sides alike
+PROFKIT_SYMBOL_PATH=$(pwd)/testdata/bin
+export PROFKIT_SYMBOL_PATH
+while IFS=: read -r reader input; do
+	name="$reader: $(basename "$input")"
+	profkit-convert -q --to=pprof -o "$tmpdir/convert.pb.gz" "$input"
+	LD_LIBRARY_PATH=$root$libdir "$tmpdir/example" "$input" "$tmpdir/example.pb.gz" \
+		2>"$tmpdir/err"
+	same_output "$name: example IN OUT = profkit-convert --to=pprof" \
+		"$tmpdir/convert.pb.gz" "$tmpdir/example.pb.gz"
+	# and it is a real profile: named functions, as its reader reads it
+	if profkit-info -q "$tmpdir/example.pb.gz" | grep -q "pprof profile" &&
+	   profkit-convert -q --to=folded "$tmpdir/example.pb.gz" | grep -q '[a-z_]\{3,\}'; then
+		pass "$name: the output is a pprof profile with names"
+	else
+		fail "$name: the output is a pprof profile with names"
+	fi
+done <<EOF_INPUTS
+$inputs
+EOF_INPUTS
+
+finish
