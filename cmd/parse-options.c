@@ -103,6 +103,31 @@ static void print_troff_options(const struct option *opts)
 	       ".TP\n.B \\-\\-version\nShow the version and exit.\n");
 }
 
+/*
+ * The options as the bash completion offers them, in --help's order:
+ * "-o --output=" ('=': takes a value). The build makes the completion's
+ * lists from this, as it makes the man pages from --help-troff.
+ */
+static void print_option_words(const struct option *opts)
+{
+	const struct option *o;
+	const char *sep = "";
+
+	for (o = opts; o->type != OPTION_END; o++) {
+		if (o->type == OPTION_GROUP)
+			continue;
+		if (o->short_name) {
+			printf("%s-%c", sep, o->short_name);
+			sep = " ";
+		}
+		if (o->long_name) {
+			printf("%s--%s%s", sep, o->long_name, o->argh ? "=" : "");
+			sep = " ";
+		}
+	}
+	printf("%s-h --help --version\n", sep);
+}
+
 static void bad_usage(const struct option *opts,
 		      const struct command_info *info, const char *fmt,
 		      const char *what)
@@ -170,6 +195,10 @@ static int parse_long(int argc, char **argv, int *i,
 	}
 	if (len == 10 && strncmp(name, "help-troff", 10) == 0) {
 		print_troff_options(opts);
+		exit(0);
+	}
+	if (len == 12 && strncmp(name, "list-options", 12) == 0) {
+		print_option_words(opts);
 		exit(0);
 	}
 	if (len == 7 && strncmp(name, "version", 7) == 0) {

@@ -9,15 +9,9 @@
 
 #include <profkit/profkit.h>
 
+/* name and summary, from the one list of commands (cmd/commands.am) */
 static const char *const commands[][2] = {
-	{ "convert", "convert profiles between formats" },
-	{ "info", "describe what a profile holds" },
-	{ "top", "list the hottest functions, as pprof -top" },
-	{ "merge", "sum profiles of the same kind" },
-	{ "diff", "compare two profiles (differential folded or NEW - BASE)" },
-	{ "filter", "keep the samples that pass tests" },
-	{ "symbolize", "add symbols to a raw profile" },
-	{ "flamegraph", "draw an SVG flame graph" },
+#include "cmd/command-list.h"
 };
 
 static void usage(FILE *fp)

@@ -1,11 +1,13 @@
 #!/bin/sh
-# doc/profkit.bash-completion against the commands: its option list for
+# the bash completion (made by the build) against the commands: its option list for
 # each command is what --help prints, and --from= and --to= complete the
 # names --list-formats prints. Runs the completion function in bash as
 # readline would, with COMP_WORDS, COMP_CWORD and COMPREPLY.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 command -v bash >/dev/null 2>&1 || skip_all "no bash"
-commands="convert info top merge diff filter symbolize flamegraph"
+# the commands as the dispatcher lists them (from cmd/commands.am)
+commands=$(profkit --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ -n "$commands" ] || { echo "Bail out! profkit --help lists no commands"; exit 1; }
 plan 37
 
 # comp_reply WORD...: the replies for the last WORD, one a line, sorted
@@ -19,7 +21,7 @@ _profkit "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
 ((${#COMPREPLY[@]})) && printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
 EOF
 comp_reply() {
-	bash "$tmpdir/complete.bash" doc/profkit.bash-completion "$@"
+	bash "$tmpdir/complete.bash" "$top_builddir/doc/profkit.bash-completion" "$@"
 }
 
 # the options --help lists: '-o' and '--output=' for '-o, --output=FILE'
@@ -57,7 +59,7 @@ done
 bad=
 while read -r short long; do
 	got=$(bash -c '. "$1"; _profkit_long_of "$2"' sh \
-		doc/profkit.bash-completion "$short")
+		"$top_builddir/doc/profkit.bash-completion" "$short")
 	[ "$got" = "$long" ] || bad="$bad $short=$got(want $long)"
 done <"$tmpdir/pairs"
 [ -s "$tmpdir/pairs" ] && [ -z "$bad" ] && pass "short options stand for their long ones" ||
