@@ -58,6 +58,8 @@ uint64_t pk_context_max_memory(const struct pk_context *ctx);
 void pk_context_set_strict(struct pk_context *ctx, int strict);
 int pk_context_strict(const struct pk_context *ctx);
 
+/* The context's own struct: valid until pk_context_free; its message
+ * changes with the next error (pk_load and pk_write clear it first). */
 const struct pk_error *pk_context_error(const struct pk_context *ctx);
 void pk_context_clear_error(struct pk_context *ctx);
 

@@ -32,15 +32,18 @@ int pk_input_open(struct pk_context *ctx, const char *path,
 int pk_input_open_memory(struct pk_context *ctx, const char *name,
 			 const void *data, size_t size, struct pk_input **in);
 void pk_input_close(struct pk_input *in);
+/* Valid until pk_input_close. */
 const char *pk_input_name(const struct pk_input *in);
 /* Size of the underlying file when it is a regular file, else -1. */
 int64_t pk_input_file_size(const struct pk_input *in);
 int pk_input_is_gzip(const struct pk_input *in);
 
-/* Up to want bytes from the current position without consuming them. */
+/* Up to want bytes from the current position without consuming them;
+ * valid until the next call on in. */
 const unsigned char *pk_input_peek(struct pk_input *in, size_t want,
 				   size_t *got);
-/* The next line without its "\n" or "\r\n"; NULL at the end or on error. */
+/* The next line without its "\n" or "\r\n"; NULL at the end or on
+ * error. Valid until the next call on in. */
 const char *pk_input_line(struct pk_input *in, size_t *len);
 /* Number of the line pk_input_line returned last (1-based). */
 uint64_t pk_input_lineno(const struct pk_input *in);
@@ -65,6 +68,7 @@ int pk_output_open(struct pk_context *ctx, const char *path,
 		   struct pk_output **out);
 /* Collect the output in memory (fuzzers, tests). */
 int pk_output_open_memory(struct pk_context *ctx, struct pk_output **out);
+/* The bytes written so far; valid until the next write or the end of out. */
 const unsigned char *pk_output_memory(const struct pk_output *out,
 				      size_t *size);
 /* From now on compress what is written with gzip. */
@@ -98,7 +102,8 @@ void pk_output_abort(struct pk_output *out);
  *   flamegraph title, colors (hot | mem | io), width, icicle, diff
  *   dot        node-thres, edge-thres (percentages)
  *
- * Flags take "1" or "0" (NULL is "1"). Values are copied.
+ * Flags take "1" or "0" (NULL is "1"). Values are copied: the caller's
+ * strings may go right after the call.
  */
 struct pk_options;
 

@@ -10,6 +10,13 @@
  * with its timestamp (for writers that draw timelines).
  *
  * Ids are 1-based indexes; 0 means "none". A string id 0 is "".
+ *
+ * Lifetimes: the profile owns everything it returns. Strings (and so
+ * names and meta values) stay valid until pk_profile_free. A pointer to
+ * a sample type, mapping, function, location, its lines, a stack, a
+ * label set or a sample stays valid until the next call that adds one of
+ * the same kind (the array may move), or pk_profile_free; ids never
+ * change.
  */
 #ifndef PROFKIT_PROFILE_H
 #define PROFKIT_PROFILE_H

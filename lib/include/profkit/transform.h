@@ -28,6 +28,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		    const struct pk_options *opts, struct pk_folded **out);
 void pk_folded_free(struct pk_folded *f);
 size_t pk_folded_count(const struct pk_folded *f);
+/* Not NUL-terminated: len bytes, valid until pk_folded_free. */
 const char *pk_folded_stack(const struct pk_folded *f, size_t i, size_t *len);
 int64_t pk_folded_value(const struct pk_folded *f, size_t i);
 /* Values are fixed point: value / scale (1 unless the input had fractions). */
@@ -77,6 +78,7 @@ struct pk_top_row {
 	int64_t flat, cum;
 };
 
+/* The rows and their names are valid until pk_top_release. */
 struct pk_top {
 	struct pk_top_row *rows;	/* sorted as pprof sorts them */
 	size_t nrows;
