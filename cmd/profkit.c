@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* profkit: "profkit convert ..." runs profkit-convert, as git does. */
+/*
+ * profkit: "profkit convert ..." runs profkit-convert, as git does;
+ * "profkit help convert" is "profkit-convert --help".
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@ static void usage(FILE *fp)
 	size_t i;
 
 	fprintf(fp, "usage: profkit COMMAND [ARGS...]\n"
+		"       profkit help [COMMAND]\n"
 		"       profkit --help | --version\n\nCommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(fp, "  %-12s %s\n", commands[i][0], commands[i][1]);
@@ -28,6 +32,7 @@ static void usage(FILE *fp)
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX], path[PATH_MAX + 256], name[128];
+	char *help_argv[] = { NULL, NULL, (char *)"--help", NULL };
 	ssize_t n;
 	char *slash;
 
@@ -38,6 +43,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("profkit %s\n", pk_version());
 		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		argv = help_argv;
 	}
 	snprintf(name, sizeof(name), "profkit-%s", argv[1]);
 	argv[1] = name;

@@ -20,8 +20,10 @@ while read -r fmt description; do
 	dot) file=cpu.dot how="dot -Tsvg $out/cpu.dot > graph.svg" ;;
 	callgrind) file=callgrind.out.cpu how="kcachegrind $out/callgrind.out.cpu   or   callgrind_annotate $out/callgrind.out.cpu" ;;
 	perf-script) file=cpu.perf-script.txt how="less $out/cpu.perf-script.txt" ;;
+	flamegraph) file=cpu.svg how="open $out/cpu.svg in a web browser: click to zoom, Ctrl-F to search" ;;
 	*) file=cpu.$fmt how="(see doc/formats.md)" ;;
 	esac
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
 	printf '  %-24s %s\n' "$out/$file" "$how"
 done
+echo "A flame graph of any profile, in one step: profkit-flamegraph PROFILE > cpu.svg"

@@ -2,7 +2,7 @@
 # Batch conversion as CI jobs do it: -O DIR, -j, --keep-going.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
-plan 7
+plan 8
 mkdir "$tmpdir/in"
 cp $d/c-fp.txt $d/multi.txt $d/c-fp.folded "$tmpdir/in/"
 head -c 5000 /dev/urandom >"$tmpdir/in/broken.bin"
@@ -31,4 +31,12 @@ cp $d/c-fp.txt "$tmpdir/a/p.txt" && cp $d/c-fp.txt "$tmpdir/b/p.txt"
 testrun_status "two inputs with one base name: refused, not overwritten" 2 \
 	"would both write .*/p.txt.folded" \
 	profkit-convert --to=folded -O "$tmpdir/same" "$tmpdir/a/p.txt" "$tmpdir/b/p.txt"
+# two bad files of four: still 1, not the count (2 would read as "usage")
+cp "$tmpdir/in/broken.bin" "$tmpdir/in/broken2.bin"
+profkit-convert -q --to=folded -O "$tmpdir/two" --keep-going "$tmpdir/in/c-fp.txt" \
+	"$tmpdir/in/broken.bin" "$tmpdir/in/broken2.bin" "$tmpdir/in/multi.txt" 2>"$tmpdir/err"
+status=$?
+[ $status -eq 1 ] && grep -q "2 of 4 inputs failed" "$tmpdir/err" &&
+	pass "two bad files of four: exit 1, the count in the message" ||
+	{ fail "two bad files of four: exit $status, want 1"; diag_file "$tmpdir/err"; }
 finish

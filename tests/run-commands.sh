@@ -5,7 +5,7 @@
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
 e=testdata/commands
-plan 19
+plan 21
 
 testrun_compare "info names every event with its count" $e/multi.info \
 	profkit-info $d/multi.txt
@@ -54,6 +54,10 @@ profkit-filter --tid=4203 $d/threads.txt >"$tmpdir/tid"
 
 testrun_compare "profkit convert runs profkit-convert" $d/c-fp.folded \
 	profkit convert --to=folded $d/c-fp.txt
+profkit-top --help >"$tmpdir/top-help"
+testrun_compare "profkit help top is profkit-top --help" "$tmpdir/top-help" profkit help top
+profkit --help >"$tmpdir/help"
+testrun_compare "profkit help is profkit --help" "$tmpdir/help" profkit help
 testrun_status "profkit with an unknown command" 2 "'frobnicate' is not a profkit command" \
 	profkit frobnicate
 testrun_status "diff --value takes samples or period only" 2 "expected 'samples' or 'period'" \
