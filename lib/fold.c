@@ -350,30 +350,12 @@ static int fold_samples(struct folded *f)
 /* A count, or a fixed-point one from fractional folded input: 2.5 */
 int pk_output_count(struct pk_output *out, int64_t value, int64_t scale)
 {
-	int64_t frac;
-	int digits = 0;
-	char buf[32];
+	char buf[PK_VALUE_FORMAT_SIZE];
 
-	if (scale <= 1)
-		return pk_output_printf(out, " %lld", (long long)value);
-	for (frac = scale; frac > 1; frac /= 10)
-		digits++;
-	frac = value % scale;
-	if (frac < 0)
-		frac = -frac;
-	if (digits > 18)
+	if (pk_value_format(buf, sizeof(buf), value, scale < 1 ? 1 : scale) < 0)
 		return PK_EUSAGE;
-	buf[digits] = '\0';
-	for (int i = digits; i-- > 0; frac /= 10)
-		buf[i] = (char)('0' + frac % 10);
-	while (digits > 0 && buf[digits - 1] == '0')
-		buf[--digits] = '\0';
-	if (!digits)
-		return pk_output_printf(out, " %lld", (long long)(value / scale));
-	return pk_output_printf(out, " %s%lld.%s", value < 0 && value / scale == 0 ? "-" : "",
-				(long long)(value / scale), buf);
+	return pk_output_printf(out, " %s", buf);
 }
-
 
 struct folded_line {
 	const char *s;
@@ -431,10 +413,8 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	res->scale = pk_profile_meta(p, "value-scale") ?
-		atoll(pk_profile_meta(p, "value-scale")) : 1;
-	if (res->scale < 1)
-		res->scale = 1;
+	res->scale = f.column < 0 ? 1 :
+		pk_profile_sample_type_scale(p, (size_t)f.column);
 	f.key_comm = pk_profile_lookup(p, "comm");
 	f.key_pid = pk_profile_lookup(p, "pid");
 	f.key_tid = pk_profile_lookup(p, "tid");

@@ -5,6 +5,7 @@
  * so a pointer from pk_profile_string stays valid while the profile lives.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,8 @@ struct pk_profile {
 
 	struct pk_value_type *types;
 	size_t ntypes, types_cap;
+	int64_t *scales;	/* per column: values are v / scale units */
+	size_t scales_cap;
 	pk_str *events;
 	size_t nevents, events_cap;
 
@@ -161,6 +164,7 @@ void pk_profile_free(struct pk_profile *p)
 	free(p->strings);
 	pk_idtab_release(&p->string_tab);
 	free(p->types);
+	free(p->scales);
 	free(p->events);
 	free(p->meta);
 	free(p->mappings);
@@ -362,8 +366,11 @@ int pk_profile_add_sample_type(struct pk_profile *p, const char *type,
 
 	if (prof_grow(p, &p->types, &p->types_cap, p->ntypes + 1,
 		      sizeof(*p->types)) ||
+	    prof_grow(p, &p->scales, &p->scales_cap, p->ntypes + 1,
+		      sizeof(*p->scales)) ||
 	    widen_values(p))
 		return -1;
+	p->scales[p->ntypes] = 1;
 	t = &p->types[p->ntypes];
 	t->type = pk_profile_intern_cstr(p, type);
 	t->unit = pk_profile_intern_cstr(p, unit);
@@ -392,6 +399,87 @@ int pk_profile_rename_sample_type(struct pk_profile *p, size_t index,
 		return PK_EUSAGE;
 	p->types[index].type = pk_profile_intern_cstr(p, type);
 	return p->failed ? PK_ENOMEM : 0;
+}
+
+/* ---- exact values: a column's scale ---- */
+
+/* The number of decimals of a scale, or -1 when it is no power of ten. */
+static int scale_digits(int64_t scale)
+{
+	int digits = 0;
+
+	if (scale < 1)
+		return -1;
+	for (; scale > 1; scale /= 10, digits++)
+		if (scale % 10)
+			return -1;
+	return digits;
+}
+
+int64_t pk_profile_sample_type_scale(const struct pk_profile *p,
+				     size_t column)
+{
+	return column < p->ntypes ? p->scales[column] : 1;
+}
+
+int pk_profile_set_sample_type_scale(struct pk_profile *p, size_t column,
+				     int64_t scale)
+{
+	int64_t old, factor, v;
+	size_t i, n = p->ntypes;
+
+	if (column >= n || scale_digits(scale) < 0 ||
+	    scale < p->scales[column])
+		return PK_EUSAGE;
+	old = p->scales[column];
+	if (scale == old)
+		return 0;
+	factor = scale / old;
+	/* all or nothing: check every value before changing one */
+	for (i = 0; i < p->nsamples; i++)
+		if (__builtin_mul_overflow(p->values[i * n + column], factor, &v))
+			return PK_EINPUT;
+	for (i = 0; i < p->nsamples; i++)
+		p->values[i * n + column] *= factor;
+	p->scales[column] = scale;
+	return 0;
+}
+
+int pk_profile_align_scales(struct pk_profile *a, size_t column_a,
+			    struct pk_profile *b, size_t column_b)
+{
+	int64_t sa = pk_profile_sample_type_scale(a, column_a);
+	int64_t sb = pk_profile_sample_type_scale(b, column_b);
+	int rc;
+
+	if (column_a >= a->ntypes || column_b >= b->ntypes)
+		return PK_EUSAGE;
+	rc = pk_profile_set_sample_type_scale(a, column_a, sa > sb ? sa : sb);
+	return rc ? rc : pk_profile_set_sample_type_scale(b, column_b,
+							  sa > sb ? sa : sb);
+}
+
+int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale)
+{
+	int digits = scale_digits(scale);
+	/* the magnitude, INT64_MIN included */
+	uint64_t mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
+	const char *sign = value < 0 ? "-" : "";
+	uint64_t frac;
+
+	if (digits < 0)
+		return PK_EUSAGE;
+	if (!digits)
+		return snprintf(buf, size, "%lld", (long long)value);
+	frac = mag % (uint64_t)scale;
+	if (!frac)
+		return snprintf(buf, size, "%s%llu", sign,
+				(unsigned long long)(mag / (uint64_t)scale));
+	for (; frac % 10 == 0; frac /= 10)
+		digits--;	/* no trailing zeros */
+	return snprintf(buf, size, "%s%llu.%0*llu", sign,
+			(unsigned long long)(mag / (uint64_t)scale), digits,
+			(unsigned long long)frac);
 }
 
 int pk_profile_find_column(const struct pk_profile *p, pk_str event,

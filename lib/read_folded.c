@@ -7,8 +7,8 @@
  *
  * and difffolded.pl's two-column form "root;caller;leaf 1200 1234"
  * (before and after). Counts may be fractional: they are kept as fixed
- * point, scaled by a power of ten recorded in the profile's "value-scale"
- * fact, so a round trip prints them back unchanged.
+ * point at their column's scale (a power of ten, raised as lines with
+ * more decimals come), so a round trip prints them back unchanged.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,6 @@ struct folded_reader {
 	struct pk_profile *p;
 	int columns;		/* 1, or 2 for difffolded input */
 	int base_column;	/* the first of ours in the profile */
-	int64_t scale;		/* values are count * scale */
 	uint32_t *frames;
 	size_t frames_cap;
 	uint64_t bad_lines;
@@ -86,17 +85,27 @@ static int add_columns(struct folded_reader *r, int columns)
 	return c < 0 ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
 }
 
-/* More decimals than before: scale what the profile holds already. */
-static void rescale(struct folded_reader *r, int decimals)
+/* A count: whole.frac at the column's scale, raised first for more decimals. */
+static int fixed_point(struct folded_reader *r, int column, int64_t whole,
+		       int64_t frac, int decimals, int64_t *value)
 {
-	int64_t want = pow10i(decimals);
-	int c;
+	int64_t want = pow10i(decimals), scale;
 
-	if (want <= r->scale)
-		return;
-	for (c = 0; c < r->columns; c++)
-		pk_profile_scale_column(r->p, (size_t)(r->base_column + c), want / r->scale, 1);
-	r->scale = want;
+	if (want > pk_profile_sample_type_scale(r->p, (size_t)column) &&
+	    pk_profile_set_sample_type_scale(r->p, (size_t)column, want))
+		return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: with %d "
+				    "decimals the counts so far no longer fit "
+				    "in 64 bits", pk_input_name(r->in),
+				    (unsigned long long)pk_input_lineno(r->in),
+				    decimals);
+	scale = pk_profile_sample_type_scale(r->p, (size_t)column);
+	frac *= scale / want;
+	if (whole > (INT64_MAX - frac) / scale)
+		return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: count too large",
+				    pk_input_name(r->in),
+				    (unsigned long long)pk_input_lineno(r->in));
+	*value = whole * scale + frac;
+	return 0;
 }
 
 static uint32_t frame_location(struct folded_reader *r, const char *s, size_t len)
@@ -182,17 +191,12 @@ static int handle_line(struct folded_reader *r, const char *line, size_t len)
 		bad_line(r, line, len);
 		return 0;
 	}
-	for (c = 2 - ncounts; c < 2; c++)
-		rescale(r, decimals[c]);
 	for (c = 0; c < ncounts; c++) {
 		int i = 2 - ncounts + c;
-		int64_t f = frac[i] * (r->scale / pow10i(decimals[i]));
 
-		if (whole[i] > (INT64_MAX - f) / r->scale)
-			return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: count too large",
-					    pk_input_name(r->in),
-					    (unsigned long long)pk_input_lineno(r->in));
-		values[c] = whole[i] * r->scale + f;
+		if ((rc = fixed_point(r, r->base_column + c, whole[i], frac[i],
+				      decimals[i], &values[c])))
+			return rc;
 	}
 	if ((rc = parse_stack(r, line, stack_len, &depth)))
 		return rc;
@@ -213,19 +217,14 @@ static int folded_read(struct pk_context *ctx, struct pk_input *in,
 {
 	struct folded_reader r;
 	const char *line;
-	const char *old_scale = pk_profile_meta(p, "value-scale");
 	size_t len;
 	int rc = 0;
-	char buf[32];
 
 	(void)opts;
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.in = in;
 	r.p = p;
-	r.scale = old_scale ? atoll(old_scale) : 1;
-	if (r.scale < 1)
-		r.scale = 1;
 	while (!rc && (line = pk_input_line(in, &len)))
 		rc = handle_line(&r, line, len);
 	if (!rc)
@@ -234,10 +233,6 @@ static int folded_read(struct pk_context *ctx, struct pk_input *in,
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no folded stacks found "
 				  "(expected 'frame;frame;... COUNT' lines)",
 				  pk_input_name(in));
-	if (!rc && r.scale > 1) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)r.scale);
-		pk_profile_set_meta(p, "value-scale", buf);
-	}
 	free(r.frames);
 	return rc;
 }

@@ -56,7 +56,6 @@ struct callgrind {
 	size_t ncolumns;
 	int *count_columns;	/* of those, the sample counts */
 	size_t ncount_columns;
-	int64_t scale;		/* values are fixed point: value / scale */
 
 	/* functions as nodes: an interner whose pk_functions are
 	 * (name, object as system_name, file) */
@@ -356,14 +355,23 @@ static int add_edge(struct callgrind *c, const struct frame *from,
 	return 0;
 }
 
+/* Output column k's values are fixed point: value / scale. */
+static int64_t column_scale(const struct callgrind *c, size_t k)
+{
+	return pk_profile_sample_type_scale(c->p, (size_t)c->columns[k]);
+}
+
 /* How many samples one model sample stands for. */
 static int64_t sample_calls(const struct callgrind *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->ncount_columns; i++)
-		if (c->values[c->count_columns[i]] >= c->scale)
-			return c->values[c->count_columns[i]] / c->scale;
+	for (i = 0; i < c->ncount_columns; i++) {
+		int64_t scale = column_scale(c, (size_t)c->count_columns[i]);
+
+		if (c->values[c->count_columns[i]] >= scale)
+			return c->values[c->count_columns[i]] / scale;
+	}
 	return 1;
 }
 
@@ -448,9 +456,10 @@ static int write_header(struct callgrind *c, struct pk_output *out)
 		rc = pk_output_printf(out, "event: %s : %s (%s", name,
 				      pk_profile_string(c->p, t->type),
 				      pk_profile_string(c->p, t->unit));
-		if (!rc && c->scale > 1)
+		/* callgrind costs are integers: fractions stay fixed point */
+		if (!rc && column_scale(c, k) > 1)
 			rc = pk_output_printf(out, ", in 1/%lld",
-					      (long long)c->scale);
+					      (long long)column_scale(c, k));
 		if (!rc)
 			rc = pk_output_puts(out, ")\n");
 	}
@@ -644,11 +653,6 @@ static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
 	c.p = p;
 	c.opts = opts;
 	c.names = pk_profile_new(0);
-	/* callgrind costs are integers: fractional counts stay fixed point */
-	c.scale = pk_profile_meta(p, "value-scale") ?
-		  atoll(pk_profile_meta(p, "value-scale")) : 1;
-	if (c.scale < 1)
-		c.scale = 1;
 	rc = c.names ? choose_columns(&c) : oom(&c);
 	if (!rc)
 		rc = aggregate(&c);

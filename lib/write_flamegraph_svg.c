@@ -172,7 +172,9 @@ struct flamegraph {
 	const struct pk_options *opts;
 	int column;		/* the value that gives the widths */
 	int base_column;	/* differential: the "base" column, else -1 */
-	int64_t scale;		/* values are counts times this (folded input) */
+	int64_t scale;		/* values are fixed point: value / scale */
+	/* differential: base and new at one scale, the finer of theirs */
+	int64_t mult, base_mult;
 	const char *unit;
 	pk_str key_comm, key_pid, key_tid;
 
@@ -471,8 +473,16 @@ static int build_tree(struct flamegraph *fg)
 		return PK_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const int64_t *v = pk_profile_sample_values(fg->p, i);
-		int64_t value = v[fg->column];
-		int64_t base = fg->base_column >= 0 ? v[fg->base_column] : value;
+		int64_t value, base;
+
+		if (__builtin_mul_overflow(v[fg->column], fg->mult, &value) ||
+		    (fg->base_column >= 0 &&
+		     __builtin_mul_overflow(v[fg->base_column], fg->base_mult, &base)))
+			return pk_error_set(fg->ctx, PK_EINPUT, "flamegraph: a value "
+					    "does not fit in 64 bits at the scale "
+					    "of the other column");
+		if (fg->base_column < 0)
+			base = value;
 
 		if (value < 0 || base < 0) {
 			negative++;
@@ -609,6 +619,17 @@ static int pick_columns(struct flamegraph *fg)
 			return pk_error_set(fg->ctx, PK_EINPUT,
 					    "flamegraph: the input has no samples");
 	}
+	fg->scale = pk_profile_sample_type_scale(fg->p, (size_t)fg->column);
+	fg->mult = fg->base_mult = 1;
+	if (fg->base_column >= 0) {
+		int64_t bs = pk_profile_sample_type_scale(fg->p, (size_t)fg->base_column);
+
+		if (bs > fg->scale)
+			fg->mult = bs / fg->scale;
+		else
+			fg->base_mult = fg->scale / bs;
+		fg->scale *= fg->mult;
+	}
 	t = pk_profile_sample_type(fg->p, (size_t)fg->column);
 	unit = pk_profile_string(fg->p, t->unit);
 	fg->unit = !*unit || strcmp(unit, "count") == 0 ? "samples" : unit;
@@ -618,37 +639,27 @@ static int pick_columns(struct flamegraph *fg)
 /* ---- numbers, printed the same in every locale ---- */
 
 /* "1,234,567" as flamegraph.pl; a scaled (fractional) count keeps its
- * decimals, without trailing zeros. */
+ * decimals, without trailing zeros: "1,234.5". */
 static int sb_add_count(struct pk_strbuf *b, int64_t v, int64_t scale)
 {
-	char digits[32], out[64];
-	uint64_t whole = v < 0 ? (uint64_t)-(v + 1) + 1 : (uint64_t)v;
-	uint64_t part = 0;
-	size_t n, i, o = 0, decimals = 0;
-	int64_t s;
+	char digits[PK_VALUE_FORMAT_SIZE], out[2 * PK_VALUE_FORMAT_SIZE];
+	int n = pk_value_format(digits, sizeof(digits), v, scale);
+	size_t sign, whole, k, o = 0;
 
-	if (scale > 1) {
-		part = whole % (uint64_t)scale;
-		whole /= (uint64_t)scale;
-		for (s = scale; s > 1 && decimals < 18; s /= 10)
-			decimals++;
-	}
-	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)whole);
-	if (v < 0)
+	if (n < 0 || (size_t)n >= sizeof(digits))
+		return -1;
+	sign = digits[0] == '-';
+	whole = strcspn(digits + sign, ".");
+	if (sign)
 		out[o++] = '-';
-	for (i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
+	for (k = 0; k < whole; k++) {
+		if (k && (whole - k) % 3 == 0)
 			out[o++] = ',';
-		out[o++] = digits[i];
+		out[o++] = digits[sign + k];
 	}
-	if (part) {
-		out[o++] = '.';
-		for (i = decimals; i-- > 0; part /= 10)
-			out[o + i] = (char)('0' + part % 10);
-		for (n = decimals; out[o + n - 1] == '0'; n--)
-			;
-		o += n;
-	}
+	/* the decimals, ".5", as they are */
+	memcpy(out + o, digits + sign + whole, (size_t)n - sign - whole);
+	o += (size_t)n - sign - whole;
 	return pk_strbuf_add(b, out, o);
 }
 
@@ -1082,7 +1093,6 @@ static void measure(struct flamegraph *fg)
 static int check_options(struct flamegraph *fg)
 {
 	const struct pk_options *o = fg->opts;
-	const char *scale = pk_profile_meta(fg->p, "value-scale");
 
 	fg->palette = o->colors ? o->colors : "hot";
 	if (strcmp(fg->palette, "hot") && strcmp(fg->palette, "mem") &&
@@ -1096,9 +1106,6 @@ static int check_options(struct flamegraph *fg)
 				    "flame graph width %u is outside %d..%d "
 				    "pixels", fg->width, FG_MIN_IMAGE_WIDTH,
 				    FG_MAX_IMAGE_WIDTH);
-	fg->scale = scale ? atoll(scale) : 1;
-	if (fg->scale < 1 || fg->scale > 1000000000)
-		fg->scale = 1;
 	return 0;
 }
 

@@ -152,10 +152,12 @@ static int write_event(struct gprof2dot *w, struct pk_output *out,
 		rc = pk_output_printf(out, i ? ", %u" : "%u", chain[i] - 1);
 	if (!rc)
 		rc = pk_output_puts(out, "], \"cost\": [");
-	if (!rc && w->scale <= 1)
-		rc = pk_output_printf(out, "%lld", (long long)w->g.sums[id]);
-	else if (!rc)	/* fixed point: the input had fractions */
-		rc = pk_output_count(out, w->g.sums[id], w->scale);
+	if (!rc) {	/* fixed point when the input had fractions: 2.5 */
+		char v[PK_VALUE_FORMAT_SIZE];
+
+		pk_value_format(v, sizeof(v), w->g.sums[id], w->scale);
+		rc = pk_output_puts(out, v);
+	}
 	return rc ? rc : pk_output_puts(out, "]}");
 }
 
@@ -182,8 +184,7 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 
 	memset(&w, 0, sizeof(w));
 	rc = pk_callgraph_build(&w.g, ctx, p, opts);
-	w.scale = pk_profile_meta(p, "value-scale") ?
-		  atoll(pk_profile_meta(p, "value-scale")) : 1;
+	w.scale = pk_profile_sample_type_scale(p, (size_t)w.g.column);
 	if (!rc)
 		rc = write_costs(&w, out);
 	if (!rc)

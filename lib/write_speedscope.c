@@ -79,31 +79,14 @@ static void jw_int(struct jw *j, int64_t v)
 	jw_write(j, s, (size_t)(e - s));
 }
 
-/*
- * A fixed-point value (value / scale, scale a power of ten, as the
- * folded reader keeps fractional counts) as a JSON number.
- */
+/* A fixed-point value (value / scale, the column's scale) as a JSON number. */
 static void jw_fixed(struct jw *j, int64_t v, int64_t scale)
 {
-	char frac[24];
-	int digits = 0;
-	int64_t f;
+	char buf[PK_VALUE_FORMAT_SIZE];
+	int n = pk_value_format(buf, sizeof(buf), v, scale);
 
-	if (scale <= 1 || v < 0) {
-		jw_int(j, scale <= 1 ? v : v / scale);
-		return;
-	}
-	jw_int(j, v / scale);
-	for (f = scale; f > 1 && digits < 18; f /= 10)
-		digits++;
-	for (f = v % scale; digits > 0 && f % 10 == 0; f /= 10)
-		digits--;	/* no trailing zeros */
-	if (!digits)
-		return;
-	frac[0] = '.';
-	for (int i = digits; i > 0; i--, f /= 10)
-		frac[i] = (char)('0' + f % 10);
-	jw_write(j, frac, (size_t)digits + 1);
+	if (n > 0)
+		jw_write(j, buf, (size_t)n);
 }
 
 static int jw_callback(const char *buf, size_t size, void *data)
@@ -178,6 +161,7 @@ struct series {
 	int column;		/* the weights */
 	int member;		/* non-zero here: the sample is this event's */
 	const char *unit;	/* speedscope's name for the column's unit */
+	int64_t scale;		/* the column's: values are value / scale */
 };
 
 /* One output profile: a thread of one series. */
@@ -193,7 +177,6 @@ struct speedscope {
 	const struct pk_options *opts;
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
-	int64_t scale;		/* values are fixed point: value / scale */
 
 	struct series *series;
 	size_t nseries;
@@ -302,8 +285,11 @@ static int choose_series(struct speedscope *w)
 	for (i = 0; i < nevents && !w->opts->event && !rc; i++)
 		rc = event_column(w, pk_profile_event(w->p, i),
 				  &w->series[w->nseries++]);
-	for (i = 0; i < w->nseries; i++)
+	for (i = 0; i < w->nseries; i++) {
 		w->series[i].unit = speedscope_unit(w->p, w->series[i].column);
+		w->series[i].scale = pk_profile_sample_type_scale(w->p,
+					(size_t)w->series[i].column);
+	}
 	return rc;
 }
 
@@ -702,7 +688,7 @@ static int write_sampled(struct speedscope *w, struct jw *j, size_t g)
 
 	write_profile_head(w, j, g, "sampled", w->series[gr->series].unit);
 	jw_puts(j, ",\"startValue\":0,\"endValue\":");
-	jw_fixed(j, gr->total, w->scale);
+	jw_fixed(j, gr->total, w->series[gr->series].scale);
 	jw_puts(j, ",\"samples\":[");
 	for (i = 0; i < gr->count && !j->rc; i++) {
 		const struct pk_sample *s =
@@ -723,7 +709,7 @@ static int write_sampled(struct speedscope *w, struct jw *j, size_t g)
 		if (i)
 			jw_write(j, ",", 1);
 		jw_fixed(j, sample_weight(w, w->order[gr->first + i], column),
-			 w->scale);
+			 w->series[gr->series].scale);
 	}
 	jw_puts(j, "]}");
 	return 0;
@@ -812,7 +798,8 @@ static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 	for (i = 0; i < gr->count && !j->rc; i++) {
 		uint32_t index = w->order[gr->first + i];
 		uint64_t t = time_of(w, index), next = 0;
-		uint64_t span = timed ? (uint64_t)sample_weight(w, index, column) : mean;
+		uint64_t span = timed ? (uint64_t)sample_weight(w, index, column) /
+				(uint64_t)w->series[gr->series].scale : mean;
 
 		if (!t)
 			continue;	/* no timestamp: not on the timeline */
@@ -925,8 +912,6 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.p = p;
 	w.opts = opts;
 	w.title = profile_title(p);
-	w.scale = pk_profile_meta(p, "value-scale") ?
-		  atoll(pk_profile_meta(p, "value-scale")) : 1;
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
 	w.key_tid = pk_profile_lookup(p, "tid");

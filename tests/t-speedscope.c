@@ -319,7 +319,7 @@ static void test_empty_and_fractions(void)
 	json_decref(root);
 
 	pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT);
-	pk_profile_set_meta(p, "value-scale", "100");
+	pk_profile_set_sample_type_scale(p, 0, 100);
 	loc = location(p, 0x1, "f", 0, NULL, 0);
 	add(&m, &loc, 1, 0, 0, 250, 0);
 	root = convert(p, 0, &warnings);

@@ -126,6 +126,40 @@ const struct pk_value_type *pk_profile_sample_type(const struct pk_profile *p,
 						   size_t index);
 int pk_profile_rename_sample_type(struct pk_profile *p, size_t index,
 				  const char *type);
+/*
+ * Exact values. A column's values are fixed point: a value v means
+ * v / scale units of the column's unit, the scale being a power of ten
+ * from 1 to 10^18 (1, the default, for whole counts; folded input
+ * "main;a 1.5" is 15 at scale 10). Every value of a column, and so
+ * pk_profile_total(), is at the column's scale. The scale of a column
+ * that does not exist is 1.
+ */
+int64_t pk_profile_sample_type_scale(const struct pk_profile *p,
+				     size_t column);
+/*
+ * Give a column a finer scale (a multiple of its own), multiplying the
+ * values it holds so that they keep their meaning. Set it before adding
+ * values at that scale. Returns 0; PK_EUSAGE for a column that does not
+ * exist, a scale that is not a power of ten or one coarser than the
+ * column's; PK_EINPUT when a value would not fit in 64 bits (then
+ * nothing changes).
+ */
+int pk_profile_set_sample_type_scale(struct pk_profile *p, size_t column,
+				     int64_t scale);
+/*
+ * Give column_a of a and column_b of b (a and b may be one profile) the
+ * finer of their two scales, so that their values compare and add.
+ * Returns 0, or what pk_profile_set_sample_type_scale() returns.
+ */
+int pk_profile_align_scales(struct pk_profile *a, size_t column_a,
+			    struct pk_profile *b, size_t column_b);
+/*
+ * value / scale as a decimal, without trailing zeros: "11.5", "-0.25",
+ * "3". Returns the length snprintf would (PK_VALUE_FORMAT_SIZE bytes
+ * always suffice), or PK_EUSAGE for a scale that is not a power of ten.
+ */
+#define PK_VALUE_FORMAT_SIZE 24
+int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale);
 /* Column of the event's value of the given kind, or -1. */
 int pk_profile_find_column(const struct pk_profile *p, pk_str event,
 			   enum pk_value_kind kind);
@@ -216,9 +250,10 @@ const struct pk_label *pk_profile_label_find(const struct pk_profile *p,
 					     uint32_t labels, pk_str key);
 
 /*
- * Add values (one per sample type; missing trailing ones are 0) for a
- * stack and label set. Summed into an equal sample unless the profile
- * keeps order. Returns 0, or a negative pk_err on failure.
+ * Add values (one per sample type, each at its column's scale; missing
+ * trailing ones are 0) for a stack and label set. Summed into an equal
+ * sample unless the profile keeps order. Returns 0, or a negative pk_err
+ * on failure.
  */
 int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 			  uint32_t labels, uint64_t time,
@@ -228,7 +263,8 @@ const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
 					  size_t index);
 const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 					size_t index);
-/* Multiply one column of every sample by num / den (truncating). */
+/* Multiply one column of every sample by num / den (truncating; the
+ * column's scale stays). */
 void pk_profile_scale_column(struct pk_profile *p, size_t column,
 			     int64_t num, int64_t den);
 /* Sum of one column over all samples. */
