@@ -131,6 +131,18 @@ static int diff_profile(struct pk_context *ctx, struct pk_profile *base,
 	return rc;
 }
 
+/* Fractional counts: the compared columns at one scale, so they compare. */
+static int same_scale(struct pk_context *ctx, struct pk_profile *base,
+		      struct pk_profile *new, const struct pk_options *opts)
+{
+	int b = pk_value_column(ctx, base, opts), n = pk_value_column(ctx, new, opts);
+
+	if (b < 0 || n < 0 || !pk_profile_align_scales(base, (size_t)b, new, (size_t)n))
+		return pk_context_error(ctx)->code;
+	return pk_error_set(ctx, PK_EINPUT, "BASE and NEW: a value does not fit "
+			    "in 64 bits at the scale of the fractional counts");
+}
+
 int main(int argc, char **argv)
 {
 	const char *to = NULL, *output = NULL;
@@ -161,6 +173,8 @@ int main(int argc, char **argv)
 	rc = cmd_read_profile(ctx, argv[0], 0, &base);
 	if (!rc)
 		rc = cmd_read_profile(ctx, argv[1], 0, &new);
+	if (!rc)
+		rc = same_scale(ctx, base, new, cmd_options());
 	if (!rc)
 		rc = writer ? diff_profile(ctx, base, new, cmd_options(), normalize, writer, output) :
 			diff_folded(ctx, base, new, cmd_options(), normalize, output);

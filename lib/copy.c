@@ -35,6 +35,32 @@ static int map_columns(struct pk_copy *c)
 		if (c->columns[i] < 0)
 			return PK_ENOMEM;
 	}
+	return pk_copy_scales(c);
+}
+
+int pk_copy_scales(struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_type_count(c->src), i;
+
+	for (i = 0; i < n; i++) {
+		int64_t s, d;
+		int rc;
+
+		c->multipliers[i] = c->factor;
+		if (c->columns[i] < 0)
+			continue;
+		s = pk_profile_sample_type_scale(c->src, i);
+		d = pk_profile_sample_type_scale(c->dst, (size_t)c->columns[i]);
+		if (s > d &&
+		    (rc = pk_profile_set_sample_type_scale(c->dst, (size_t)c->columns[i], s))) {
+			c->bad_column = (int)i;
+			return rc;
+		}
+		if (d > s && __builtin_mul_overflow(c->factor, d / s, &c->multipliers[i])) {
+			c->bad_column = (int)i;
+			return PK_EINPUT;
+		}
+	}
 	return 0;
 }
 
@@ -59,16 +85,22 @@ int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 	c->functions = calloc(pk_profile_function_count(src) + 1, sizeof(*c->functions));
 	c->locations = calloc(pk_profile_location_count(src) + 1, sizeof(*c->locations));
 	c->columns = calloc(pk_profile_sample_type_count(src) + 1, sizeof(*c->columns));
+	c->multipliers = calloc(pk_profile_sample_type_count(src) + 1,
+				sizeof(*c->multipliers));
+	c->bad_column = -1;
 	c->values = calloc(pk_profile_sample_type_count(src) +
 			   pk_profile_sample_type_count(dst) + 1, sizeof(*c->values));
-	for (i = 0; c->columns && i < pk_profile_sample_type_count(src); i++)
+	for (i = 0; c->columns && c->multipliers &&
+		    i < pk_profile_sample_type_count(src); i++) {
 		c->columns[i] = -1;
+		c->multipliers[i] = factor;
+	}
 	if (!c->strings || !c->mappings || !c->functions || !c->locations ||
-	    !c->columns || !c->values || (by_name && map_columns(c))) {
+	    !c->columns || !c->multipliers || !c->values) {
 		pk_copy_release(c);
 		return PK_ENOMEM;
 	}
-	return 0;
+	return by_name ? map_columns(c) : 0;
 }
 
 void pk_copy_release(struct pk_copy *c)
@@ -78,6 +110,7 @@ void pk_copy_release(struct pk_copy *c)
 	free(c->functions);
 	free(c->locations);
 	free(c->columns);
+	free(c->multipliers);
 	free(c->values);
 	free(c->stack);
 	memset(c, 0, sizeof(*c));
@@ -193,9 +226,15 @@ int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 			return PK_ENOMEM;
 	stack = pk_profile_intern_stack(c->dst, c->stack, depth);
 	memset(c->values, 0, dcols * sizeof(*c->values));
-	for (k = 0; k < ncols; k++)
-		if (c->columns[k] >= 0)
-			c->values[c->columns[k]] = (int64_t)((uint64_t)v[k] * (uint64_t)c->factor);
+	for (k = 0; k < ncols; k++) {
+		if (c->columns[k] < 0)
+			continue;
+		if (__builtin_mul_overflow(v[k], c->multipliers[k],
+					   &c->values[c->columns[k]])) {
+			c->bad_column = (int)k;
+			return PK_EINPUT;
+		}
+	}
 	if (!stack || pk_profile_failed(c->dst))
 		return PK_ENOMEM;
 	return pk_profile_add_sample(c->dst, stack, pk_copy_labels(c, s->labels),

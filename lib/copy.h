@@ -16,6 +16,8 @@ struct pk_copy {
 	uint32_t *strings;	/* dst id + 1, 0 when not copied yet */
 	uint32_t *mappings, *functions, *locations;
 	int *columns;		/* src column -> dst column */
+	int64_t *multipliers;	/* src column: factor times the scale change */
+	int bad_column;		/* src column that overflowed, or -1 */
 	int64_t *values;
 	uint32_t *stack;
 	size_t stack_cap;
@@ -28,6 +30,14 @@ int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 			 const struct pk_profile *src, int64_t factor,
 			 int by_name);
 void pk_copy_release(struct pk_copy *c);
+/*
+ * Bring each mapped pair of columns to the finer of their scales: the
+ * destination's values are converted, the source's are multiplied as
+ * they are copied. pk_copy_init() does it; a caller that maps columns
+ * itself calls it after. PK_EINPUT when a value would overflow (then
+ * bad_column names the source column).
+ */
+int pk_copy_scales(struct pk_copy *c);
 
 pk_str pk_copy_string(struct pk_copy *c, pk_str s);
 uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id);
@@ -36,7 +46,8 @@ uint32_t pk_copy_location(struct pk_copy *c, uint32_t id);
 uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id);
 /*
  * Copy sample i of the source. With locs, that stack (source location
- * ids, leaf first) replaces the sample's own. Returns 0 or a pk_err.
+ * ids, leaf first) replaces the sample's own. Returns 0 or a pk_err
+ * (PK_EINPUT when a value overflows at the destination's scale).
  */
 int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 		   size_t depth);

@@ -5,6 +5,34 @@
 
 #include "copy.h"
 
+/*
+ * A merge fails on memory, or on values that do not fit in 64 bits once
+ * brought to the finer scale of a fractional input (never wrapping).
+ */
+static int merge_error(struct pk_context *ctx, const struct pk_copy *c, int rc)
+{
+	const struct pk_value_type *t;
+	int64_t s, d;
+
+	if (rc == PK_ENOMEM)
+		return pk_error_set(ctx, rc, "out of memory merging profiles");
+	if (rc != PK_EINPUT || c->bad_column < 0)
+		return pk_error_set(ctx, rc, "cannot merge the column");
+	t = pk_profile_sample_type(c->src, (size_t)c->bad_column);
+	s = pk_profile_sample_type_scale(c->src, (size_t)c->bad_column);
+	d = pk_profile_sample_type_scale(c->dst, (size_t)c->columns[c->bad_column]);
+	if (s == 1 && d == 1)
+		return pk_error_set(ctx, PK_EINPUT, "cannot merge %s/%s: a value "
+				    "does not fit in 64 bits",
+				    pk_profile_string(c->src, t->type),
+				    pk_profile_string(c->src, t->unit));
+	return pk_error_set(ctx, PK_EINPUT, "cannot merge %s/%s: a value does not "
+			    "fit in 64 bits at the scale of the fractional counts "
+			    "(1/%lld)", pk_profile_string(c->src, t->type),
+			    pk_profile_string(c->src, t->unit),
+			    (long long)(s > d ? s : d));
+}
+
 int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
 		     const struct pk_profile *src, int64_t factor)
 {
@@ -16,10 +44,12 @@ int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
 		rc = pk_copy_sample(&c, i, NULL, 0);
 	if (!rc)
 		pk_copy_metadata(&c);
-	pk_copy_release(&c);
 	if (!rc && pk_profile_failed(dst))
 		rc = PK_ENOMEM;
-	return rc ? pk_error_set(ctx, rc, "out of memory merging profiles") : 0;
+	if (rc)
+		rc = merge_error(ctx, &c, rc);
+	pk_copy_release(&c);
+	return rc;
 }
 
 int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
@@ -37,14 +67,16 @@ int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
 		else
 			c.columns[src_column] = (int)dst_column;
 	}
+	if (!rc)
+		rc = pk_copy_scales(&c);
 	for (i = 0; !rc && i < n; i++)
 		rc = pk_copy_sample(&c, i, NULL, 0);
 	if (!rc)
 		pk_copy_metadata(&c);
-	pk_copy_release(&c);
 	if (rc)
-		return pk_error_set(ctx, rc, "cannot merge the column");
-	return 0;
+		rc = merge_error(ctx, &c, rc);
+	pk_copy_release(&c);
+	return rc;
 }
 
 static void describe_types(const struct pk_profile *p, char *buf, size_t size)
