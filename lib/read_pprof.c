@@ -251,6 +251,27 @@ static int read_frame_filter(struct pprof_reader *r, int64_t index,
 	return rc;
 }
 
+/*
+ * Our pprof writer notes a fractional column's scale in its unit,
+ * "count/10": values are tenths of a count. The unit's length without
+ * the scale, and the scale (1 when there is none).
+ */
+static size_t unit_scale(const char *unit, int64_t *scale)
+{
+	const char *slash = strrchr(unit, '/'), *s;
+
+	*scale = 1;
+	if (!slash || slash[1] != '1' || !slash[2] || strlen(slash + 2) > 18)
+		return strlen(unit);
+	for (s = slash + 2; *s == '0'; s++)
+		;
+	if (*s)
+		return strlen(unit);
+	for (s = slash + 2; *s; s++)
+		*scale *= 10;
+	return (size_t)(slash - unit);
+}
+
 static int read_header(struct pprof_reader *r)
 {
 	const Perftools__Profiles__Profile *pb = r->pb;
@@ -259,13 +280,23 @@ static int read_header(struct pprof_reader *r)
 	int rc = 0;
 
 	for (i = 0; i < pb->n_sample_type && !rc; i++) {
+		int64_t scale;
+		size_t len;
+		int column;
+
 		rc = string_of(r, pb->sample_type[i]->type, &type);
 		if (!rc)
 			rc = string_of(r, pb->sample_type[i]->unit, &unit);
-		if (!rc && pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
-						      pk_profile_string(r->p, unit), NULL,
-						      strcmp(pk_profile_string(r->p, unit), "count") ?
-						      PK_VALUE_WEIGHT : PK_VALUE_COUNT) < 0)
+		if (rc)
+			break;
+		len = unit_scale(pk_profile_string(r->p, unit), &scale);
+		unit = pk_profile_intern(r->p, pk_profile_string(r->p, unit), len);
+		column = pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
+						    pk_profile_string(r->p, unit), NULL,
+						    strcmp(pk_profile_string(r->p, unit), "count") ?
+						    PK_VALUE_WEIGHT : PK_VALUE_COUNT);
+		if (column < 0 ||
+		    pk_profile_set_sample_type_scale(r->p, (size_t)column, scale))
 			rc = PK_ENOMEM;
 	}
 	if (!rc && pb->period_type) {

@@ -10,6 +10,7 @@
  * point into arrays allocated once from the model's counts; sample values
  * point straight into the model. The message is packed into one buffer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ struct pprof_writer {
 	uint32_t *str_index;
 	char **strings;
 	size_t nstrings;
+	char **units;		/* per sample type: "count/10" when scaled */
 
 	/* model id -> 1-based index in the output arrays, 0 when unused */
 	uint32_t *loc_slot, *fn_slot, *map_slot;
@@ -68,6 +70,11 @@ static int alloc_array(void *array, size_t n, size_t size)
 
 static void pprof_writer_release(struct pprof_writer *w)
 {
+	size_t i;
+
+	for (i = 0; w->units && i < pk_profile_sample_type_count(w->p); i++)
+		free(w->units[i]);
+	free(w->units);
 	free(w->str_index);
 	free(w->strings);
 	free(w->loc_slot);
@@ -214,8 +221,11 @@ static int alloc_marks(struct pprof_writer *w)
 	w->nlabel_sets = w->with_labels ? max_label_set(p) : 0;
 	return alloc_array(&w->str_index, pk_profile_string_count(p),
 			   sizeof(*w->str_index)) ||
-	       alloc_array(&w->strings, pk_profile_string_count(p),
-			   sizeof(*w->strings)) ||
+	       /* and a unit per scaled sample type */
+	       alloc_array(&w->strings, pk_profile_string_count(p) +
+			   pk_profile_sample_type_count(p), sizeof(*w->strings)) ||
+	       alloc_array(&w->units, pk_profile_sample_type_count(p),
+			   sizeof(*w->units)) ||
 	       alloc_array(&w->loc_slot, pk_profile_location_count(p) + 1,
 			   sizeof(*w->loc_slot)) ||
 	       alloc_array(&w->fn_slot, pk_profile_function_count(p) + 1,
@@ -267,7 +277,30 @@ static int64_t meta_str(struct pprof_writer *w, const char *key)
 	return value ? str(w, pk_profile_lookup(w->p, value)) : 0;
 }
 
-static void fill_header(struct pprof_writer *w)
+/*
+ * pprof values are whole: a fractional column is written at its scale
+ * with the unit saying so, "count/10" (the value 115 is 11.5 counts);
+ * the pprof reader takes the scale back from there.
+ */
+static int scaled_unit(struct pprof_writer *w, size_t i)
+{
+	const struct pk_value_type *t = pk_profile_sample_type(w->p, i);
+	int64_t scale = pk_profile_sample_type_scale(w->p, i);
+	const char *unit = pk_profile_string(w->p, t->unit);
+	size_t size = strlen(unit) + 24;
+
+	if (scale == 1)
+		return 0;
+	w->units[i] = malloc(size);
+	if (!w->units[i])
+		return -1;
+	snprintf(w->units[i], size, "%s/%lld", unit, (long long)scale);
+	w->types[i].unit = (int64_t)w->nstrings;
+	w->strings[w->nstrings++] = w->units[i];
+	return 0;
+}
+
+static int fill_header(struct pprof_writer *w)
 {
 	const struct pk_profile *p = w->p;
 	size_t ntypes = pk_profile_sample_type_count(p), i;
@@ -277,6 +310,8 @@ static void fill_header(struct pprof_writer *w)
 	for (i = 0; i < ntypes; i++) {
 		fill_value_type(w, &w->types[i], pk_profile_sample_type(p, i));
 		w->type_ptrs[i] = &w->types[i];
+		if (scaled_unit(w, i))
+			return PK_ENOMEM;
 	}
 	w->msg.n_sample_type = ntypes;
 	w->msg.sample_type = w->type_ptrs;
@@ -295,6 +330,7 @@ static void fill_header(struct pprof_writer *w)
 	w->msg.duration_nanos = pk_profile_duration_nanos(p);
 	if (!w->msg.duration_nanos)
 		w->msg.duration_nanos = (int64_t)(last - first);
+	return 0;
 }
 
 static int is_shared_library(const char *path)
@@ -547,7 +583,8 @@ static int build_message(struct pprof_writer *w)
 	perftools__profiles__profile__init(&w->msg);
 	w->strings[w->nstrings++] = "";
 	w->unknown = pk_profile_lookup(p, "[unknown]");
-	fill_header(w);
+	if (fill_header(w))
+		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	fill_mappings(w);
 	fill_functions(w);
 	fill_locations(w);
