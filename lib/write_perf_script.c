@@ -146,6 +146,19 @@ static int print_sample(struct script *s, const struct pk_sample *sample,
 	return rc ? rc : pk_output_putc(s->out, '\n');
 }
 
+/*
+ * How often a sample prints: its count, rounded to the nearest whole one
+ * when fractional (at least once: the sample is there).
+ */
+static int64_t whole_count(int64_t v, int64_t scale)
+{
+	int64_t q = v / scale;
+
+	if ((v % scale) * 2 >= scale)
+		q++;
+	return q ? q : 1;
+}
+
 /* Each sample once per count in each event's count column (budget). */
 static int print_samples(struct pk_context *ctx, struct script *s)
 {
@@ -161,13 +174,15 @@ static int print_samples(struct pk_context *ctx, struct script *s)
 		for (t = 0; t < ntypes && !rc; t++) {
 			const struct pk_value_type *vt;
 			const char *event;
+			int64_t count;
 
 			vt = pk_profile_sample_type(s->p, t);
 			if (vt->kind != PK_VALUE_COUNT || values[t] <= 0)
 				continue;
 			event = pk_profile_string(s->p, vt->event);
-			repeats = values[t] - 1 <= budget ? values[t] : 1;
-			if (repeats < values[t] && budget >= 0) {
+			count = whole_count(values[t], pk_profile_sample_type_scale(s->p, t));
+			repeats = count - 1 <= budget ? count : 1;
+			if (repeats < count && budget >= 0) {
 				pk_warn(ctx, "past %d repeats of samples that "
 					"stand for many, each prints once",
 					REPEAT_BUDGET);
