@@ -20,6 +20,26 @@ static const struct command_info info = {
 	.examples = "  profkit-info perf.data\n  profkit-info --json cpu.pb.gz | jq .events\n",
 };
 
+/* A column's total in its unit (3.5 for fractional counts), a JSON number. */
+static json_t *total_of(const struct pk_profile *p, size_t column)
+{
+	char buf[PK_VALUE_FORMAT_SIZE];
+
+	pk_value_format(buf, sizeof(buf), pk_profile_total(p, column),
+			pk_profile_sample_type_scale(p, column));
+	return json_loads(buf, JSON_DECODE_ANY, NULL);
+}
+
+/* A JSON number as text: integers exactly, fractions as they were read. */
+static const char *number(json_t *v, char *buf, size_t size)
+{
+	if (json_is_real(v))
+		snprintf(buf, size, "%.15g", json_real_value(v));
+	else
+		snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 static json_t *describe_types(const struct pk_profile *p)
 {
 	json_t *types = json_array();
@@ -28,11 +48,11 @@ static json_t *describe_types(const struct pk_profile *p)
 	for (i = 0; i < n; i++) {
 		const struct pk_value_type *t = pk_profile_sample_type(p, i);
 
-		json_array_append_new(types, json_pack("{s:s, s:s, s:s?, s:I}",
+		json_array_append_new(types, json_pack("{s:s, s:s, s:s?, s:o}",
 			"type", pk_profile_string(p, t->type),
 			"unit", pk_profile_string(p, t->unit),
 			"event", t->event ? pk_profile_string(p, t->event) : NULL,
-			"total", (json_int_t)pk_profile_total(p, i)));
+			"total", total_of(p, i)));
 	}
 	return types;
 }
@@ -74,7 +94,7 @@ static json_t *describe_events(const struct pk_profile *p)
 		int c = pk_profile_find_column(p, e, PK_VALUE_COUNT);
 
 		json_object_set_new(events, pk_profile_string(p, e),
-				    json_integer(c >= 0 ? pk_profile_total(p, (size_t)c) : 0));
+				    c >= 0 ? total_of(p, (size_t)c) : json_integer(0));
 	}
 	return events;
 }
@@ -105,8 +125,7 @@ static json_t *describe(const char *path, const struct pk_profile *p)
 		const char *k, *v;
 
 		pk_profile_meta_at(p, i, &k, &v);
-		if (strcmp(k, PK_META_INPUT) && strcmp(k, PK_META_FORMAT) &&
-		    strcmp(k, "value-scale"))
+		if (strcmp(k, PK_META_INPUT) && strcmp(k, PK_META_FORMAT))
 			json_object_set_new(facts, k, json_string(v));
 	}
 	pk_profile_time_span(p, &first, &last);
@@ -127,20 +146,21 @@ static void print_text(json_t *d)
 	json_t *v;
 	const char *key;
 	size_t i;
+	char num[32];
 
 	printf("%s: %s profile\n", json_string_value(json_object_get(d, "file")),
 	       json_string_value(json_object_get(d, "format")));
 	printf("  sample types:\n");
 	json_array_foreach(json_object_get(d, "sample_types"), i, v)
-		printf("    %-28s total %lld %s\n",
+		printf("    %-28s total %s %s\n",
 		       json_string_value(json_object_get(v, "type")),
-		       (long long)json_integer_value(json_object_get(v, "total")),
+		       number(json_object_get(v, "total"), num, sizeof(num)),
 		       json_string_value(json_object_get(v, "unit")));
 	printf("  distinct stacks: %lld, functions: %lld\n",
 	       (long long)json_integer_value(json_object_get(d, "distinct_stacks")),
 	       (long long)json_integer_value(json_object_get(d, "functions")));
 	json_object_foreach(json_object_get(d, "events"), key, v)
-		printf("  event %s: %lld samples\n", key, (long long)json_integer_value(v));
+		printf("  event %s: %s samples\n", key, number(v, num, sizeof(num)));
 	if (json_integer_value(json_object_get(d, "processes")))
 		printf("  processes: %lld\n",
 		       (long long)json_integer_value(json_object_get(d, "processes")));

@@ -36,7 +36,9 @@ static void trim_number(char *buf)
 		*dot = '\0';
 }
 
-static void format_value(char *buf, size_t size, int64_t v, const char *unit)
+/* v / scale units: fractional counts are fixed point (2.5 is 25 at scale 10). */
+static void format_value(char *buf, size_t size, int64_t v, int64_t scale,
+			 const char *unit)
 {
 	static const struct { const char *unit; double div; const char *suffix; } scales[] = {
 		{ "nanoseconds", 1e9, "s" }, { "nanoseconds", 1e6, "ms" },
@@ -44,19 +46,20 @@ static void format_value(char *buf, size_t size, int64_t v, const char *unit)
 		{ "bytes", 1073741824.0, "GB" }, { "bytes", 1048576.0, "MB" },
 		{ "bytes", 1024.0, "kB" },
 	};
-	double a = v < 0 ? -(double)v : (double)v;
+	double a = (v < 0 ? -(double)v : (double)v) / (double)scale;
 	size_t i;
 
 	for (i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
 		if (strcmp(unit, scales[i].unit) == 0 && a >= scales[i].div) {
-			snprintf(buf, size, "%.2f", (double)v / scales[i].div);
+			snprintf(buf, size, "%.2f", (double)v / (double)scale / scales[i].div);
 			trim_number(buf);
 			strncat(buf, scales[i].suffix, size - strlen(buf) - 1);
 			return;
 		}
 	}
-	snprintf(buf, size, "%lld%s", (long long)v,
-		 strcmp(unit, "nanoseconds") == 0 ? "ns" : strcmp(unit, "bytes") == 0 ? "B" : "");
+	pk_value_format(buf, size, v, scale);
+	strncat(buf, strcmp(unit, "nanoseconds") == 0 ? "ns" : strcmp(unit, "bytes") == 0 ? "B" : "",
+		size - strlen(buf) - 1);
 }
 
 static double percent(int64_t part, int64_t total)
@@ -67,14 +70,15 @@ static double percent(int64_t part, int64_t total)
 static void print_table(const struct pk_profile *p, const struct pk_top *top, size_t limit)
 {
 	const char *unit = pk_profile_string(p, pk_profile_sample_type(p, (size_t)top->column)->unit);
+	int64_t scale = pk_profile_sample_type_scale(p, (size_t)top->column);
 	int64_t shown = 0, sum = 0;
 	char a[32], b[32];
 	size_t i, n = limit && limit < top->nrows ? limit : top->nrows;
 
 	for (i = 0; i < n; i++)
 		shown += top->rows[i].flat;
-	format_value(a, sizeof(a), shown, unit);
-	format_value(b, sizeof(b), top->total, unit);
+	format_value(a, sizeof(a), shown, scale, unit);
+	format_value(b, sizeof(b), top->total, scale, unit);
 	printf("Showing nodes accounting for %s, %.2f%% of %s total\n", a,
 	       percent(shown, top->total), b);
 	if (n < top->nrows)
@@ -84,8 +88,8 @@ static void print_table(const struct pk_profile *p, const struct pk_top *top, si
 		const struct pk_top_row *r = &top->rows[i];
 
 		sum += r->flat;
-		format_value(a, sizeof(a), r->flat, unit);
-		format_value(b, sizeof(b), r->cum, unit);
+		format_value(a, sizeof(a), r->flat, scale, unit);
+		format_value(b, sizeof(b), r->cum, scale, unit);
 		printf("%10s %5.2f%% %5.2f%% %10s %5.2f%%  %s\n", a, percent(r->flat, top->total),
 		       percent(sum, top->total), b, percent(r->cum, top->total), r->name);
 	}
