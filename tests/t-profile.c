@@ -133,6 +133,62 @@ static void test_memory_limit(void)
 	pk_profile_free(p);
 }
 
+static void test_scales(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_profile *q = pk_profile_new(0);
+	uint32_t loc, stack;
+	int64_t v[2] = { 15, 3 }, big = INT64_MAX / 5;
+	char buf[PK_VALUE_FORMAT_SIZE];
+
+	pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT);
+	pk_profile_add_sample_type(p, "cpu", "nanoseconds", NULL, PK_VALUE_WEIGHT);
+	is_int(pk_profile_sample_type_scale(p, 0), 1, "a new column has scale 1");
+	is_int(pk_profile_sample_type_scale(p, 7), 1, "so does one that does not exist");
+	is_int(pk_profile_set_sample_type_scale(p, 0, 10), 0, "scale 10 set on an empty column");
+	loc = frame(p, "f", 1);
+	stack = pk_profile_intern_stack(p, &loc, 1);
+	pk_profile_add_sample(p, stack, 0, 0, v, 2);
+	is_int(pk_profile_set_sample_type_scale(p, 0, 1000), 0, "then 1000");
+	is_int(pk_profile_sample_values(p, 0)[0], 1500, "the value keeps its meaning: 1.5");
+	is_int(pk_profile_sample_values(p, 0)[1], 3, "the other column is untouched");
+	is_int(pk_profile_set_sample_type_scale(p, 0, 10), PK_EUSAGE, "a coarser scale is refused");
+	is_int(pk_profile_set_sample_type_scale(p, 0, 2000), PK_EUSAGE, "and one not a power of ten");
+	is_int(pk_profile_set_sample_type_scale(p, 2, 10), PK_EUSAGE, "and a column that does not exist");
+
+	v[0] = big;
+	v[1] = 0;
+	pk_profile_add_sample(p, pk_profile_intern_stack(p, NULL, 0), 0, 0, v, 2);
+	is_int(pk_profile_set_sample_type_scale(p, 0, 10000), PK_EINPUT,
+	       "a value that would overflow refuses the scale");
+	ok(pk_profile_sample_type_scale(p, 0) == 1000 && pk_profile_sample_values(p, 0)[0] == 1500,
+	   "and changes nothing");
+
+	pk_profile_add_sample_type(q, "samples", "count", NULL, PK_VALUE_COUNT);
+	pk_profile_set_sample_type_scale(q, 0, 100);
+	is_int(pk_profile_align_scales(p, 1, q, 0), 0, "align scale 1 with scale 100");
+	ok(pk_profile_sample_type_scale(p, 1) == 100 && pk_profile_sample_type_scale(q, 0) == 100,
+	   "both are at 100");
+	is_int(pk_profile_sample_values(p, 0)[1], 300, "3 ns became 300 hundredths");
+
+	pk_value_format(buf, sizeof(buf), 115, 10);
+	is_str(buf, "11.5", "115 at scale 10");
+	pk_value_format(buf, sizeof(buf), 1500, 1000);
+	is_str(buf, "1.5", "no trailing zeros");
+	pk_value_format(buf, sizeof(buf), 2000, 1000);
+	is_str(buf, "2", "a whole value has no point");
+	pk_value_format(buf, sizeof(buf), -5, 10);
+	is_str(buf, "-0.5", "a negative fraction keeps its sign");
+	pk_value_format(buf, sizeof(buf), 7, 100);
+	is_str(buf, "0.07", "leading zeros of the decimals");
+	is_int(pk_value_format(buf, sizeof(buf), INT64_MIN, 1000000000000000000LL), 21,
+	       "the longest value fits PK_VALUE_FORMAT_SIZE");
+	is_str(buf, "-9.223372036854775808", "INT64_MIN at scale 10^18");
+	is_int(pk_value_format(buf, sizeof(buf), 1, 3), PK_EUSAGE, "scale 3 is refused");
+	pk_profile_free(p);
+	pk_profile_free(q);
+}
+
 int main(void)
 {
 	test_strings();
@@ -140,5 +196,6 @@ int main(void)
 	test_keep_order();
 	test_labels();
 	test_memory_limit();
+	test_scales();
 	return done_testing();
 }
