@@ -9,12 +9,12 @@
  *              attributes, features and tracing data come as records.
  *
  * A file written on a machine of the other byte order starts "2ELIFREP";
- * every field is decoded in the file's order (see perf_data.h).
+ * every field is decoded in the file's order (see perf-data/perf-data.h).
  *
  * Records are handled as perf's session code does: records perf wrote
  * itself at once, kernel records in time order, sorted a round at a
  * time (a round ends at each FINISHED_ROUND), so memory holds one round.
- * The machine model (perf_data_machine.c) maps each sampled address to
+ * The machine model (perf-data/machine.c) maps each sampled address to
  * the file mapped there for that process at that moment; samples go to
  * the model as locations of (mapping, address) without symbols, for a
  * symbolizer to resolve later from the mappings' files and build ids.
@@ -37,7 +37,7 @@
 #endif
 
 #include "formats.h"
-#include "perf_data.h"
+#include "perf-data/perf-data.h"
 
 #define CHUNK (1u << 20)
 #define MAX_WARNINGS 5

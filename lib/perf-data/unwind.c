@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 #include "symbolize_internal.h"
 
 #define MAX_PROCESSES 32

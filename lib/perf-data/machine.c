@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 
 /* An MMAP or MMAP2 record, decoded. */
 struct pd_mmap {
