@@ -95,12 +95,10 @@ void pd_warn(struct pd_state *st, const char *fmt, ...)
 	char msg[PK_ERROR_MAX];
 	va_list ap;
 
-	if (++st->warnings > MAX_WARNINGS)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pk_warn(st->ctx, "%s", msg);
+	PK_WARN_AT_MOST(st->ctx, &st->warnings, MAX_WARNINGS, "%s", msg);
 }
 
 static int nomem(struct pd_reader *r)
