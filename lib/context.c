@@ -17,6 +17,8 @@ struct pk_context *pk_context_new(void)
 
 void pk_context_free(struct pk_context *ctx)
 {
+	if (ctx)
+		sym_finders_free(ctx->finders);
 	free(ctx);
 }
 

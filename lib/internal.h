@@ -11,6 +11,8 @@
 
 #define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+struct sym_finder;
+
 struct pk_context {
 	struct pk_error error;
 	pk_warn_fn warn;
@@ -20,7 +22,13 @@ struct pk_context {
 	unsigned long warnings;
 	uint64_t max_memory;
 	int strict;
+	/* the files found for its unwinders and symbolizers, each opened
+	 * once (lib/symbolize/finder.c) */
+	struct sym_finder *finders;
 };
+
+/* Free a context's finders and the files they opened (finder.c). */
+void sym_finders_free(struct sym_finder *list);
 
 /* Default cap on memory that sizes read from an input may drive. */
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)

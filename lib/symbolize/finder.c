@@ -30,6 +30,7 @@ struct sym_finder {
 
 	struct sym_file **files;
 	size_t nfiles, files_cap;
+	struct sym_finder *next;	/* the context's next finder */
 };
 
 /* The file being looked for, and what the finder knows of it (pub
@@ -37,6 +38,9 @@ struct sym_finder {
 struct found {
 	struct sym_file pub;
 	const struct sym_finder *finder;
+	/* the file's extent as libdwfl lays it out (sym_file_report): the
+	 * first load segment's aligned vaddr, the last one's end */
+	GElf_Addr dwfl_start, dwfl_end;
 };
 
 /* ---- small helpers ---- */
@@ -162,8 +166,9 @@ static int open_regular(const char *path)
 /* ---- ELF files ---- */
 
 /* Keep the load segments: where file offsets are in the address space. */
-static const char *read_segments(struct sym_file *sf, Elf *elf)
+static const char *read_segments(struct found *fo, Elf *elf)
 {
+	struct sym_file *sf = &fo->pub;
 	size_t nph, i;
 
 	if (elf_getphdrnum(elf, &nph))
@@ -174,14 +179,19 @@ static const char *read_segments(struct sym_file *sf, Elf *elf)
 		return "out of memory";
 	sf->nsegs = 0;
 	sf->debug_only = 0;
+	fo->dwfl_start = fo->dwfl_end = 0;
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		if (!sf->nsegs)
+		if (!sf->nsegs) {
 			sf->link_base = ph.p_vaddr &
 				~(ph.p_align > 1 ? ph.p_align - 1 : 0);
+			fo->dwfl_start = ph.p_vaddr & -ph.p_align;
+		}
+		if (ph.p_vaddr + ph.p_memsz > 0)
+			fo->dwfl_end = ph.p_vaddr + ph.p_memsz;
 		/* separate debug files keep the headers, not the bytes */
 		if ((ph.p_flags & PF_X) && ph.p_filesz == 0 && ph.p_memsz)
 			sf->debug_only = 1;
@@ -194,9 +204,10 @@ static const char *read_segments(struct sym_file *sf, Elf *elf)
 }
 
 /* Read the load segments and check the build id; NULL, or why not. */
-static const char *check_elf(struct sym_file *sf, Elf *elf, int check_id,
+static const char *check_elf(struct found *fo, Elf *elf, int check_id,
 			     char *why, size_t why_size)
 {
+	struct sym_file *sf = &fo->pub;
 	GElf_Ehdr ehdr;
 	const char *bad;
 
@@ -210,7 +221,7 @@ static const char *check_elf(struct sym_file *sf, Elf *elf, int check_id,
 		snprintf(why, why_size, "build id %s", sf->file_id);
 		return why;
 	}
-	bad = read_segments(sf, elf);
+	bad = read_segments(fo, elf);
 	if (bad)
 		return bad;
 	sf->e_type = ehdr.e_type;
@@ -263,7 +274,7 @@ static int try_elf(struct found *fo, const char *path, int check_id,
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	why = elf ? check_elf(sf, elf, check_id, why_buf, sizeof(why_buf)) :
+	why = elf ? check_elf(fo, elf, check_id, why_buf, sizeof(why_buf)) :
 		"not ELF";
 	elf_end(elf);
 	if (why) {
@@ -622,6 +633,58 @@ uint64_t sym_file_address(const struct sym_file *sf, const struct pk_mapping *m,
 	return sf->e_type == ET_EXEC ? addr : fileoff + sf->link_base;
 }
 
+/* ---- the same file in other Dwfls ---- */
+
+/*
+ * An unwinder's Dwfl (one per process) gets the module of a file at the
+ * address the process maps it to; libdwfl asks find_elf for its ELF, and
+ * is handed the finder's open Elf (a reference: libelf counts them), so
+ * the file is neither opened nor parsed again.
+ */
+int sym_file_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+		      Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct sym_file *sf = *userdata;
+	GElf_Addr bias;
+	Elf *elf;
+
+	(void)mod;
+	(void)name;
+	(void)base;
+	if (!sf || !(elf = dwfl_module_getelf(sf->mod, &bias)))
+		return -1;
+	/* libdw opened it ELF_C_READ_MMAP_PRIVATE; a reference must match */
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP_PRIVATE, elf);
+	if (*elfp && sf->path)
+		*file_name = strdup(sf->path);
+	return -1;	/* no descriptor of its own */
+}
+
+Dwfl_Module *sym_file_report(const struct sym_file *sf, Dwfl *dwfl,
+			     const char *name, GElf_Addr bias, void *userdata)
+{
+	const struct found *fo = (const struct found *)sf;
+	Dwfl_Module *mod;
+	GElf_Addr got;
+	void **slot;
+
+	if (!sf->mod || sf->debug_only)
+		return NULL;
+	/* as dwfl_report_elf has it: an executable's addresses are its own */
+	if (sf->e_type == ET_EXEC)
+		bias = 0;
+	mod = dwfl_report_module(dwfl, name, fo->dwfl_start + bias,
+				 fo->dwfl_end + bias);
+	if (!mod)
+		return NULL;
+	dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL);
+	*slot = (void *)sf;	/* for sym_file_find_elf, called right now */
+	if (!dwfl_module_getelf(mod, &got))
+		mod = NULL;
+	*slot = userdata;
+	return mod;
+}
+
 /* ---- the finder ---- */
 
 const char *sym_finder_home_debug(const struct sym_finder *f)
@@ -697,9 +760,29 @@ static char *dup_or_null(const char *s, int *failed)
 	return d;
 }
 
-struct sym_finder *sym_finder_new(const char *binary, const char *symfs,
-				  const char *symbol_path,
-				  int libdwfl_debuginfod)
+static void finder_free(struct sym_finder *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nfiles; i++)
+		file_free(f->files[i]);
+	free(f->files);
+	for (i = 0; i < f->ndirs; i++)
+		free(f->dirs[i]);
+	free(f->dirs);
+	free(f->binary);
+	free(f->symfs);
+	free(f->home_debug);
+	free(f->system_debug);
+	free(f->debuginfo_path);
+	free(f);
+}
+
+static struct sym_finder *finder_new(const char *binary, const char *symfs,
+				     const char *symbol_path,
+				     int libdwfl_debuginfod)
 {
 	struct sym_finder *f = calloc(1, sizeof(*f));
 	const char *home = getenv("HOME");
@@ -719,7 +802,7 @@ struct sym_finder *sym_finder_new(const char *binary, const char *symfs,
 	    add_dirs(f, symbol_path, &dirs_cap) ||
 	    add_dirs(f, getenv("PROFKIT_SYMBOL_PATH"), &dirs_cap) ||
 	    !(f->debuginfo_path = make_debuginfo_path(f))) {
-		sym_finder_free(f);
+		finder_free(f);
 		return NULL;
 	}
 	f->callbacks.find_elf = no_find_elf;
@@ -730,22 +813,55 @@ struct sym_finder *sym_finder_new(const char *binary, const char *symfs,
 	return f;
 }
 
-void sym_finder_free(struct sym_finder *f)
+static int same_string(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* Whether two finders follow the same rules. */
+static int same_rules(const struct sym_finder *a, const struct sym_finder *b)
 {
 	size_t i;
 
+	if (!same_string(a->binary, b->binary) ||
+	    !same_string(a->symfs, b->symfs) ||
+	    !same_string(a->home_debug, b->home_debug) ||
+	    a->libdwfl_debuginfod != b->libdwfl_debuginfod ||
+	    a->ndirs != b->ndirs)
+		return 0;
+	for (i = 0; i < a->ndirs; i++)
+		if (strcmp(a->dirs[i], b->dirs[i]) != 0)
+			return 0;
+	return 1;
+}
+
+struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
+				  const char *symfs, const char *symbol_path,
+				  int libdwfl_debuginfod)
+{
+	struct sym_finder *f = finder_new(binary, symfs, symbol_path,
+					  libdwfl_debuginfod);
+	struct sym_finder *old;
+
 	if (!f)
-		return;
-	for (i = 0; i < f->nfiles; i++)
-		file_free(f->files[i]);
-	free(f->files);
-	for (i = 0; i < f->ndirs; i++)
-		free(f->dirs[i]);
-	free(f->dirs);
-	free(f->binary);
-	free(f->symfs);
-	free(f->home_debug);
-	free(f->system_debug);
-	free(f->debuginfo_path);
-	free(f);
+		return NULL;
+	for (old = ctx->finders; old; old = old->next) {
+		if (same_rules(old, f)) {
+			finder_free(f);
+			return old;
+		}
+	}
+	f->next = ctx->finders;
+	ctx->finders = f;
+	return f;
+}
+
+void sym_finders_free(struct sym_finder *list)
+{
+	while (list) {
+		struct sym_finder *next = list->next;
+
+		finder_free(list);
+		list = next;
+	}
 }

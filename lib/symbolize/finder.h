@@ -4,8 +4,9 @@
  * which its debug file. It owns the rules (--binary, build ids in perf's
  * cache and the symbol path, --symfs, base names in the symbol path, the
  * recorded path, .gnu_debuglink, /usr/lib/debug) and the files opened by
- * them: each ELF file is opened once, reported to a Dwfl of its own at
- * its link-time addresses, and kept for whoever asks next.
+ * them: each ELF file is opened once per context, reported to a Dwfl of
+ * its own at its link-time addresses, and kept for whoever asks next,
+ * the perf.data reader's unwinder or the symbolizer.
  */
 #ifndef PROFKIT_SYMBOLIZE_FINDER_H
 #define PROFKIT_SYMBOLIZE_FINDER_H
@@ -41,13 +42,18 @@ struct sym_file {
 	size_t nsegs;
 };
 
-/* NULL when out of memory. The strings are copied; symbol_path and
- * $PROFKIT_SYMBOL_PATH are DIR[:DIR...]. libdwfl_debuginfod: let
- * libdwfl ask the servers of $DEBUGINFOD_URLS for debug files. */
-struct sym_finder *sym_finder_new(const char *binary, const char *symfs,
-				  const char *symbol_path,
+/*
+ * The finder of a context that follows these rules (the strings are
+ * copied; symbol_path and $PROFKIT_SYMBOL_PATH are DIR[:DIR...];
+ * libdwfl_debuginfod: let libdwfl ask the servers of $DEBUGINFOD_URLS
+ * for debug files), made if it has none yet: the perf.data reader's
+ * unwinder and the symbolizer after it share one, and so each file. It
+ * lives as long as the context (pk_context_free frees it); NULL when out
+ * of memory.
+ */
+struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
+				  const char *symfs, const char *symbol_path,
 				  int libdwfl_debuginfod);
-void sym_finder_free(struct sym_finder *f);
 
 /*
  * The ELF file of a mapping of file (with " (deleted)" cut off) recorded
@@ -56,6 +62,17 @@ void sym_finder_free(struct sym_finder *f);
  */
 const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
 				      const char *build_id, int is_binary);
+
+/*
+ * The file in another Dwfl (an unwinder's, one per process) at run-time
+ * bias (run-time address - file address), sharing its open Elf: a Dwfl
+ * whose find_elf is sym_file_find_elf gets a module, with userdata, or
+ * NULL when the file has no code here (a separate debug file).
+ */
+Dwfl_Module *sym_file_report(const struct sym_file *sf, Dwfl *dwfl,
+			     const char *name, GElf_Addr bias, void *userdata);
+int sym_file_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+		      Dwarf_Addr base, char **file_name, Elf **elfp);
 
 /* The places a recorded file may be by its name, best first: under
  * --symfs, by base name in the symbol path, the path itself (not with

@@ -6,6 +6,9 @@
 #include "internal.h"
 #include "mapping.h"
 
+/* what /proc/PID/maps says of a file replaced since it was mapped */
+#define DELETED " (deleted)"
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -62,7 +65,7 @@ static int is_perf_map(const char *file)
 	return p > b + 5 && strcmp(p, ".map") == 0;
 }
 
-enum sym_map_kind sym_map_kind(const char *file)
+static enum sym_map_kind kind_of(const char *file)
 {
 	if (is_anonymous(file))
 		return SYM_MAP_ANON;
@@ -71,6 +74,19 @@ enum sym_map_kind sym_map_kind(const char *file)
 	if (is_perf_map(file))
 		return SYM_MAP_JIT;
 	return SYM_MAP_FILE;
+}
+
+enum sym_map_kind sym_map_kind(const char *file)
+{
+	char name[4096];
+	size_t len = strlen(file);
+
+	if (!pk_ends_with(file, DELETED) || len >= sizeof(name))
+		return kind_of(file);
+	len -= strlen(DELETED);
+	memcpy(name, file, len);
+	name[len] = '\0';
+	return kind_of(name);
 }
 
 /* "libc.so.6", "ld-linux-x86-64.so.2", "libfoo.so": not the program. */
@@ -91,7 +107,7 @@ char *sym_strip_deleted(const char *file)
 {
 	size_t len = strlen(file);
 
-	if (pk_ends_with(file, " (deleted)"))
-		len -= strlen(" (deleted)");
+	if (pk_ends_with(file, DELETED))
+		len -= strlen(DELETED);
 	return strndup(file, len);
 }

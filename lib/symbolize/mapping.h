@@ -15,6 +15,7 @@ enum sym_map_kind {
 	SYM_MAP_FILE,		/* an ELF file, or [vdso] */
 };
 
+/* The kind of a mapping of file (" (deleted)" after it or not). */
 enum sym_map_kind sym_map_kind(const char *file);
 
 /* A mapped file that can be the main program --binary stands for: not

@@ -57,13 +57,12 @@ static int try_map(void *arg, const char *path)
 }
 
 struct symtab *sym_perf_map_load(struct pk_context *ctx,
-				 const struct sym_finder *f, const char *file,
-				 int warn)
+				 const struct sym_finder *f, const char *file)
 {
 	struct map_try mt = { pk_context_max_memory(ctx), NULL, { .len = 0 } };
 
 	/* as for ELF files: --symfs, the symbol path, the path itself */
-	if (!sym_finder_by_name(f, file, try_map, &mt) || !warn)
+	if (!sym_finder_by_name(f, file, try_map, &mt))
 		return mt.tab;
 	pk_warn(ctx, "symbolize: no JIT symbols for '%s': tried %s%s", file,
 		mt.tried.buf, mt.tried.more ? ", ..." : "");

@@ -12,9 +12,8 @@
 struct pk_context;
 
 /* The table of the perf map file, found by name as ELF files are; NULL
- * when there is none (with a warning, if warn). */
+ * when there is none (with a warning). */
 struct symtab *sym_perf_map_load(struct pk_context *ctx,
-				 const struct sym_finder *f, const char *file,
-				 int warn);
+				 const struct sym_finder *f, const char *file);
 
 #endif

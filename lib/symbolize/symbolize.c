@@ -8,10 +8,11 @@
  * inline frames (dwarf.c) and the naming rules of each reference tool
  * (naming.c, demangle.c).
  *
- * Each distinct mapped file becomes one "object", found, opened and
- * indexed once per symbolizer: an ELF file reported to its own Dwfl at
- * its link-time addresses (bias 0), a kallsyms table for the kernel and
- * its modules, or a perf-PID.map table for JIT code. A location's
+ * Each distinct mapped file becomes one "object", indexed once per
+ * symbolizer: an ELF file (found and opened once per context by the file
+ * finder, which the perf.data reader's unwinder shares, and reported to
+ * its own Dwfl at its link-time addresses), a kallsyms table for the
+ * kernel and its modules, or a perf-PID.map table for JIT code. A location's
  * address is turned into the object's address space (a file virtual
  * address for ELF, the address itself for the kernel and JIT code) and
  * the answer is memoized per (object, address), so a library mapped by
@@ -41,7 +42,6 @@
 #include "mapping.h"
 #include "naming.h"
 #include "perf-map.h"
-#include "symbolize_internal.h"
 #include "symtab.h"
 
 enum obj_kind {
@@ -73,7 +73,6 @@ struct pk_symbolizer {
 	struct sym_kernel kernel;
 	struct object **objs;
 	size_t nobjs, objs_cap;
-	int quiet;		/* a second user of the same files: no warnings */
 };
 
 /* ---- objects ---- */
@@ -105,12 +104,12 @@ static int open_elf(struct object *obj, const char *name)
 		obj->kind = OBJ_ELF;
 		obj->elf = sf;
 		sym_dwarf_init(&obj->dwarf, sf->mod);
-		if (obj->is_binary && *bid && *sf->file_id && !s->quiet &&
+		if (obj->is_binary && *bid && *sf->file_id &&
 		    !sym_build_id_matches(bid, sf->file_id))
 			pk_warn(s->ctx, "symbolize: using '%s' (build id %s) "
 				"for '%s', recorded with build id %s",
 				sf->path, sf->file_id, name, bid);
-	} else if (!s->quiet) {
+	} else {
 		pk_warn(s->ctx, "symbolize: no symbols for '%s'%s%s%s: tried %s",
 			obj->is_binary ? sym_finder_binary(s->finder) : name,
 			*bid ? " (build id " : "", bid, *bid ? ")" : "",
@@ -128,7 +127,7 @@ static int object_open(struct object *obj)
 
 	if (!name)
 		return -1;
-	switch (obj->is_binary ? SYM_MAP_FILE : sym_map_kind(name)) {
+	switch (obj->is_binary ? SYM_MAP_FILE : sym_map_kind(obj->file)) {
 	case SYM_MAP_ANON:
 		break;
 	case SYM_MAP_KERNEL:
@@ -138,7 +137,7 @@ static int object_open(struct object *obj)
 		break;
 	case SYM_MAP_JIT:
 		obj->tab = obj->own_tab = sym_perf_map_load(s->ctx, s->finder,
-							    name, !s->quiet);
+							    name);
 		obj->kind = obj->tab ? OBJ_JIT : OBJ_NONE;
 		break;
 	case SYM_MAP_FILE:
@@ -190,8 +189,7 @@ static uint64_t object_address(const struct object *obj,
 
 /* ---- addresses to frames ---- */
 
-/* An ELF object's symbols, read when an address first needs them (the
- * unwinder's lookups of the same files never do). */
+/* An ELF object's symbols, read when an address first needs them. */
 static const struct symtab *elf_symtab(struct object *obj)
 {
 	if (!obj->tab_loaded) {
@@ -573,8 +571,8 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 	if (s->o.kallsyms && *s->o.kallsyms &&
 	    !(s->kallsyms = strdup(s->o.kallsyms)))
 		goto nomem;
-	s->finder = sym_finder_new(s->o.binary, s->o.symfs, s->o.symbol_path,
-				   s->o.debuginfod);
+	s->finder = sym_finder_get(ctx, s->o.binary, s->o.symfs,
+				   s->o.symbol_path, s->o.debuginfod);
 	if (!s->finder)
 		goto nomem;
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
@@ -587,36 +585,6 @@ nomem:
 	return NULL;
 }
 
-/* ---- for the unwinder (symbolize_internal.h) ---- */
-
-int pk_symbolizer_is_program(const char *file)
-{
-	return sym_is_program(file);
-}
-
-void pk_symbolizer_set_quiet(struct pk_symbolizer *s)
-{
-	s->quiet = 1;
-}
-
-int pk_symbolizer_locate(struct pk_symbolizer *s, const char *file,
-			 const char *build_id, int is_binary,
-			 const struct pk_mapping *m, uint64_t addr,
-			 const char **path, uint64_t *bias)
-{
-	struct object *obj = object_get(s, file, build_id ? build_id : "",
-					is_binary);
-
-	if (!obj)
-		return PK_ENOMEM;
-	/* a separate debug file has no .eh_frame to unwind with */
-	if (obj->kind != OBJ_ELF || obj->elf->debug_only)
-		return -1;
-	*path = obj->elf->path;
-	*bias = addr - object_address(obj, m, addr);
-	return 0;
-}
-
 void pk_symbolizer_free(struct pk_symbolizer *s)
 {
 	size_t i;
@@ -627,7 +595,6 @@ void pk_symbolizer_free(struct pk_symbolizer *s)
 	for (i = 0; i < s->nobjs; i++)
 		object_free(s->objs[i]);
 	free(s->objs);
-	sym_finder_free(s->finder);
 	free(s->kallsyms);
 	free(s);
 }
