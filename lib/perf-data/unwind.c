@@ -448,7 +448,7 @@ struct pd_unwinder *pd_unwinder_new(struct pd_state *st,
 	u->has_binary = opts && opts->binary;
 	u->files = sym_finder_get(st->ctx, opts ? opts->binary : NULL,
 				  opts ? opts->symfs : NULL,
-				  opts ? opts->symbol_path : NULL, 0);
+				  opts ? opts->symbol_path : NULL);
 	if (!u->files) {
 		free(u);
 		return NULL;

@@ -14,6 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
 #include "finder.h"
 #include "internal.h"
 #include "mapping.h"
@@ -25,7 +29,10 @@ struct sym_finder {
 	char *home_debug;	/* $HOME/.debug, perf's build-id cache */
 	char *system_debug;	/* /usr/lib/debug, under --symfs as perf has it */
 	char *debuginfo_path;
-	int libdwfl_debuginfod;	/* let libdwfl ask debuginfod servers */
+	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
+#ifdef HAVE_DEBUGINFOD
+	debuginfod_client *debuginfod;	/* made when first needed */
+#endif
 	Dwfl_Callbacks callbacks;
 
 	struct sym_file **files;
@@ -37,7 +44,7 @@ struct sym_finder {
  * first: a struct sym_file * of the cache is its struct found). */
 struct found {
 	struct sym_file pub;
-	const struct sym_finder *finder;
+	struct sym_finder *finder;
 	/* the file's extent as libdwfl lays it out (sym_file_report): the
 	 * first load segment's aligned vaddr, the last one's end */
 	GElf_Addr dwfl_start, dwfl_end;
@@ -259,20 +266,16 @@ static int report_file(struct found *fo, const char *path, int fd,
 	return 0;
 }
 
-/* Open path as the file; 0 on success, else why is noted. */
-static int try_elf(struct found *fo, const char *path, int check_id,
-		   struct sym_tried *tried)
+/* Take path, open at fd (consumed), as the file; 0 on success, else
+ * why is noted. */
+static int try_elf_fd(struct found *fo, const char *path, int fd,
+		      int check_id, struct sym_tried *tried)
 {
 	struct sym_file *sf = &fo->pub;
 	char why_buf[128];
 	const char *why;
 	Elf *elf;
-	int fd = open_regular(path);
 
-	if (fd < 0) {
-		sym_tried_add(tried, path, errno == ENOENT ? NULL : strerror(errno));
-		return -1;
-	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	why = elf ? check_elf(fo, elf, check_id, why_buf, sizeof(why_buf)) :
 		"not ELF";
@@ -286,6 +289,20 @@ static int try_elf(struct found *fo, const char *path, int check_id,
 		return -1;
 	sf->path = strdup(path);
 	return 0;
+}
+
+/* Open path as the file; 0 on success, else why is noted. */
+static int try_elf(struct found *fo, const char *path, int check_id,
+		   struct sym_tried *tried)
+{
+	int fd = open_regular(path);
+
+	if (fd < 0) {
+		sym_tried_add(tried, path,
+			      errno == ENOENT ? NULL : strerror(errno));
+		return -1;
+	}
+	return try_elf_fd(fo, path, fd, check_id, tried);
 }
 
 /* Try DIR + sub + tail; 0 when it was the one. */
@@ -353,12 +370,75 @@ static int debug_by_build_id(struct found *fo, const char *sub,
 	return -1;
 }
 
+/* ---- debuginfod ---- */
+
+enum { FETCH_EXECUTABLE, FETCH_DEBUGINFO };
+
+/*
+ * The file of a build id from the servers of $DEBUGINFOD_URLS, through
+ * libdebuginfod and its cache ($DEBUGINFOD_CACHE_PATH): its descriptor
+ * and *path (malloc'd), or -1, noted in tried if given.
+ */
+static int debuginfod_fetch(struct sym_finder *f, const char *build_id,
+			    int what, char **path, struct sym_tried *tried)
+{
+#ifdef HAVE_DEBUGINFOD
+	char id[129], where[64];
+	size_t len = strlen(build_id), i;
+	int fd;
+
+	if (!f->use_debuginfod || len < 2 || len % 2 || len >= sizeof(id))
+		return -1;
+	for (i = 0; i <= len; i++)	/* lower case, as it asks for */
+		id[i] = (char)(build_id[i] >= 'A' && build_id[i] <= 'F' ?
+			       build_id[i] - 'A' + 'a' : build_id[i]);
+	if (!f->debuginfod && !(f->debuginfod = debuginfod_begin()))
+		return -1;
+	fd = what == FETCH_EXECUTABLE ?
+		debuginfod_find_executable(f->debuginfod,
+					   (const unsigned char *)id, 0, path) :
+		debuginfod_find_debuginfo(f->debuginfod,
+					  (const unsigned char *)id, 0, path);
+	if (fd >= 0)
+		return fd;
+	snprintf(where, sizeof(where), "debuginfod's %s",
+		 what == FETCH_EXECUTABLE ? "executable" : "debuginfo");
+	if (tried)
+		sym_tried_add(tried, where, strerror(-fd));
+	return -1;
+#else
+	(void)f, (void)build_id, (void)what, (void)path, (void)tried;
+	return -1;
+#endif
+}
+
+/* The last resort: the binary from a debuginfod server, else its debug
+ * file (symbols and lines, as a local debug file found by build id). */
+static int by_debuginfod(struct found *fo, struct sym_tried *tried)
+{
+	static const int what[] = { FETCH_EXECUTABLE, FETCH_DEBUGINFO };
+	size_t i;
+
+	for (i = 0; i < PK_ARRAY_SIZE(what); i++) {
+		char *path = NULL;
+		int fd = debuginfod_fetch(fo->finder, fo->pub.build_id,
+					  what[i], &path, tried);
+		int rc = fd < 0 ? -1 : try_elf_fd(fo, path, fd, 1, tried);
+
+		free(path);
+		if (!rc)
+			return 0;
+	}
+	return -1;
+}
+
 /*
  * The ELF file for a mapping, most reliable first: by build id (perf's
  * cache, the symbol path), by name (under --symfs, by base name in the
- * symbol path, the recorded path itself), and last a separate debug
- * file found by build id (the address is then translated as if vaddr ==
- * offset). --binary replaces all of it for the main program.
+ * symbol path, the recorded path itself), then a separate debug file
+ * found by build id (the address is then translated as if vaddr ==
+ * offset), and last what a debuginfod server has for the build id.
+ * --binary replaces all of it for the main program.
  */
 static void look_for_elf(struct found *fo, const char *file,
 			 struct sym_tried *tried)
@@ -378,7 +458,9 @@ static void look_for_elf(struct found *fo, const char *file,
 	if (file[0] != '[' &&
 	    !sym_finder_by_name(fo->finder, file, try_by_name, &nt))
 		return;
-	debug_by_build_id(fo, sub, tried);
+	if (!debug_by_build_id(fo, sub, tried))
+		return;
+	by_debuginfod(fo, tried);
 }
 
 int sym_finder_by_name(const struct sym_finder *f, const char *file,
@@ -480,30 +562,25 @@ static int debug_by_link(const struct found *fo, const char *file_name,
 }
 
 /*
- * libdwfl asks this for the DWARF of a file that has none of its own.
- * dwfl_standard_find_debuginfo would also ask debuginfod servers
- * whenever $DEBUGINFOD_URLS is set (Debian sets it for login shells), so
- * unless the caller opted in, look only on this machine: by build id
- * (/usr/lib/debug and the symbol path), perf's cache, and by the
- * .gnu_debuglink name.
+ * libdwfl asks this for the DWARF of a file that has none of its own
+ * (and for a dwz file's, debuglink then being its path). Not libdwfl's
+ * dwfl_standard_find_debuginfo: the places are ours, as for the files
+ * themselves: by build id (/usr/lib/debug and the symbol path), perf's
+ * cache, by the .gnu_debuglink name, and last a debuginfod server.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 			  const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink,
 			  GElf_Word crc, char **debuginfo_file_name)
 {
-	const struct found *fo = *userdata;
+	struct found *fo = *userdata;
 	char sub[160];
 	int fd;
 
-	if (!fo || fo->finder->libdwfl_debuginfod)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname,
-						    base, file_name, debuglink,
-						    crc, debuginfo_file_name);
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink, crc,
 					  debuginfo_file_name);
-	if (fd >= 0)
+	if (fd >= 0 || !fo)
 		return fd;
 	sym_build_id_subpath(fo->pub.file_id, sub, sizeof(sub));
 	if (*sub && fo->finder->home_debug) {
@@ -514,9 +591,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 		if (fd >= 0)
 			return fd;
 	}
-	if (!file_name)
+	if (file_name &&
+	    (fd = debug_by_link(fo, file_name, debuglink,
+				debuginfo_file_name)) >= 0)
+		return fd;
+	/* a dwz file is asked for by its own build id, which is not ours */
+	if (debuglink && strchr(debuglink, '/'))
 		return -1;
-	return debug_by_link(fo, file_name, debuglink, debuginfo_file_name);
+	return debuginfod_fetch(fo->finder, fo->pub.file_id, FETCH_DEBUGINFO,
+				debuginfo_file_name, NULL);
 }
 
 static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
@@ -777,12 +860,15 @@ static void finder_free(struct sym_finder *f)
 	free(f->home_debug);
 	free(f->system_debug);
 	free(f->debuginfo_path);
+#ifdef HAVE_DEBUGINFOD
+	if (f->debuginfod)
+		debuginfod_end(f->debuginfod);
+#endif
 	free(f);
 }
 
 static struct sym_finder *finder_new(const char *binary, const char *symfs,
-				     const char *symbol_path,
-				     int libdwfl_debuginfod)
+				     const char *symbol_path)
 {
 	struct sym_finder *f = calloc(1, sizeof(*f));
 	const char *home = getenv("HOME");
@@ -793,7 +879,8 @@ static struct sym_finder *finder_new(const char *binary, const char *symfs,
 		return NULL;
 	f->binary = dup_or_null(binary, &failed);
 	f->symfs = dup_or_null(symfs, &failed);
-	f->libdwfl_debuginfod = libdwfl_debuginfod;
+	f->use_debuginfod = getenv("DEBUGINFOD_URLS") &&
+			    *getenv("DEBUGINFOD_URLS");
 	if (home && *home && !(f->home_debug = join(home, "/.debug", NULL)))
 		failed = 1;
 	f->system_debug = join(f->symfs ? f->symfs : "", "/usr/lib/debug",
@@ -826,7 +913,7 @@ static int same_rules(const struct sym_finder *a, const struct sym_finder *b)
 	if (!same_string(a->binary, b->binary) ||
 	    !same_string(a->symfs, b->symfs) ||
 	    !same_string(a->home_debug, b->home_debug) ||
-	    a->libdwfl_debuginfod != b->libdwfl_debuginfod ||
+	    a->use_debuginfod != b->use_debuginfod ||
 	    a->ndirs != b->ndirs)
 		return 0;
 	for (i = 0; i < a->ndirs; i++)
@@ -836,11 +923,9 @@ static int same_rules(const struct sym_finder *a, const struct sym_finder *b)
 }
 
 struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
-				  const char *symfs, const char *symbol_path,
-				  int libdwfl_debuginfod)
+				  const char *symfs, const char *symbol_path)
 {
-	struct sym_finder *f = finder_new(binary, symfs, symbol_path,
-					  libdwfl_debuginfod);
+	struct sym_finder *f = finder_new(binary, symfs, symbol_path);
 	struct sym_finder *old;
 
 	if (!f)

@@ -3,7 +3,8 @@
  * The file finder: which file on this machine is a mapping's binary, and
  * which its debug file. It owns the rules (--binary, build ids in perf's
  * cache and the symbol path, --symfs, base names in the symbol path, the
- * recorded path, .gnu_debuglink, /usr/lib/debug) and the files opened by
+ * recorded path, .gnu_debuglink, /usr/lib/debug, and last the debuginfod
+ * servers of $DEBUGINFOD_URLS) and the files opened by
  * them: each ELF file is opened once per context, reported to a Dwfl of
  * its own at its link-time addresses, and kept for whoever asks next,
  * the perf.data reader's unwinder or the symbolizer.
@@ -44,16 +45,15 @@ struct sym_file {
 
 /*
  * The finder of a context that follows these rules (the strings are
- * copied; symbol_path and $PROFKIT_SYMBOL_PATH are DIR[:DIR...];
- * libdwfl_debuginfod: let libdwfl ask the servers of $DEBUGINFOD_URLS
- * for debug files), made if it has none yet: the perf.data reader's
- * unwinder and the symbolizer after it share one, and so each file. It
- * lives as long as the context (pk_context_free frees it); NULL when out
- * of memory.
+ * copied; symbol_path and $PROFKIT_SYMBOL_PATH are DIR[:DIR...]), made
+ * if it has none yet: the perf.data reader's unwinder and the symbolizer
+ * after it share one, and so each file. It lives as long as the context
+ * (pk_context_free frees it); NULL when out of memory. Where
+ * $DEBUGINFOD_URLS is set (and libprofkit was built with libdebuginfod),
+ * what is not on this machine is fetched by build id.
  */
 struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
-				  const char *symfs, const char *symbol_path,
-				  int libdwfl_debuginfod);
+				  const char *symfs, const char *symbol_path);
 
 /*
  * The ELF file of a mapping of file (with " (deleted)" cut off) recorded

@@ -572,7 +572,7 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 	    !(s->kallsyms = strdup(s->o.kallsyms)))
 		goto nomem;
 	s->finder = sym_finder_get(ctx, s->o.binary, s->o.symfs,
-				   s->o.symbol_path, s->o.debuginfod);
+				   s->o.symbol_path);
 	if (!s->finder)
 		goto nomem;
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
