@@ -12,8 +12,10 @@ out=$build/fuzz/bin
 mkdir -p "$out/obj"
 cflags="-g -O1 -std=gnu11 -include $build/config.h -I$src/lib/include -I$src/lib -I$build $(pkg-config --cflags jansson libprotobuf-c zlib)"
 objs=
+# objects named after the path (lib/perf-data/model.c: lib_perf-data_model.o),
+# as files in different folders may share a name
 for f in $(for s in $sources; do echo "$src/$s"; done) "$build"/proto/profile.pb-c.c; do
-	o=$out/obj/$(basename "$f" .c).o
+	o=$out/obj/$(echo "${f#"$src"/}" | sed 's|^'"$build"'/||; s|/|_|g; s|\.c$||').o
 	if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
 		$cc $cflags $san -fsanitize=fuzzer-no-link -c "$f" -o "$o"
 	fi

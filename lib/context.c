@@ -18,6 +18,8 @@ struct pk_context *pk_context_new(void)
 
 void pk_context_free(struct pk_context *ctx)
 {
+	if (ctx)
+		sym_finders_free(ctx->finders);
 	free(ctx);
 }
 

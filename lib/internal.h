@@ -13,6 +13,8 @@
 
 #define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+struct sym_finder;
+
 struct pk_context {
 	struct pk_error error;
 	pk_warn_fn warn;
@@ -23,10 +25,15 @@ struct pk_context {
 	uint64_t max_memory;
 	int strict;
 	const char *subject;	/* the input being loaded: names warnings */
+	/* the files found for its unwinders and symbolizers, each opened
+	 * once (lib/symbolize/finder.c) */
+	struct sym_finder *finders;
 };
 
 /* Name warnings after subject (NULL: none) until it is unset. */
 void pk_context_set_subject(struct pk_context *ctx, const char *subject);
+/* Free a context's finders and the files they opened (finder.c). */
+void sym_finders_free(struct sym_finder *list);
 
 /* Default cap on memory that sizes read from an input may drive. */
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
@@ -79,5 +86,54 @@ static inline int pk_hexval(int c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+/* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
+static inline int pk_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static inline int pk_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/*
+ * "The last entry at or below an address": of n elements of size bytes,
+ * sorted by the uint64_t at byte offset key of each, how many have a key
+ * at or below addr; the last of them, if any, is element (result - 1).
+ */
+static inline size_t pk_count_at_or_below(const void *base, size_t n,
+					  size_t size, size_t key,
+					  uint64_t addr)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, p + mid * size + key, sizeof(k));
+		if (k <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The cap on repeated warnings: warn while *count, bumped by every call,
+ * is at most max, so a damaged input or a missing file costs a few
+ * lines, and *count still says how many there were.
+ */
+#define PK_WARN_AT_MOST(ctx, count, max, ...) \
+	do { \
+		if (++*(count) <= (max)) \
+			pk_warn((ctx), __VA_ARGS__); \
+	} while (0)
 
 #endif

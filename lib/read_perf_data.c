@@ -9,12 +9,12 @@
  *              attributes, features and tracing data come as records.
  *
  * A file written on a machine of the other byte order starts "2ELIFREP";
- * every field is decoded in the file's order (see perf_data.h).
+ * every field is decoded in the file's order (see perf-data/perf-data.h).
  *
  * Records are handled as perf's session code does: records perf wrote
  * itself at once, kernel records in time order, sorted a round at a
  * time (a round ends at each FINISHED_ROUND), so memory holds one round.
- * The machine model (perf_data_machine.c) maps each sampled address to
+ * The machine model (perf-data/machine.c) maps each sampled address to
  * the file mapped there for that process at that moment; samples go to
  * the model as locations of (mapping, address) without symbols, for a
  * symbolizer to resolve later from the mappings' files and build ids.
@@ -37,7 +37,7 @@
 #endif
 
 #include "formats.h"
-#include "perf_data.h"
+#include "perf-data/perf-data.h"
 
 #define CHUNK (1u << 20)
 #define MAX_WARNINGS 5
@@ -95,12 +95,10 @@ void pd_warn(struct pd_state *st, const char *fmt, ...)
 	char msg[PK_ERROR_MAX];
 	va_list ap;
 
-	if (++st->warnings > MAX_WARNINGS)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pk_warn(st->ctx, "%s", msg);
+	PK_WARN_AT_MOST(st->ctx, &st->warnings, MAX_WARNINGS, "%s", msg);
 }
 
 static int nomem(struct pd_reader *r)

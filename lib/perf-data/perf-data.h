@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the perf.data reader: lib/read_perf_data.c drives the file
- * (layouts, record stream, time order, compression),
- * lib/perf_data_header.c reads attributes and feature sections,
- * lib/perf_data_sample.c decodes sample records,
- * lib/perf_data_machine.c keeps the processes, threads and mappings,
- * lib/perf_data_unwind.c unwinds the user stacks of --call-graph dwarf
- * samples and lib/perf_data_model.c turns samples into the profile model.
+ * Inside the perf.data reader: lib/read_perf_data.c, the format's entry,
+ * drives the file (layouts, record stream, time order, compression); its
+ * parts are here in lib/perf-data/: header.c reads attributes and feature
+ * sections, sample.c decodes sample records, machine.c keeps the
+ * processes, threads and mappings, unwind.c unwinds the user stacks of
+ * --call-graph dwarf samples and model.c turns samples into the profile
+ * model.
  *
  * Every multi-byte field is decoded with the file's byte order (pd_u64
  * and friends), never by casting, so a file from a big-endian machine
@@ -262,7 +262,7 @@ struct pd_state {
 void pd_warn(struct pd_state *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* perf_data_header.c */
+/* header.c */
 void pd_evlist_release(struct pd_evlist *ev);
 /* Add an attribute from its on-file bytes (size says how many there are). */
 int pd_evlist_add(struct pd_state *st, const unsigned char *attr, size_t size,
@@ -287,7 +287,7 @@ void pd_read_event_type(struct pd_state *st, const unsigned char *data);
 void pd_read_event_update(struct pd_state *st, const unsigned char *rec,
 			  size_t size);
 
-/* perf_data_model.c */
+/* model.c */
 struct pd_event_columns {
 	pk_str event;
 	int count, weight;	/* columns, -1 until needed */
@@ -326,7 +326,7 @@ void pd_model_exit(struct pd_model *mo, int32_t pid);
 int pd_model_finish(struct pd_model *mo);
 void pd_model_release(struct pd_model *mo);
 
-/* perf_data_sample.c */
+/* sample.c */
 struct pd_sample {
 	uint64_t ip, time, addr, id, period;
 	int32_t pid, tid;
@@ -358,7 +358,7 @@ int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
 int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 		   size_t size, uint32_t type, int big, uint64_t *time);
 
-/* perf_data_unwind.c: user stacks of --call-graph dwarf samples */
+/* unwind.c: user stacks of --call-graph dwarf samples */
 struct pd_unwinder;
 
 struct pd_unwind_counts {
@@ -381,7 +381,7 @@ void pd_unwinder_forget(struct pd_unwinder *u, int32_t pid);
 const struct pd_unwind_counts *pd_unwinder_counts(const struct pd_unwinder *u);
 void pd_unwinder_free(struct pd_unwinder *u);
 
-/* perf_data_machine.c */
+/* machine.c */
 int pd_machine_init(struct pd_machine *m);
 void pd_machine_release(struct pd_machine *m);
 struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 
 struct fields {
 	const unsigned char *p, *end;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perf.data samples into the profile model: one location per sampled
- * address, in the mapping the machine model (perf_data_machine.c) finds
+ * address, in the mapping the machine model (machine.c) finds
  * for it, with no lines, so that a symbolizer can resolve the finished
  * model from the mappings' files and build ids. Sample types and labels
  * are made as the perf script reader makes them, so both readers of one
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 
 static int nomem(struct pd_model *mo)
 {

@@ -12,9 +12,11 @@
  *   - the registers of the sample are the thread's initial state;
  *   - memory reads come from the stack copy, else from the mapped file.
  *
- * libdwfl keeps each module's CFI, so a file is opened once per process,
- * never once per sample. Files are found as the symbolizer finds them
- * (symbolize_internal.h), so --symfs and build ids hold for both.
+ * libdwfl keeps each module's CFI, so a file is read once per process,
+ * never once per sample. Files come from the context's file finder
+ * (lib/symbolize/finder.h), the symbolizer's, so --symfs and build ids
+ * hold for both, and each file is opened once per run: every process's
+ * module shares the finder's open Elf.
  *
  * A process whose address space changed under its Dwfl (an exec, a
  * library unmapped and another mapped there) gets a fresh Dwfl. At most
@@ -27,8 +29,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "perf_data.h"
-#include "symbolize_internal.h"
+#include "perf-data.h"
+#include "symbolize/finder.h"
+#include "symbolize/mapping.h"
 
 #define MAX_PROCESSES 32
 /* perf script's default --max-stack, which its unwinders obey */
@@ -69,7 +72,7 @@ struct unwind_process {
 
 struct pd_unwinder {
 	struct pd_state *st;
-	struct pk_symbolizer *files;
+	struct sym_finder *files;
 	const struct unwind_arch *arch;
 	Dwfl_Callbacks callbacks;
 	struct unwind_process procs[MAX_PROCESSES];
@@ -113,14 +116,6 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
 	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
 	return -1;	/* .eh_frame is in the file itself */
-}
-
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname,
-		  Dwarf_Addr base, char **file_name, Elf **elfp)
-{
-	(void)mod, (void)userdata, (void)modname, (void)base;
-	(void)file_name, (void)elfp;
-	return -1;	/* every module is reported with its file */
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
@@ -247,37 +242,50 @@ found:
 	return pr;
 }
 
+/* The finder's file for a map, or NULL when it has none (an anonymous,
+ * kernel or JIT mapping); 0, or PK_ENOMEM. */
+static int map_file(struct pd_unwinder *u, const struct pd_map *map,
+		    const struct sym_file **sf)
+{
+	const struct pk_profile *strings = u->st->m.strings;
+	const char *file = pk_profile_string(strings, map->file);
+	uint32_t bid = pd_map_build_id(&u->st->m, map);
+	int is_binary;
+
+	if (u->has_binary && !u->binary_file && sym_is_program(file))
+		u->binary_file = map->file;
+	is_binary = map->file == u->binary_file;
+	*sf = NULL;
+	if (!is_binary && sym_map_kind(file) != SYM_MAP_FILE)
+		return 0;
+	*sf = sym_finder_elf(u->files, file,
+			     bid ? pk_profile_string(strings, bid) : "",
+			     is_binary);
+	return *sf ? 0 : PK_ENOMEM;
+}
+
 /* Report the module of the file mapped at pc (0), or say why not (-1). */
 static int report_map(struct unwind_process *pr, struct pd_map *map,
 		      uint64_t pc)
 {
 	struct pd_unwinder *u = pr->u;
-	const struct pk_profile *strings = u->st->m.strings;
-	const char *file = pk_profile_string(strings, map->file), *path;
-	uint32_t bid = pd_map_build_id(&u->st->m, map);
 	struct pk_mapping m = { .start = map->start, .limit = map->end,
 				.offset = map->pgoff };
-	Dwfl_Module *mod;
-	uint64_t bias;
-	void **userdata;
-	int rc;
+	const struct sym_file *sf;
+	Dwfl_Module *mod = NULL;
 
-	if (u->has_binary && !u->binary_file && pk_symbolizer_is_program(file))
-		u->binary_file = map->file;
-	rc = pk_symbolizer_locate(u->files, file,
-				  bid ? pk_profile_string(strings, bid) : NULL,
-				  map->file == u->binary_file, &m, pc, &path,
-				  &bias);
-	if (rc == PK_ENOMEM)
+	if (map_file(u, map, &sf))
 		return u->push_rc = PK_ENOMEM;
-	mod = rc ? NULL : dwfl_report_elf(pr->dwfl, file, path, -1, bias,
-					  true);
+	if (sf)
+		mod = sym_file_report(sf, pr->dwfl,
+				      pk_profile_string(u->st->m.strings,
+							map->file),
+				      pc - sym_file_address(sf, &m, pc),
+				      (void *)(uintptr_t)map->file);
 	if (!mod) {
 		map->no_unwind = 1;	/* don't ask again */
 		return -1;
 	}
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = (void *)(uintptr_t)map->file;
 	return 0;
 }
 
@@ -432,26 +440,20 @@ struct pd_unwinder *pd_unwinder_new(struct pd_state *st,
 				    const struct pk_options *opts)
 {
 	struct pd_unwinder *u = calloc(1, sizeof(*u));
-	struct pk_symbolize_options so;
 
 	if (!u)
 		return NULL;
 	u->st = st;
 	u->arch = arch_for(st->arch);
-	pk_symbolize_options_init(&so);
-	if (opts) {
-		so.binary = opts->binary;
-		so.symbol_path = opts->symbol_path;
-		so.symfs = opts->symfs;
-		u->has_binary = opts->binary != NULL;
-	}
-	u->files = pk_symbolizer_new(st->ctx, &so);
+	u->has_binary = opts && opts->binary;
+	u->files = sym_finder_get(st->ctx, opts ? opts->binary : NULL,
+				  opts ? opts->symfs : NULL,
+				  opts ? opts->symbol_path : NULL);
 	if (!u->files) {
 		free(u);
 		return NULL;
 	}
-	pk_symbolizer_set_quiet(u->files);
-	u->callbacks.find_elf = no_elf;
+	u->callbacks.find_elf = sym_file_find_elf;
 	u->callbacks.find_debuginfo = no_debuginfo;
 	u->callbacks.section_address = dwfl_offline_section_address;
 	return u;
@@ -465,6 +467,5 @@ void pd_unwinder_free(struct pd_unwinder *u)
 		return;
 	for (i = 0; i < MAX_PROCESSES; i++)
 		process_drop(&u->procs[i]);
-	pk_symbolizer_free(u->files);
 	free(u);
 }

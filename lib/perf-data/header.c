@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 
 /* Feature section numbers (perf's HEADER_* enum). */
 enum {

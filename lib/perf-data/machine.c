@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_data.h"
+#include "perf-data.h"
 
 /* An MMAP or MMAP2 record, decoded. */
 struct pd_mmap {
@@ -273,18 +273,10 @@ static void kernel_remove_file(struct pd_space *k, uint32_t file)
 static struct pd_map *kernel_find(struct pd_machine *m, uint64_t addr)
 {
 	struct pd_space *k = &m->kernel;
-	size_t lo = 0, hi = k->nmaps, last;
+	size_t lo = pk_count_at_or_below(k->maps, k->nmaps, sizeof(*k->maps),
+					 offsetof(struct pd_map, start), addr);
+	size_t last = lo;
 
-	/* lo: the number of maps starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	last = lo;
 	while (lo-- > 0)
 		if (addr < k->maps[lo].end)
 			return &k->maps[lo];

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Demangled names (demangle.h): C++ and legacy Rust through libstdc++'s
+ * __cxa_demangle, then cut to what each reference tool prints.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "internal.h"
+
+/* libstdc++'s demangler (extern "C"; see the note below). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+/*
+ * Demangling uses __cxa_demangle from libstdc++: elfutils exports no
+ * demangler, libiberty's cplus_demangle is a static library outside our
+ * dependencies, and libstdc++ is on every machine with a C++ runtime
+ * (perf links it for the same purpose). It handles C++ and legacy Rust
+ * (_ZN...17h<hash>E, cleaned up below); Rust v0 names (_R...) stay
+ * mangled.
+ */
+
+static size_t skip_group(const char *s, size_t i, size_t len);
+
+/* Length of the operator token at s ("operator<<=", "operator new[]"). */
+static size_t operator_len(const char *s)
+{
+	static const char *const ops[] = {
+		"<=>", "<<=", ">>=", "->*", "()", "[]", "<<", ">>", "<=",
+		">=", "->", "==", "!=", "&&", "||", "++", "--", "+=", "-=",
+		"*=", "/=", "%=", "&=", "|=", "^=", ",", "<", ">", "+", "-",
+		"*", "/", "%", "&", "|", "^", "~", "!", "=",
+	};
+	size_t i, n = 8;	/* "operator" */
+
+	if (pk_starts_with(s + n, " new") || pk_starts_with(s + n, " delete")) {
+		n += s[n + 1] == 'n' ? 4 : 7;
+		if (pk_starts_with(s + n, "[]"))
+			n += 2;
+		return n;
+	}
+	if (s[n] == ' ') {
+		/* a conversion: "operator unsigned long*" up to its "(" */
+		while (s[n] && s[n] != '(')
+			n = s[n] == '<' ? skip_group(s, n, strlen(s)) + 1 : n + 1;
+		return n;
+	}
+	for (i = 0; i < PK_ARRAY_SIZE(ops); i++)
+		if (pk_starts_with(s + n, ops[i]))
+			return n + strlen(ops[i]);
+	return n;
+}
+
+static int is_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* "operator" as a word at s[i], not the end of "my_operator". */
+static int is_operator_at(const char *s, size_t i)
+{
+	return pk_starts_with(s + i, "operator") &&
+	       (i == 0 || !is_ident_char(s[i - 1]));
+}
+
+/* Index of the bracket closing the one at s[i], or len. */
+static size_t skip_group(const char *s, size_t i, size_t len)
+{
+	int depth = 0;
+
+	for (; i < len; i++) {
+		if (is_operator_at(s, i)) {
+			i += operator_len(s + i) - 1;
+			continue;
+		}
+		if (s[i] == '-' && s[i + 1] == '>') {	/* decltype(p->x) */
+			i++;
+			continue;
+		}
+		if (strchr("<([{", s[i]))
+			depth++;
+		else if (strchr(">)]}", s[i]) && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+/* "vtable for ", "non-virtual thunk to " ...: kept before the name. */
+static const char *special_prefix(const char *full)
+{
+	static const char *const prefixes[] = {
+		"non-virtual thunk to ", "virtual thunk to ",
+		"covariant return thunk to ", "construction vtable for ",
+		"vtable for ", "typeinfo for ", "typeinfo name for ",
+		"VTT for ", "guard variable for ", "transaction clone for ",
+	};
+	size_t i;
+
+	for (i = 0; i < PK_ARRAY_SIZE(prefixes); i++)
+		if (pk_starts_with(full, prefixes[i]))
+			return prefixes[i];
+	return "";
+}
+
+/* Where the name is in full[*start, len): *start moves past the return
+ * type, *end stops at the parameters. */
+static void name_bounds(const char *full, size_t len, size_t *start,
+			size_t *end)
+{
+	size_t i;
+
+	for (i = *start; i < len; i++) {
+		if (is_operator_at(full, i)) {
+			i += operator_len(full + i) - 1;
+			/* "std::operator< <char>": the blank is the name's */
+			if (full[i + 1] == ' ' && full[i + 2] == '<')
+				i++;
+		} else if (full[i] == ' ') {
+			*start = i + 1;
+		} else if (full[i] == '(') {
+			size_t close = skip_group(full, i, len);
+
+			if (close + 2 < len && full[close + 1] == ':' &&
+			    full[close + 2] == ':') {
+				i = close;
+				continue;
+			}
+			*end = i;
+			return;
+		} else if (strchr("<[{", full[i])) {
+			i = skip_group(full, i, len);
+		}
+	}
+}
+
+/*
+ * "unsigned long* std::fill_n<unsigned long*>(unsigned long*) const"
+ * -> "std::fill_n<unsigned long*>": drop the return type, parameters,
+ * qualifiers and " [clone .cold]" suffixes, as perf shows names. A
+ * "(...)" followed by "::" is part of the name ("(anonymous namespace)::f").
+ */
+static char *short_name(const char *full)
+{
+	const char *prefix = special_prefix(full);
+	const char *clone = strstr(full, " [clone ");
+	size_t len = clone ? (size_t)(clone - full) : strlen(full);
+	size_t keep = strlen(prefix), start = keep, end = strlen(full), size;
+	char *out;
+
+	name_bounds(full, len, &start, &end);
+	if (end > len)
+		end = len;
+	if (start > end)
+		start = keep;
+	size = strlen(prefix) + (end - start) + 1;
+	out = malloc(size);
+	if (out)
+		snprintf(out, size, "%s%.*s", prefix, (int)(end - start),
+			 full + start);
+	return out;
+}
+
+/* "_ZN4core3fmt5write17h0123456789abcdefE" (maybe ".llvm.123" after). */
+static int is_rust_legacy(const char *mangled)
+{
+	const char *e = strstr(mangled, "17h");
+	size_t i;
+
+	if (!pk_starts_with(mangled, "_ZN"))
+		return 0;
+	for (; e; e = strstr(e + 1, "17h")) {
+		for (i = 3; i < 19 && pk_hexval(e[i]) >= 0; i++)
+			;
+		if (i == 19 && e[19] == 'E' && (!e[20] || e[20] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Undo rustc's escapes: "$LT$" '<', "$u20$" ' ', ".." "::". */
+static void rust_unescape(char *s)
+{
+	static const struct { const char *esc; char c; } map[] = {
+		{ "$SP$", '@' }, { "$BP$", '*' }, { "$RF$", '&' },
+		{ "$LT$", '<' }, { "$GT$", '>' }, { "$LP$", '(' },
+		{ "$RP$", ')' }, { "$C$", ',' },
+	};
+	char *r = s, *w = s;
+	size_t i;
+
+	while (*r) {
+		if (r[0] == '_' && r[1] == '$' && (r == s || r[-1] == ':')) {
+			r++;
+			continue;
+		}
+		if (r[0] == '.' && r[1] == '.') {
+			*w++ = ':';
+			*w++ = ':';
+			r += 2;
+			continue;
+		}
+		if (r[0] == '$' && r[1] == 'u' && pk_hexval(r[2]) >= 0 &&
+		    pk_hexval(r[3]) >= 0 && r[4] == '$') {
+			*w++ = (char)(pk_hexval(r[2]) * 16 + pk_hexval(r[3]));
+			r += 5;
+			continue;
+		}
+		for (i = 0; i < PK_ARRAY_SIZE(map); i++)
+			if (pk_starts_with(r, map[i].esc))
+				break;
+		if (i < PK_ARRAY_SIZE(map)) {
+			*w++ = map[i].c;
+			r += strlen(map[i].esc);
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+/*
+ * "std::map<int, long>::find" -> "std::map::find", in place: pprof's
+ * default names drop template arguments too. Operators keep their
+ * brackets ("operator<<", "operator<=>").
+ */
+static void drop_template_args(char *s)
+{
+	size_t len = strlen(s), i, w = 0;
+
+	for (i = 0; i < len; i++) {
+		if (is_operator_at(s, i)) {
+			size_t n = operator_len(s + i);
+
+			memmove(s + w, s + i, n);
+			w += n;
+			i += n - 1;
+		} else if (s[i] == '<') {
+			i = skip_group(s, i, len);
+		} else {
+			s[w++] = s[i];
+		}
+	}
+	s[w] = '\0';
+}
+
+/* The demangled name (malloc'd), or NULL to use the mangled one. */
+static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
+{
+	char *full, *out, *hash;
+	int status = 0;
+
+	if (mode == PK_DEMANGLE_NONE || !pk_starts_with(mangled, "_Z"))
+		return NULL;
+	full = __cxa_demangle(mangled, NULL, NULL, &status);
+	if (!full || status != 0) {
+		free(full);
+		return NULL;
+	}
+	if (is_rust_legacy(mangled)) {
+		/* "core::fmt::write::h0123456789abcdef": drop the hash */
+		for (hash = strstr(full, "::h"); hash;
+		     hash = strstr(hash + 1, "::h")) {
+			size_t i;
+
+			for (i = 3; i < 19 && pk_hexval(hash[i]) >= 0; i++)
+				;
+			if (i == 19 && (!hash[19] || hash[19] == ' ')) {
+				memmove(hash, hash + 19, strlen(hash + 19) + 1);
+				break;
+			}
+		}
+		rust_unescape(full);
+		return full;
+	}
+	if (mode == PK_DEMANGLE_FULL)
+		return full;
+	out = short_name(full);
+	free(full);
+	if (out && mode == PK_DEMANGLE_SIMPLE)
+		drop_template_args(out);
+	return out;
+}
+
+/*
+ * As demangle_unversioned, for names that may end in a symbol version
+ * ("memcpy@@GLIBC_2.14", glibc's symbol tables): the version stays, as
+ * perf shows it, except in pprof's style, which has none.
+ */
+char *sym_demangle(enum pk_demangle mode, const char *mangled)
+{
+	const char *at = mangled[0] ? strchr(mangled + 1, '@') : NULL;
+	char *base, *d, *out;
+	size_t size;
+
+	if (!at || mode == PK_DEMANGLE_NONE)
+		return demangle_unversioned(mode, mangled);
+	base = strndup(mangled, (size_t)(at - mangled));
+	if (!base)
+		return NULL;
+	d = demangle_unversioned(mode, base);
+	if (mode == PK_DEMANGLE_SIMPLE) {
+		if (d)
+			free(base);
+		return d ? d : base;
+	}
+	free(base);
+	if (!d)
+		return NULL;
+	size = strlen(d) + strlen(at) + 1;
+	out = malloc(size);
+	if (out)
+		snprintf(out, size, "%s%s", d, at);
+	free(d);
+	return out;
+}

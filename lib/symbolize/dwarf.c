@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/* DWARF lines and inline frames of one ELF file (dwarf.h). */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf.h"
+#include "internal.h"
+
+struct sym_scope_prefix {
+	Dwarf *dwarf;		/* the main file's or a dwz alt file's */
+	Dwarf_Off offset;	/* of the declaration */
+	char *text;		/* NULL: the scopes have no names */
+};
+
+static const char *die_string(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &attr));
+}
+
+static int is_cplusplus(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The name a scope adds to a qualified name, or NULL if it cannot. */
+static const char *scope_name(Dwarf_Die *scope)
+{
+	const char *name = dwarf_diename(scope);
+
+	switch (dwarf_tag(scope)) {
+	case DW_TAG_namespace:
+		return name ? name : "(anonymous namespace)";
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return name;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * "ns::A::f" for a C++ function DWARF gives no linkage name for: the
+ * names of the namespaces and classes around its declaration. Inside a
+ * function or an unnamed class (a lambda) the bare name is kept, as
+ * perf and addr2line print it.
+ */
+/* "ns::A::" of the scopes around decl, or NULL (malloc'd). */
+static char *scope_prefix_of(Dwarf_Die *decl)
+{
+	Dwarf_Die *scopes = NULL;
+	size_t len = 1;
+	char *out = NULL;
+	int n, i;
+
+	n = dwarf_getscopes_die(decl, &scopes);
+	/* scopes[0] is decl, scopes[n - 1] the compile unit */
+	for (i = n - 2; i > 0; i--) {
+		if (!scope_name(&scopes[i]))
+			goto out;
+		len += strlen(scope_name(&scopes[i])) + 2;
+	}
+	if (n < 3 || !(out = malloc(len)))
+		goto out;
+	out[0] = '\0';
+	for (i = n - 2; i > 0; i--) {
+		strcat(out, scope_name(&scopes[i]));
+		strcat(out, "::");
+	}
+out:
+	free(scopes);
+	return out;
+}
+
+static int prefix_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct sym_scope_prefix *a = &((const struct sym_dwarf *)owner)->prefixes[id - 1];
+	const struct sym_scope_prefix *b = key;
+
+	return a->dwarf == b->dwarf && a->offset == b->offset;
+}
+
+/*
+ * The scope prefix of decl, once per declaration: dwarf_getscopes_die
+ * walks the unit from its start, and the same functions come back for
+ * many addresses. NULL when it has none.
+ */
+static const char *cached_scope_prefix(struct sym_dwarf *d, Dwarf_Die *decl)
+{
+	struct sym_scope_prefix key = { dwarf_cu_getdwarf(decl->cu),
+				    dwarf_dieoffset(decl), NULL };
+	uint64_t hash = pk_hash_u64(key.offset ^ pk_hash_u64((uintptr_t)key.dwarf));
+	size_t slot;
+	uint32_t id = pk_idtab_find(&d->prefix_tab, hash, prefix_match, d,
+				    &key, &slot);
+
+	if (id)
+		return d->prefixes[id - 1].text;
+	key.text = scope_prefix_of(decl);
+	if (pk_grow(&d->prefixes, &d->prefixes_cap, d->nprefixes + 1,
+		    sizeof(*d->prefixes)) < 0 ||
+	    pk_idtab_insert(&d->prefix_tab, slot, hash,
+			    (uint32_t)d->nprefixes + 1) < 0) {
+		free(key.text);	/* out of memory: unqualified names */
+		return NULL;
+	}
+	d->prefixes[d->nprefixes++] = key;
+	return key.text;
+}
+
+/* "ns::A::f" for a C++ function DIE without a linkage name, or NULL. */
+static char *qualify_name(struct sym_dwarf *d, Dwarf_Die *die,
+			  const char *name)
+{
+	Dwarf_Die decl = *die, tmp;
+	Dwarf_Attribute attr;
+	const char *prefix;
+	char *out;
+	int hops;
+
+	for (hops = 0; hops < 8; hops++) {
+		Dwarf_Die *next = dwarf_formref_die(
+			dwarf_attr(&decl, DW_AT_abstract_origin, &attr), &tmp);
+
+		if (!next)
+			next = dwarf_formref_die(
+				dwarf_attr(&decl, DW_AT_specification, &attr),
+				&tmp);
+		if (!next)
+			break;
+		decl = tmp;
+	}
+	prefix = cached_scope_prefix(d, &decl);
+	if (!prefix)
+		return NULL;
+	out = malloc(strlen(prefix) + strlen(name) + 1);
+	if (out) {
+		strcpy(out, prefix);
+		strcat(out, name);
+	}
+	return out;
+}
+
+/* A frame for a function DIE: its names and declaration. qualify: a
+ * C++ function without a linkage name gets "ns::A::f". */
+static void frame_from_die(struct sym_dwarf *d, struct sym_frame *f,
+			   Dwarf_Die *die, int qualify)
+{
+	int line = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->linkage = die_string(die, DW_AT_linkage_name);
+	if (!f->linkage)
+		f->linkage = die_string(die, DW_AT_MIPS_linkage_name);
+	f->name = die_string(die, DW_AT_name);
+	f->file = dwarf_decl_file(die);
+	if (dwarf_decl_line(die, &line) == 0)
+		f->start_line = line;
+	if (!f->linkage && f->name && qualify)
+		f->qualified = qualify_name(d, die, f->name);
+}
+
+/* ---- the functions at an address ---- */
+
+struct sym_fn_range {
+	Dwarf_Addr low, high;	/* DWARF addresses, [low, high) */
+	Dwarf_Die die;		/* the concrete function */
+};
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct sym_fn_range *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* Add the functions under parent (a unit, namespace or class). */
+static int index_functions(struct sym_dwarf *d, Dwarf_Die *parent,
+			   size_t *cap, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		Dwarf_Addr base, low, high;
+		ptrdiff_t off = 0;
+
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			while ((off = dwarf_ranges(&child, off, &base, &low,
+						   &high)) > 0) {
+				if (low >= high)
+					continue;
+				if (pk_grow(&d->fns, cap, d->nfns + 1,
+					    sizeof(*d->fns)) < 0)
+					return -1;
+				d->fns[d->nfns].low = low;
+				d->fns[d->nfns].high = high;
+				d->fns[d->nfns].die = child;
+				d->nfns++;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (index_functions(d, &child, cap, depth + 1))
+				return -1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/*
+ * The concrete functions' address ranges, sorted: dwarf_getscopes walks
+ * a whole compilation unit per address, which for 100k addresses in big
+ * C++ units is most of the time spent. A unit is indexed when an address
+ * first falls in it, so a library with thousands of units (libc's debug
+ * file) costs the few that are sampled; past SYM_MAX_UNITS of them, all of
+ * the file's units are indexed at once.
+ */
+static void forget_function_index(struct sym_dwarf *d)
+{
+	free(d->fns);	/* out of memory: use dwarf_getscopes */
+	d->fns = NULL;
+	d->nfns = d->fns_cap = 0;
+	d->fns_built = 1;
+}
+
+static void index_all_units(struct sym_dwarf *d)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	d->nfns = 0;
+	d->fns_built = 1;
+	while ((cu = dwfl_module_nextcu(d->mod, cu, &bias))) {
+		d->dwbias = bias;
+		if (index_functions(d, cu, &d->fns_cap, 0)) {
+			forget_function_index(d);
+			return;
+		}
+	}
+	qsort(d->fns, d->nfns, sizeof(*d->fns), fn_cmp);
+}
+
+/* Index the unit holding addr (a Dwfl address), if not done yet. */
+static void index_unit_of(struct sym_dwarf *d, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	Dwarf_Off off;
+	size_t i, old = d->nfns;
+
+	if (d->fns_built)
+		return;
+	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	if (!cu)
+		return;
+	off = dwarf_dieoffset(cu);
+	for (i = 0; i < d->nunits; i++)
+		if (d->units[i] == off)
+			return;
+	if (d->nunits == SYM_MAX_UNITS) {
+		index_all_units(d);
+		return;
+	}
+	d->units[d->nunits++] = off;
+	d->dwbias = bias;
+	if (index_functions(d, cu, &d->fns_cap, 0)) {
+		forget_function_index(d);
+		return;
+	}
+	if (d->nfns > old)
+		qsort(d->fns, d->nfns, sizeof(*d->fns), fn_cmp);
+}
+
+/* The concrete function holding pc (a DWARF address) in the index. */
+static const struct sym_fn_range *find_function(const struct sym_dwarf *d,
+						Dwarf_Addr pc)
+{
+	size_t lo = pk_count_at_or_below(d->fns, d->nfns, sizeof(*d->fns),
+					 offsetof(struct sym_fn_range, low),
+					 pc);
+	size_t i;
+
+	/* nested ranges (a function inside another's) are rare and few */
+	for (i = lo; i > 0 && lo - i < 8; i--)
+		if (pc < d->fns[i - 1].high)
+			return &d->fns[i - 1];
+	return NULL;
+}
+
+static int is_function_tag(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+/* The inlined instances at pc inside fn, innermost first, then fn. */
+static int inline_chain(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die path[SYM_MAX_FRAMES], cur = *fn, child;
+	int n = 0, i, deeper;
+
+	path[n++] = cur;
+	do {
+		deeper = 0;
+		if (dwarf_child(&cur, &child) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag != DW_TAG_inlined_subroutine &&
+			    tag != DW_TAG_lexical_block &&
+			    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+				continue;
+			if (dwarf_haspc(&child, pc) <= 0)
+				continue;
+			if (tag == DW_TAG_inlined_subroutine && n < SYM_MAX_FRAMES)
+				path[n++] = child;
+			cur = child;
+			deeper = 1;
+			break;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	} while (deeper);
+	for (i = 0; i < n; i++)
+		out[i] = path[n - 1 - i];
+	return n;
+}
+
+/* The same through dwarf_getscopes, for what the index does not hold. */
+static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL, *cu, inner;
+	Dwarf_Addr dwbias = 0;
+	int nscopes, n = 0, i;
+
+	cu = dwfl_module_addrdie(mod, addr, &dwbias);
+	if (!cu || dwarf_getscopes(cu, addr - dwbias, &scopes) <= 0) {
+		free(scopes);
+		return 0;
+	}
+	/*
+	 * Past an inlined instance dwarf_getscopes goes on into the
+	 * abstract definition's scopes; the DIE's own parents are the chain
+	 * of inlined calls up to the concrete function.
+	 */
+	inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	nscopes = dwarf_getscopes_die(&inner, &scopes);
+	for (i = 0; i < nscopes && n < SYM_MAX_FRAMES; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (!is_function_tag(tag))
+			continue;
+		out[n++] = scopes[i];
+		if (tag != DW_TAG_inlined_subroutine)
+			break;
+	}
+	free(scopes);
+	return n;
+}
+
+int sym_dwarf_has(struct sym_dwarf *d)
+{
+	if (d->has < 0)
+		d->has = dwfl_module_getdwarf(d->mod, &(Dwarf_Addr){ 0 }) != NULL;
+	return d->has;
+}
+
+int sym_dwarf_chain(struct sym_dwarf *d, Dwarf_Addr addr, int no_inline,
+		    Dwarf_Die *chain)
+{
+	const struct sym_fn_range *fn;
+	int n;
+
+	if (!sym_dwarf_has(d))
+		return 0;
+	index_unit_of(d, addr);
+	fn = find_function(d, addr - d->dwbias);
+	n = fn ? inline_chain(&fn->die, addr - d->dwbias, chain) :
+		scopes_chain(d->mod, addr, chain);
+	if (n > 1 && no_inline) {
+		chain[0] = chain[n - 1];	/* the concrete function */
+		n = 1;
+	}
+	return n;
+}
+
+/* Where the function chain[i] was inlined: its call's line and file. */
+static void call_site(Dwarf_Die *die, Dwarf_Files *files, int64_t *line,
+		      const char **file)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word w;
+
+	*line = 0;
+	*file = NULL;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w) == 0)
+		*line = (int64_t)w;
+	if (files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr),
+				     &w) == 0)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
+			const char *src, int lineno, int qualify,
+			struct sym_frame *frames, int *cplusplus)
+{
+	const char *call_file = NULL;
+	Dwarf_Files *files = NULL;
+	int64_t call_line = 0;
+	Dwarf_Die cu;
+	int i;
+
+	*cplusplus = 0;
+	if (n && dwarf_diecu(&chain[0], &cu, NULL, NULL)) {
+		*cplusplus = is_cplusplus(&cu);
+		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
+			files = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		frame_from_die(d, &frames[i], &chain[i],
+			       *cplusplus && qualify);
+		frames[i].line = i ? call_line : lineno;
+		/* artificial functions (lambdas) may have no decl_file */
+		if (!frames[i].file)
+			frames[i].file = i ? call_file : src;
+		call_site(&chain[i], files, &call_line, &call_file);
+	}
+	return (size_t)n;
+}
+
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod)
+{
+	memset(d, 0, sizeof(*d));
+	d->mod = mod;
+	d->has = -1;	/* loaded when an address needs it */
+}
+
+void sym_dwarf_release(struct sym_dwarf *d)
+{
+	size_t i;
+
+	free(d->fns);
+	for (i = 0; i < d->nprefixes; i++)
+		free(d->prefixes[i].text);
+	free(d->prefixes);
+	pk_idtab_release(&d->prefix_tab);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF lines and inline frames of one ELF file: the functions at an
+ * address (innermost inlined instance first, then the concrete
+ * function), their files and lines, and "ns::A::f" for C++ functions
+ * DWARF gives no linkage name for. Owns the per-file index of functions
+ * by address and the cache of scope names.
+ */
+#ifndef PROFKIT_SYMBOLIZE_DWARF_H
+#define PROFKIT_SYMBOLIZE_DWARF_H
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+
+#include "frame.h"
+#include "idtab.h"
+
+#define SYM_MAX_UNITS 64	/* units indexed one by one, then all */
+
+struct sym_fn_range;
+struct sym_scope_prefix;
+
+struct sym_dwarf {
+	Dwfl_Module *mod;
+	int has;		/* -1: not looked at yet (sym_dwarf_has) */
+	struct sym_fn_range *fns;	/* concrete functions by address */
+	size_t nfns, fns_cap;
+	int fns_built;		/* every unit's, or given up */
+	Dwarf_Off units[SYM_MAX_UNITS];	/* the units indexed so far */
+	size_t nunits;
+	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
+	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
+	struct sym_scope_prefix *prefixes;
+	size_t nprefixes, prefixes_cap;
+	struct pk_idtab prefix_tab;
+};
+
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod);
+void sym_dwarf_release(struct sym_dwarf *d);
+/* Whether the file has DWARF, reading it the first time it is asked. */
+int sym_dwarf_has(struct sym_dwarf *d);
+
+/*
+ * The functions at addr (a Dwfl address), innermost inlined instance
+ * first, then the function holding them; with no_inline only that one.
+ * Returns how many DIEs went to chain (SYM_MAX_FRAMES at most).
+ */
+int sym_dwarf_chain(struct sym_dwarf *d, Dwarf_Addr addr, int no_inline,
+		    Dwarf_Die *chain);
+
+/*
+ * The frames of a chain: each function's names and declaration, the
+ * innermost's line (src:lineno, the line table's), each outer one's the
+ * line of the call it contains. qualify: name C++ functions without a
+ * linkage name "ns::A::f". *cplusplus: the unit is C++.
+ */
+size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
+			const char *src, int lineno, int qualify,
+			struct sym_frame *frames, int *cplusplus);
+
+#endif

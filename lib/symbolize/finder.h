@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file finder: which file on this machine is a mapping's binary, and
+ * which its debug file. It owns the rules (--binary, build ids in perf's
+ * cache and the symbol path, --symfs, base names in the symbol path, the
+ * recorded path, .gnu_debuglink, /usr/lib/debug, and last the debuginfod
+ * servers of $DEBUGINFOD_URLS) and the files opened by
+ * them: each ELF file is opened once per context, reported to a Dwfl of
+ * its own at its link-time addresses, and kept for whoever asks next,
+ * the perf.data reader's unwinder or the symbolizer.
+ */
+#ifndef PROFKIT_SYMBOLIZE_FINDER_H
+#define PROFKIT_SYMBOLIZE_FINDER_H
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <profkit/profile.h>
+
+struct pk_context;
+struct sym_finder;
+
+struct sym_load_segment {
+	uint64_t offset, vaddr, filesz;
+};
+
+/* The answer for one (file, build id, --binary) of a mapping. */
+struct sym_file {
+	char *file, *build_id;	/* the mapping's, as recorded */
+	int is_binary;		/* stands for --binary */
+	char *path;		/* what was opened; NULL: nothing found */
+	char *tried;		/* what was looked at, for a warning */
+	char file_id[81];	/* the opened file's build id, or "" */
+
+	Dwfl *dwfl;		/* the file alone, at link-time addresses */
+	Dwfl_Module *mod;
+	GElf_Addr bias;		/* Dwfl address - file address */
+	int e_type;
+	int debug_only;		/* a separate debug file: offsets unusable */
+	uint64_t link_base;	/* the first segment's page-aligned vaddr */
+	struct sym_load_segment *segs;
+	size_t nsegs;
+};
+
+/*
+ * The finder of a context that follows these rules (the strings are
+ * copied; symbol_path and $PROFKIT_SYMBOL_PATH are DIR[:DIR...]), made
+ * if it has none yet: the perf.data reader's unwinder and the symbolizer
+ * after it share one, and so each file. It lives as long as the context
+ * (pk_context_free frees it); NULL when out of memory. Where
+ * $DEBUGINFOD_URLS is set (and libprofkit was built with libdebuginfod),
+ * what is not on this machine is fetched by build id.
+ */
+struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
+				  const char *symfs, const char *symbol_path);
+
+/*
+ * The ELF file of a mapping of file (with " (deleted)" cut off) recorded
+ * with build_id ("" if none); is_binary: the mapping is the main program
+ * and --binary stands for it. Looked for once; NULL when out of memory.
+ */
+const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
+				      const char *build_id, int is_binary);
+
+/*
+ * The file in another Dwfl (an unwinder's, one per process) at run-time
+ * bias (run-time address - file address), sharing its open Elf: a Dwfl
+ * whose find_elf is sym_file_find_elf gets a module, with userdata, or
+ * NULL when the file has no code here (a separate debug file).
+ */
+Dwfl_Module *sym_file_report(const struct sym_file *sf, Dwfl *dwfl,
+			     const char *name, GElf_Addr bias, void *userdata);
+int sym_file_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+		      Dwarf_Addr base, char **file_name, Elf **elfp);
+
+/* The places a recorded file may be by its name, best first: under
+ * --symfs, by base name in the symbol path, the path itself (not with
+ * --symfs). try(arg, path) is called with each until it returns 0;
+ * returns 0 then, else -1. */
+int sym_finder_by_name(const struct sym_finder *f, const char *file,
+		       int (*try)(void *arg, const char *path), void *arg);
+
+/* $HOME/.debug, perf's build-id cache, or NULL. */
+const char *sym_finder_home_debug(const struct sym_finder *f);
+/* --binary, or NULL. */
+const char *sym_finder_binary(const struct sym_finder *f);
+
+/*
+ * A run-time address of mapping m in the file's own terms, a link-time
+ * address (for the file's Dwfl add f->bias).
+ */
+uint64_t sym_file_address(const struct sym_file *f, const struct pk_mapping *m,
+			  uint64_t addr);
+
+/* The places looked at for a file, as a warning lists them. */
+#define SYM_TRIED_MAX 480	/* characters of "tried ..." in a warning */
+struct sym_tried {
+	char buf[SYM_TRIED_MAX + 8];
+	size_t len;
+	int more;		/* some were left out */
+};
+
+/* Add "path" or "path (why)". */
+void sym_tried_add(struct sym_tried *t, const char *path, const char *why);
+
+/* n bytes of a build id as hex (out: 2 n + 1 bytes). */
+void sym_build_id_hex(const unsigned char *bits, size_t n, char *out);
+/* Whether a file's build id (hex) is the recorded one. */
+int sym_build_id_matches(const char *recorded, const char *file);
+/* "/.build-id/xx/rest", lower case: the id split as build-id trees do;
+ * "" for an id too short or too long for that. */
+void sym_build_id_subpath(const char *bid, char *out, size_t size);
+
+#endif

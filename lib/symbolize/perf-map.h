@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JIT code's symbols: the /tmp/perf-PID.map files that JITs (V8 with
+ * --perf-basic-prof, the JVM's agents, LuaJIT ...) write for perf.
+ */
+#ifndef PROFKIT_SYMBOLIZE_PERF_MAP_H
+#define PROFKIT_SYMBOLIZE_PERF_MAP_H
+
+#include "finder.h"
+#include "symtab.h"
+
+struct pk_context;
+
+/* The table of the perf map file, found by name as ELF files are; NULL
+ * when there is none (with a warning). */
+struct symtab *sym_perf_map_load(struct pk_context *ctx,
+				 const struct sym_finder *f, const char *file);
+
+#endif

@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer's driver: walks a profile and turns its (mapping,
+ * address) locations into functions, files and lines, in place (see
+ * profkit/symbolize.h). The parts it drives are beside it: the file
+ * finder (finder.c), ELF symbol tables and PLT stubs (elf-symbols.c),
+ * kallsyms (kallsyms.c), JIT perf maps (perf-map.c), DWARF lines and
+ * inline frames (dwarf.c) and the naming rules of each reference tool
+ * (naming.c, demangle.c).
+ *
+ * Each distinct mapped file becomes one "object", indexed once per
+ * symbolizer: an ELF file (found and opened once per context by the file
+ * finder, which the perf.data reader's unwinder shares, and reported to
+ * its own Dwfl at its link-time addresses), a kallsyms table for the
+ * kernel and its modules, or a perf-PID.map table for JIT code. A location's
+ * address is turned into the object's address space (a file virtual
+ * address for ELF, the address itself for the kernel and JIT code) and
+ * the answer is memoized per (object, address), so a library mapped by
+ * a hundred processes is looked up once per address, not once per
+ * mapping.
+ *
+ * Inline frames come from DWARF scopes: the innermost frame's line is
+ * the line table's, each outer frame's is the DW_AT_call_line of the
+ * inlined instance it contains. The outermost frame is named by the
+ * symbol table when it has a symbol there (as perf does: "foo.isra.0"),
+ * and by DWARF otherwise.
+ */
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <profkit/symbolize.h>
+
+#include "demangle.h"
+#include "dwarf.h"
+#include "elf-symbols.h"
+#include "finder.h"
+#include "frame.h"
+#include "idtab.h"
+#include "internal.h"
+#include "kallsyms.h"
+#include "mapping.h"
+#include "naming.h"
+#include "perf-map.h"
+#include "symtab.h"
+
+enum obj_kind {
+	OBJ_NONE,		/* nothing to look addresses up in */
+	OBJ_ELF,
+	OBJ_KERNEL,
+	OBJ_JIT,
+};
+
+struct object {
+	struct pk_symbolizer *s;
+	char *file, *build_id;	/* the mapping's, as recorded */
+	int is_binary;		/* stands for --binary */
+	enum obj_kind kind;
+	const struct sym_file *elf;	/* OBJ_ELF: the finder's file */
+	const struct symtab *tab;	/* OBJ_KERNEL, OBJ_JIT and OBJ_ELF */
+	struct symtab *own_tab;	/* tab, unless the kernel's (shared) */
+	int tab_loaded;		/* OBJ_ELF: see elf_symtab */
+	struct sym_dwarf dwarf;	/* OBJ_ELF */
+	struct sym_a2l a2l;	/* OBJ_ELF */
+};
+
+struct pk_symbolizer {
+	struct pk_context *ctx;
+	struct pk_symbolize_options o;	/* its strings are not kept */
+	struct sym_naming naming;
+	char *kallsyms;
+	struct sym_finder *finder;
+	struct sym_kernel kernel;
+	struct object **objs;
+	size_t nobjs, objs_cap;
+};
+
+/* ---- objects ---- */
+
+static void object_free(struct object *obj)
+{
+	if (!obj)
+		return;
+	symtab_free(obj->own_tab);
+	sym_dwarf_release(&obj->dwarf);
+	sym_a2l_release(&obj->a2l);
+	free(obj->file);
+	free(obj->build_id);
+	free(obj);
+}
+
+/* The ELF file of a mapping, by the finder's rules; name: its file
+ * without " (deleted)". 0, or -1 when out of memory. */
+static int open_elf(struct object *obj, const char *name)
+{
+	struct pk_symbolizer *s = obj->s;
+	const char *bid = obj->build_id;
+	const struct sym_file *sf = sym_finder_elf(s->finder, obj->file, bid,
+						   obj->is_binary);
+
+	if (!sf)
+		return -1;
+	if (sf->mod) {
+		obj->kind = OBJ_ELF;
+		obj->elf = sf;
+		sym_dwarf_init(&obj->dwarf, sf->mod);
+		if (obj->is_binary && *bid && *sf->file_id &&
+		    !sym_build_id_matches(bid, sf->file_id))
+			pk_warn(s->ctx, "symbolize: using '%s' (build id %s) "
+				"for '%s', recorded with build id %s",
+				sf->path, sf->file_id, name, bid);
+	} else {
+		pk_warn(s->ctx, "symbolize: no symbols for '%s'%s%s%s: tried %s",
+			obj->is_binary ? sym_finder_binary(s->finder) : name,
+			*bid ? " (build id " : "", bid, *bid ? ")" : "",
+			sf->tried);
+	}
+	return 0;
+}
+
+/* What the mapping's file is, and its symbols. 0, or -1 (no memory). */
+static int object_open(struct object *obj)
+{
+	struct pk_symbolizer *s = obj->s;
+	char *name = sym_strip_deleted(obj->file);
+	int rc = 0;
+
+	if (!name)
+		return -1;
+	switch (obj->is_binary ? SYM_MAP_FILE : sym_map_kind(obj->file)) {
+	case SYM_MAP_ANON:
+		break;
+	case SYM_MAP_KERNEL:
+		obj->tab = sym_kernel_symbols(&s->kernel, obj->file,
+					      obj->build_id);
+		obj->kind = obj->tab ? OBJ_KERNEL : OBJ_NONE;
+		break;
+	case SYM_MAP_JIT:
+		obj->tab = obj->own_tab = sym_perf_map_load(s->ctx, s->finder,
+							    name);
+		obj->kind = obj->tab ? OBJ_JIT : OBJ_NONE;
+		break;
+	case SYM_MAP_FILE:
+		rc = open_elf(obj, name);
+		break;
+	}
+	free(name);
+	return rc;
+}
+
+static struct object *object_get(struct pk_symbolizer *s, const char *file,
+				 const char *build_id, int is_binary)
+{
+	struct object *obj;
+	size_t i;
+
+	for (i = 0; i < s->nobjs; i++) {
+		obj = s->objs[i];
+		if (obj->is_binary == is_binary &&
+		    strcmp(obj->file, file) == 0 &&
+		    strcmp(obj->build_id, build_id) == 0)
+			return obj;
+	}
+	if (pk_grow(&s->objs, &s->objs_cap, s->nobjs + 1, sizeof(*s->objs)) < 0)
+		return NULL;
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	obj->s = s;
+	obj->is_binary = is_binary;
+	obj->file = strdup(file);
+	obj->build_id = strdup(build_id);
+	if (!obj->file || !obj->build_id || object_open(obj)) {
+		object_free(obj);
+		return NULL;
+	}
+	s->objs[s->nobjs++] = obj;
+	return obj;
+}
+
+/* An address of mapping m in the object's terms: a file address for
+ * ELF, the address itself for the kernel and JIT code. */
+static uint64_t object_address(const struct object *obj,
+			       const struct pk_mapping *m, uint64_t addr)
+{
+	return obj->kind == OBJ_ELF ? sym_file_address(obj->elf, m, addr) :
+		addr;
+}
+
+/* ---- addresses to frames ---- */
+
+/* An ELF object's symbols, read when an address first needs them. */
+static const struct symtab *elf_symtab(struct object *obj)
+{
+	if (!obj->tab_loaded) {
+		obj->tab_loaded = 1;
+		obj->tab = obj->own_tab =
+			sym_elf_symbols(obj->elf->mod,
+					obj->s->naming.plt_names);
+	}
+	return obj->tab;
+}
+
+/*
+ * The frames at a file address, innermost first: DWARF's inlined
+ * instances and the function holding them, else the symbol table.
+ * Returns how many were filled in.
+ */
+static size_t elf_frames(struct object *obj, uint64_t vaddr,
+			 struct sym_frame *frames)
+{
+	const struct sym_naming *nm = &obj->s->naming;
+	Dwarf_Addr addr = vaddr + obj->elf->bias;
+	const struct symtab *tab = elf_symtab(obj);
+	const struct sym *sym = tab ? symtab_find(tab, addr) : NULL;
+	Dwarf_Die chain[SYM_MAX_FRAMES];
+	const char *src = NULL;
+	int lineno = 0, nchain, cplusplus;
+	Dwfl_Line *dl;
+	size_t n;
+
+	/*
+	 * Names only, no inlined functions: the symbol table says it all,
+	 * and DWARF (for a distribution library, inflating compressed debug
+	 * sections) is never read.
+	 */
+	if (nm->names_only && nm->no_inline && sym && sym->sized) {
+		memset(&frames[0], 0, sizeof(frames[0]));
+		sym_frame_from_symbol(&frames[0], sym->name);
+		return 1;
+	}
+	sym_dwarf_has(&obj->dwarf);
+	dl = dwfl_module_getsrc(obj->elf->mod, addr);
+	if (dl)
+		src = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
+	nchain = sym_dwarf_chain(&obj->dwarf, addr, nm->no_inline, chain);
+	n = sym_dwarf_frames(&obj->dwarf, chain, nchain, src, lineno,
+			     !nm->addr2line, frames, &cplusplus);
+	if (n) {
+		sym_name_frames(nm, &obj->a2l, obj->dwarf.dwbias, chain,
+				frames, n, cplusplus, sym);
+		return n;
+	}
+	if (!sym)
+		return 0;
+	sym_symbol_frame(nm, &frames[0], sym, src, lineno);
+	return 1;
+}
+
+static size_t table_frames(const struct object *obj, uint64_t addr,
+			   struct sym_frame *frames)
+{
+	const struct sym *sym = symtab_find(obj->tab, addr);
+
+	if (!sym)
+		return 0;
+	memset(&frames[0], 0, sizeof(frames[0]));
+	frames[0].name = sym->name;
+	return 1;
+}
+
+/* ---- one pass over a profile ---- */
+
+enum {
+	FOUND_FUNCTION = 1,
+	FOUND_FILE = 2,
+	FOUND_LINE = 4,
+};
+
+struct memo {
+	const struct object *obj;
+	uint64_t addr;
+	uint32_t first, n;	/* into run.lines */
+	unsigned found;
+};
+
+struct run {
+	struct pk_symbolizer *s;
+	struct pk_profile *p;
+	struct object **map_obj;	/* by mapping id - 1 */
+	unsigned *map_found;
+	struct memo *memo;
+	size_t nmemo, memo_cap;
+	struct pk_idtab memo_tab;
+	struct pk_line *lines;
+	size_t nlines, lines_cap;
+	pk_str *demangled;	/* by system name id; 0: not yet */
+	size_t demangled_cap;
+};
+
+static int memo_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct memo *a = &((const struct run *)owner)->memo[id - 1];
+	const struct memo *b = key;
+
+	return a->obj == b->obj && a->addr == b->addr;
+}
+
+/* The display name of a mangled name, demangled once per profile. */
+static pk_str display_name(struct run *r, pk_str sys, const char *mangled)
+{
+	size_t old = r->demangled_cap;
+	char *d;
+
+	if (sys >= old) {
+		if (pk_grow(&r->demangled, &r->demangled_cap, (size_t)sys + 1,
+			    sizeof(*r->demangled)) < 0)
+			return sys;
+		memset(r->demangled + old, 0,
+		       (r->demangled_cap - old) * sizeof(*r->demangled));
+	}
+	if (!r->demangled[sys]) {
+		d = sym_demangle(r->s->naming.demangle, mangled);
+		r->demangled[sys] = d ? pk_profile_intern_cstr(r->p, d) : sys;
+		if (!r->demangled[sys])
+			r->demangled[sys] = sys;
+		free(d);
+	}
+	return r->demangled[sys];
+}
+
+static uint32_t intern_frame(struct run *r, const struct sym_frame *f)
+{
+	const char *plain = f->qualified ? f->qualified :
+			    f->name ? f->name : "??";
+	struct pk_function fn = { 0 };
+
+	if (f->linkage) {
+		fn.system_name = pk_profile_intern_cstr(r->p, f->linkage);
+		fn.name = display_name(r, fn.system_name, f->linkage);
+	} else {
+		fn.name = fn.system_name = pk_profile_intern_cstr(r->p, plain);
+	}
+	fn.filename = pk_profile_intern_cstr(r->p, f->file);
+	fn.start_line = f->start_line;
+	return pk_profile_intern_function(r->p, &fn);
+}
+
+/* Look addr up in obj (once per profile) and keep the lines in r->lines. */
+static const struct memo *lookup(struct run *r, struct object *obj,
+				 uint64_t addr)
+{
+	struct memo key = { obj, addr, 0, 0, 0 }, *m;
+	uint64_t hash = pk_hash_u64(addr ^ pk_hash_u64((uintptr_t)obj));
+	struct sym_frame frames[SYM_MAX_FRAMES];
+	size_t slot, n, i;
+	uint32_t id;
+	int failed;
+
+	id = pk_idtab_find(&r->memo_tab, hash, memo_match, r, &key, &slot);
+	if (id)
+		return &r->memo[id - 1];
+	n = obj->kind == OBJ_ELF ? elf_frames(obj, addr, frames) :
+	    table_frames(obj, addr, frames);
+	failed = pk_grow(&r->lines, &r->lines_cap, r->nlines + n,
+			 sizeof(*r->lines)) < 0 ||
+		 pk_grow(&r->memo, &r->memo_cap, r->nmemo + 1,
+			 sizeof(*r->memo)) < 0 ||
+		 pk_idtab_insert(&r->memo_tab, slot, hash,
+				 (uint32_t)r->nmemo + 1) < 0;
+	key.first = (uint32_t)r->nlines;
+	key.n = failed ? 0 : (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		if (!failed) {
+			r->lines[r->nlines].function =
+				intern_frame(r, &frames[i]);
+			r->lines[r->nlines].line = frames[i].line;
+			r->nlines++;
+			key.found |= FOUND_FUNCTION;
+			if (frames[i].file)
+				key.found |= FOUND_FILE;
+			if (frames[i].line > 0)
+				key.found |= FOUND_LINE;
+		}
+		free(frames[i].qualified);
+	}
+	if (failed)
+		return NULL;
+	m = &r->memo[r->nmemo++];
+	*m = key;
+	return m;
+}
+
+/*
+ * --binary stands for the main program: the first mapping of a file
+ * that is not a library, the kernel or anonymous memory (gperftools and
+ * perf list the program first), or failing that a nameless mapping.
+ */
+static pk_str main_file(const struct pk_profile *p)
+{
+	size_t n = pk_profile_mapping_count(p), i;
+	int nameless = 0;
+
+	for (i = 1; i <= n; i++) {
+		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i);
+		const char *file = pk_profile_string(p, m->file);
+
+		if (!*file)
+			nameless = 1;
+		else if (sym_is_program(file))
+			return m->file;
+	}
+	return nameless ? 0 : (pk_str)-1;
+}
+
+/* map_found mark of a mapping with locations to symbolize */
+#define NEEDED 0x80000000u
+
+/* The objects of the needed mappings, the kernel's or the others. */
+static int open_mappings(struct run *r, pk_str main, int kernel)
+{
+	struct pk_profile *p = r->p;
+	size_t n = pk_profile_mapping_count(p), i;
+
+	for (i = 0; i < n; i++) {
+		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
+		const char *file = pk_profile_string(p, m->file);
+		struct object *obj;
+
+		if (r->map_found[i] != NEEDED || (sym_map_kind(file) == SYM_MAP_KERNEL) != kernel)
+			continue;
+		r->map_found[i] = 0;
+		obj = object_get(r->s, file, pk_profile_string(p, m->build_id),
+				 m->file == main);
+		if (!obj)
+			return -1;
+		r->map_obj[i] = obj;
+		/* an address will read it: now, while kallsyms is read */
+		if (obj->kind == OBJ_ELF &&
+		    !(r->s->naming.names_only && r->s->naming.no_inline))
+			sym_dwarf_has(&obj->dwarf);
+	}
+	return 0;
+}
+
+static int prepare_mappings(struct run *r)
+{
+	struct pk_profile *p = r->p;
+	size_t n = pk_profile_mapping_count(p), i;
+	pk_str main = sym_finder_binary(r->s->finder) ? main_file(p) : (pk_str)-1;
+
+	r->map_obj = calloc(n ? n : 1, sizeof(*r->map_obj));
+	r->map_found = calloc(n ? n : 1, sizeof(*r->map_found));
+	if (!r->map_obj || !r->map_found)
+		return -1;
+	/* only files some location needs: text inputs come symbolized */
+	for (i = 1; i <= pk_profile_location_count(p); i++) {
+		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
+
+		if (!loc->nlines && loc->mapping && loc->mapping <= n)
+			r->map_found[loc->mapping - 1] = NEEDED;
+	}
+	/* the kernel's symbols on a thread, the files' DWARF meanwhile */
+	for (i = 0; i < n; i++) {
+		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
+
+		if (r->map_found[i] == NEEDED &&
+		    sym_map_kind(pk_profile_string(p, m->file)) ==
+		    SYM_MAP_KERNEL)
+			sym_kernel_prefetch(&r->s->kernel,
+					    pk_profile_string(p, m->build_id));
+	}
+	return open_mappings(r, main, 0) || open_mappings(r, main, 1) ? -1 : 0;
+}
+
+/* Set what was found; bits a reader set stay set. */
+static void mark_mappings(struct run *r)
+{
+	size_t n = pk_profile_mapping_count(r->p), i;
+
+	for (i = 0; i < n; i++) {
+		struct pk_mapping *m = pk_profile_mapping_mut(r->p, (uint32_t)i + 1);
+		unsigned found = r->map_found[i];
+
+		if (!r->map_obj[i])
+			continue;	/* not looked at */
+		if (found & FOUND_FUNCTION)
+			m->has_functions = 1;
+		if (found & FOUND_FILE)
+			m->has_filenames = 1;
+		if (found & FOUND_LINE)
+			m->has_line_numbers = 1;
+		/* with DWARF, inlined calls were expanded wherever they were */
+		if ((found & FOUND_FUNCTION) && r->map_obj[i]->dwarf.has > 0 &&
+		    !r->s->naming.no_inline)
+			m->has_inline_frames = 1;
+	}
+}
+
+static int symbolize_locations(struct run *r)
+{
+	struct pk_profile *p = r->p;
+	size_t n = pk_profile_location_count(p), i;
+	size_t nmappings = pk_profile_mapping_count(p);
+
+	for (i = 1; i <= n; i++) {
+		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
+		uint32_t mapping = loc->mapping;
+		struct object *obj;
+		const struct memo *memo;
+		uint64_t addr;
+		int rc;
+
+		if (loc->nlines || !mapping || mapping > nmappings)
+			continue;
+		obj = r->map_obj[mapping - 1];
+		if (obj->kind == OBJ_NONE)
+			continue;
+		addr = object_address(obj, pk_profile_mapping(p, mapping),
+				      loc->address);
+		memo = lookup(r, obj, addr);
+		if (!memo)
+			return PK_ENOMEM;
+		r->map_found[mapping - 1] |= memo->found;
+		if (!memo->n)
+			continue;
+		rc = pk_profile_set_location_lines(p, (uint32_t)i,
+						   &r->lines[memo->first],
+						   memo->n);
+		if (rc)
+			return rc;
+	}
+	return pk_profile_failed(p) ? PK_ENOMEM : 0;
+}
+
+int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
+{
+	struct run r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.p = p;
+	rc = prepare_mappings(&r) ? PK_ENOMEM : symbolize_locations(&r);
+	if (!rc)
+		mark_mappings(&r);
+	sym_kernel_join(&s->kernel);	/* a wrong guess: its table waits, unused */
+	free(r.map_obj);
+	free(r.map_found);
+	free(r.memo);
+	pk_idtab_release(&r.memo_tab);
+	free(r.lines);
+	free(r.demangled);
+	if (rc)
+		return pk_error_set(s->ctx, rc, "symbolize: out of memory "
+				    "(or over the memory limit)");
+	return 0;
+}
+
+/* ---- the symbolizer ---- */
+
+void pk_symbolize_options_init(struct pk_symbolize_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->demangle = PK_DEMANGLE_SHORT;
+}
+
+struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
+					const struct pk_symbolize_options *o)
+{
+	struct pk_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		goto nomem;
+	s->ctx = ctx;
+	if (o)
+		s->o = *o;
+	else
+		pk_symbolize_options_init(&s->o);
+	sym_naming_init(&s->naming, &s->o);
+	if (s->o.kallsyms && *s->o.kallsyms &&
+	    !(s->kallsyms = strdup(s->o.kallsyms)))
+		goto nomem;
+	s->finder = sym_finder_get(ctx, s->o.binary, s->o.symfs,
+				   s->o.symbol_path);
+	if (!s->finder)
+		goto nomem;
+	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
+	sym_kernel_init(&s->kernel, ctx, s->kallsyms,
+			sym_finder_home_debug(s->finder), s->o.local_kernel);
+	return s;
+nomem:
+	pk_symbolizer_free(s);
+	pk_error_set(ctx, PK_ENOMEM, "symbolize: out of memory");
+	return NULL;
+}
+
+void pk_symbolizer_free(struct pk_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	sym_kernel_release(&s->kernel);
+	for (i = 0; i < s->nobjs; i++)
+		object_free(s->objs[i]);
+	free(s->objs);
+	free(s->kallsyms);
+	free(s);
+}
