@@ -29,6 +29,14 @@ tap_n=0
 tap_failed=0
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/profkit-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmpdir"' EXIT
+# An empty home: no test reads or fills the user's ~/.debug build-id
+# cache or ~/.perfconfig (perf record, perf script and profkit all look
+# there), and symbols come only from where each test points.
+mkdir "$tmpdir/.home" || exit 99
+HOME=$tmpdir/.home
+PROFKIT_SYMBOL_PATH=
+export HOME PROFKIT_SYMBOL_PATH
+unset DEBUGINFOD_URLS
 
 plan() { echo "1..$1"; }
 
