@@ -139,6 +139,29 @@ testrun_status() {
 	fi
 }
 
+# testrun_fails NAME WANT-STATUS STDERR-PATTERN COMMAND...: a conversion
+# that must fail: exit WANT-STATUS, a line matching the pattern on stderr
+# (for bad input: the input's name, the offset or line, the problem), and
+# $outdir, emptied before the run for the command's -o, still empty
+# after it: no output file, no temporary file beside it.
+outdir=$tmpdir/outdir
+testrun_fails() {
+	name=$1 want=$2 pattern=$3
+	shift 3
+	rm -rf "$outdir" && mkdir "$outdir" || exit 99
+	"$@" >"$tmpdir/out" 2>"$tmpdir/err"
+	got=$?
+	left=$(ls -A "$outdir")
+	if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$tmpdir/err" && [ -z "$left" ]; then
+		pass "$name"
+	else
+		fail "$name (exit $got, want $want)"
+		[ -z "$left" ] || echo "# left in the output directory: $left"
+		echo "# wanted on stderr: $pattern"
+		diag_file "$tmpdir/err"
+	fi
+}
+
 finish() {
 	[ "$tap_failed" -eq 0 ]
 	exit $?
