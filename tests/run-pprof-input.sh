@@ -18,8 +18,8 @@ awk '{ n = $NF; sub(/[0-9]+$/, ""); printf "%s%.0f\n", $0, n * 2 }' $d/c-fp.fold
 testrun_compare "merge of pprof and perf script text" "$tmpdir/double" \
 	profkit-merge "$tmpdir/c-fp.pb.gz" $d/c-fp.txt
 head -c 300 "$tmpdir/c-fp.pb" >"$tmpdir/cut.pb"
-testrun_status "a truncated protobuf is an error" 1 "not a pprof profile" \
-	profkit-convert --from=pprof --to=folded "$tmpdir/cut.pb"
+testrun_fails "a truncated protobuf is an error" 1 "cut.pb: not a pprof profile" \
+	profkit-convert --from=pprof --to=folded -o "$outdir/x.folded" "$tmpdir/cut.pb"
 
 # the same ranking as pprof -top, where pprof is here
 find_pprof
