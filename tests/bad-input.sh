@@ -2,8 +2,9 @@
 # Broken inputs: the fuzz crashers in testdata/bad/READER/ (read with
 # --from=READER, as the fuzzer fed them), and truncations and
 # bit flips of every kind of input under testdata/, made here with a fixed
-# seed. Each conversion must exit 0 or 1, say why on stderr when 1, leave
-# no output file when 1, and finish within 10 seconds.
+# seed. Each conversion must exit 0 or 1 within 10 seconds; on 1 say on
+# stderr which input, where in it and what is wrong, and leave nothing in
+# the output directory (no output file, no temporary file).
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 inputs="testdata/perf-script/c-fp.txt testdata/perf-script/cxx-dwarf.txt
@@ -44,41 +45,99 @@ from_of() {
 }
 plan $(( $(echo $cases | wc -w) + $(echo $inputs | wc -w) + 1 ))
 
+# What each fuzz crasher must do now: "converts", or fail with a message
+# matching the pattern given. A new crasher needs its line here.
+crasher_expects() {
+	case $(basename "$1") in
+	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc) echo converts ;;
+	esac
+}
+
+# A failed conversion's message: "profkit-convert: FILE: " then where
+# ("offset 0x1a2b: "; "offset 123: " in a gzip stream; "line 7: ") and
+# what. These few name no place, as they judge the input whole:
+#   unknown profile format        no reader's probe claims the first bytes
+#   not a pprof profile,          protobuf-c decodes the message whole and
+#   invalid pprof profile         says neither where nor what
+#   corrupt gzip data             zlib's inflate gives no position
+#   no gperftools profile header  the header line is judged whole
+where='((offset (0x[0-9a-f]+|[0-9]+)|line [0-9]+): [^ ]|unknown profile format|not a pprof profile|invalid pprof profile|corrupt gzip data|no gperftools profile header)'
+
 for f in $cases; do
-	rm -f "$tmpdir/out.pb.gz"
-	timeout 10 profkit-convert -q $(from_of "$f") --to=pprof -o "$tmpdir/out.pb.gz" "$f" 2>"$tmpdir/err"
+	rm -rf "$outdir" && mkdir "$outdir" || exit 99
+	timeout 10 profkit-convert -q $(from_of "$f") --to=pprof -o "$outdir/out.pb.gz" "$f" 2>"$tmpdir/err"
 	status=$?
+	left=$(ls -A "$outdir")
 	name="$(basename "$f") ($(wc -c <"$f") bytes)"
+	want=
+	case $f in testdata/bad/*)
+		want=$(crasher_expects "$f")
+		[ -n "$want" ] || { fail "$name: a crasher with no line in crasher_expects"; continue; } ;;
+	esac
+	if [ -n "$want" ] && [ "$want" != converts ]; then
+		[ $status -eq 1 ] && [ -z "$left" ] && grep -q -e "$want" "$tmpdir/err" &&
+			pass "$name fails as it must: $want" ||
+			{ fail "$name: exit $status, want 1 and '$want'"; diag_file "$tmpdir/err"; }
+		continue
+	fi
 	case $status in
-	0) [ -s "$tmpdir/out.pb.gz" ] && pass "$name converts" || fail "$name: exit 0 without output" ;;
-	1) if [ -e "$tmpdir/out.pb.gz" ] || ls "$tmpdir" | grep -q 'out.pb.gz.tmp'; then
-		fail "$name: exit 1 left an output file"
-	   elif [ ! -s "$tmpdir/err" ]; then
-		fail "$name: exit 1 without a message"
+	0) [ "$left" = out.pb.gz ] && [ -s "$outdir/out.pb.gz" ] && pass "$name converts" ||
+		fail "$name: exit 0 with '$left' in the output directory" ;;
+	1) if [ "$want" = converts ]; then
+		fail "$name: exit 1 where it must convert"
+		diag_file "$tmpdir/err"
+	   elif [ -n "$left" ]; then
+		fail "$name: exit 1 left $left in the output directory"
+	   elif ! grep -E -q "^profkit-convert: $f: $where" "$tmpdir/err"; then
+		fail "$name: exit 1 without a message naming the input and the place"
+		diag_file "$tmpdir/err"
 	   else
-		pass "$name fails cleanly: $(head -c 100 "$tmpdir/err")"
+		pass "$name fails cleanly: $(sed -n "s|^profkit-convert: $f: ||p" "$tmpdir/err" | head -n 1 | cut -c1-100)"
 	   fi ;;
 	124) fail "$name: still running after 10 s" ;;
 	*) fail "$name: exit $status"; diag_file "$tmpdir/err" ;;
 	esac
 done
 
-# cut mid-line or mid-record: what is whole converts (exit 0, a warning)
-# or nothing does (exit 1); with --strict it is always exit 1, no output
+# Cut mid-line or mid-record, with --strict: exit 1, nothing written, and
+# the warning that stopped it (the first damage) says where, per input.
+half_expects() {
+	case $1 in
+	c-fp.txt) echo "line 3618: the file ends mid-line (truncated file?)" ;;
+	cxx-dwarf.txt) echo "line 710: the file ends mid-line (truncated file?)" ;;
+	c-fp.folded) echo "line 4: not a folded stack: 'c-fp;__libc_start_call_main'" ;;
+	diff.folded) echo "line 2: not a folded stack: 'java;mai'" ;;
+	c-fp.perf.data) echo "offset 0x108: the data section (107112 bytes) is cut short at 55170 bytes" ;;
+	pipe.perf.data) echo "offset 0x43e0: the last record is cut short (truncated file?)" ;;
+	zstd-sym.perf.data) echo "offset 0x108: the data section (3163 bytes) is cut short at 3107 bytes" ;;
+	alloc-threads.cpu) echo "offset 0x15c8: the memory map ends mid-line (truncated file?)" ;;
+	be32.cpu) echo "offset 0x88: the memory map ends mid-line (truncated file?)" ;;
+	c-fp.cpu) echo "offset 0xc83: the memory map ends mid-line (truncated file?)" ;;
+	cxx-threads.cpu) echo "offset 0xf8b: the memory map ends mid-line (truncated file?)" ;;
+	alloc-threads.heap) echo "line 41: the file ends mid-line (truncated file?)" ;;
+	app.heap|server.contention) echo "line 7: the file ends mid-line (truncated file?)" ;;
+	c-fp.heap) echo "line 35: the file ends mid-line (truncated file?)" ;;
+	cxx-threads.heap) echo "line 45: the file ends mid-line (truncated file?)" ;;
+	v2.heap) echo "line 4: the file ends mid-line (truncated file?)" ;;
+	app.growth) echo "line 3: the file ends mid-line (truncated file?)" ;;
+	app.threads) echo "line 10: the file ends mid-line (truncated file?)" ;;
+	c-fp.pb|cxx-threads.heap.by-pprof.pb) echo "not a pprof profile" ;;
+	cxx-threads.cpu.by-pprof.pb.gz) echo "offset 1688: gzip stream is truncated" ;;
+	esac
+}
 for f in $inputs; do
+	b=$(basename "$f")
 	cut=$(( $(wc -c <"$f") / 2 ))
-	head -c "$cut" "$f" >"$tmpdir/half"
-	[ "$(tail -c 1 "$tmpdir/half" | od -An -tu1 | tr -d ' ')" = 10 ] &&
-		head -c $((cut + 1)) "$f" >"$tmpdir/half"
-	rm -f "$tmpdir/out.pb.gz"
-	timeout 10 profkit-convert --strict --to=pprof -o "$tmpdir/out.pb.gz" "$tmpdir/half" 2>"$tmpdir/err"
-	status=$?
-	if [ $status -eq 1 ] && [ -s "$tmpdir/err" ] && [ ! -e "$tmpdir/out.pb.gz" ]; then
-		pass "$(basename "$f") cut in half, --strict: exit 1"
-	else
-		fail "$(basename "$f") cut in half, --strict: exit $status"
-		diag_file "$tmpdir/err"
+	head -c "$cut" "$f" >"$tmpdir/$b.half"
+	[ "$(tail -c 1 "$tmpdir/$b.half" | od -An -tu1 | tr -d ' ')" = 10 ] &&
+		head -c $((cut + 1)) "$f" >"$tmpdir/$b.half"
+	want=$(half_expects "$b")
+	if [ -z "$want" ]; then
+		fail "$b cut in half: no expected message in half_expects"
+		continue
 	fi
+	testrun_fails "$b cut in half, --strict: exit 1, $want" 1 "$b.half: $want" \
+		timeout 10 profkit-convert --strict --to=pprof -o "$outdir/out.pb.gz" "$tmpdir/$b.half"
 done
 
 # the same inputs through every other writer, to stdout

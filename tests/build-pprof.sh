@@ -6,7 +6,7 @@
 #   tests/build-pprof.sh "$HOME/pprof-bin" && export PPROF="$HOME/pprof-bin/pprof"
 #
 # Without go or the pprof sources this says so and succeeds: the tests
-# then skip their pprof checks.
+# then skip their pprof checks (fail them with PROFKIT_REQUIRE_TOOLS=1).
 set -u
 dir=${1:?usage: tests/build-pprof.sh DIR}
 

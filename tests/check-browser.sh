@@ -9,7 +9,8 @@
 # Needs node, chromium ($CHROMIUM, else chromium on PATH) and the speedscope
 # npm package (in $NODE_PATH, ./node_modules or /tmp/ref/node_modules);
 # without one it prints one line and succeeds, or fails when
-# PROFKIT_REQUIRE_BROWSER=1 (CI, which installs them).
+# PROFKIT_REQUIRE_TOOLS=1 (or PROFKIT_REQUIRE_BROWSER=1), as the tests
+# of tests/test-subr.sh do: CI sets it and installs them.
 set -u
 build=${1:?usage: check-browser.sh BUILD-DIR}
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,8 +18,9 @@ input=$top_srcdir/testdata/perf-script/c-fp.txt
 hot=hot_loop	# 74% of c-fp's samples
 
 skip() {
-	if [ "${PROFKIT_REQUIRE_BROWSER:-0}" = 1 ]; then
-		echo "check-browser: FAILED: $* (PROFKIT_REQUIRE_BROWSER=1)"
+	if [ "${PROFKIT_REQUIRE_TOOLS:-0}" = 1 ] ||
+		[ "${PROFKIT_REQUIRE_BROWSER:-0}" = 1 ]; then
+		echo "check-browser: FAILED: $* (required: PROFKIT_REQUIRE_TOOLS=1)"
 		exit 1
 	fi
 	echo "check-browser: skipped: $*"

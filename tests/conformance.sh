@@ -44,6 +44,19 @@ else
 	failed=$((failed + 1))
 fi
 
+# The probe matrix: each input here is claimed by its own reader alone.
+probe=$build/tests/t-probe
+if [ ! -x "$probe" ]; then
+	echo "skip probe matrix: tests/t-probe is not built (make check builds it)"
+elif "$probe" --conformance "$dir" >"$tmp/probe" 2>&1; then
+	echo "ok probe matrix: $(sed -n 's/^ok [0-9]* - \([0-9]* files\) of .* probed$/\1/p' "$tmp/probe"), each its own reader's alone or, not a profile, no reader's"
+	passed=$((passed + 1))
+else
+	echo "FAIL probe matrix:"
+	grep -v '^ok' "$tmp/probe" | head -20
+	failed=$((failed + 1))
+fi
+
 # Other formats bring their own scripts.
 for part in "$top_srcdir"/tests/conformance-*.sh; do
 	[ -f "$part" ] || continue

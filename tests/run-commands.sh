@@ -26,9 +26,9 @@ profkit-merge $d/c-fp.txt $d/c-fp.folded $d/pipe.txt >"$tmpdir/abc"
 profkit-merge $d/pipe.txt $d/c-fp.folded >"$tmpdir/bc"
 profkit-merge $d/c-fp.txt "$tmpdir/bc" >"$tmpdir/a_bc"
 cmp -s "$tmpdir/abc" "$tmpdir/a_bc" && pass "merge is associative" || fail "merge is associative"
-testrun_status "merge names a sample type mismatch" 1 \
+testrun_fails "merge names a sample type mismatch" 1 \
 	"c-fp.txt: sample types \[samples/count, cpu-clock/nanoseconds\] differ" \
-	profkit-merge $d/multi.txt $d/c-fp.txt
+	profkit-merge -o "$outdir/all.pb.gz" $d/multi.txt $d/c-fp.txt
 
 testrun_compare "diff equals difffolded.pl" $e/c-fp-pipe.difffolded \
 	profkit-diff $d/c-fp.txt $d/pipe.txt

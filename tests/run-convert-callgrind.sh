@@ -37,8 +37,8 @@ annotate() {
 	callgrind_annotate --threshold=100 --inclusive=yes "$1" 2>>"$tmpdir/annotate.err"
 }
 if ! command -v callgrind_annotate >/dev/null 2>&1; then
-	pass "callgrind_annotate reads it # SKIP callgrind_annotate not installed"
-	pass "callgrind_annotate has no complaint # SKIP callgrind_annotate not installed"
+	skip "callgrind_annotate reads it" "no callgrind_annotate (valgrind)"
+	skip "callgrind_annotate has no complaint" "no callgrind_annotate (valgrind)"
 	finish
 fi
 annotate "$tmpdir/c-fp.callgrind" |

@@ -82,7 +82,7 @@ fi
 for f in threads multi evented c-fp.speedscope; do
 	name="$f.json is valid speedscope"
 	if [ -z "$validator" ]; then
-		pass "$name # SKIP no node with ajv and speedscope (see NODE_PATH above)"
+		skip "$name" "no node with ajv and speedscope (see NODE_PATH above)"
 	elif $validator "$tmpdir/$f.json" >"$tmpdir/valid" 2>&1; then
 		pass "$name"
 	else

@@ -17,7 +17,7 @@ xml_ok() {
 	elif command -v xmllint >/dev/null 2>&1; then
 		xmllint --noout "$2" 2>"$tmpdir/xmlerr"
 	else
-		pass "$1 # SKIP neither python3 nor xmllint"
+		skip "$1" "neither python3 nor xmllint"
 		return
 	fi
 	if [ $? -eq 0 ]; then pass "$1"; else fail "$1"; diag_file "$tmpdir/xmlerr"; fi

@@ -15,8 +15,8 @@ testrun_compare "difffolded input: the new column by default" "$tmpdir/new" \
 testrun_compare "folded from stdin is detected" testdata/perf-script/c-fp.folded \
 	sh -c "profkit-convert --to=folded < testdata/perf-script/c-fp.folded"
 printf 'main;a 1\nthis line has no count\n' >"$tmpdir/bad.folded"
-testrun_status "a line without a count is skipped with a warning" 0 "line 2: not a folded stack" \
+testrun_status "a line without a count is skipped with a warning" 0 "bad.folded: line 2: not a folded stack" \
 	profkit-convert --from=folded --to=folded "$tmpdir/bad.folded"
-testrun_status "text that is not folded stacks" 1 "no folded stacks found" \
-	profkit-convert --from=folded --to=folded testdata/src/c-fp.c
+testrun_fails "text that is not folded stacks" 1 "c-fp.c: no folded stacks found" \
+	profkit-convert --from=folded --to=folded -o "$outdir/x.folded" testdata/src/c-fp.c
 finish

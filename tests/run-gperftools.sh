@@ -7,7 +7,8 @@
 
 d=testdata/gperftools
 dump="$top_builddir/tests/t-gperftools"
-[ -x "$dump" ] || skip_all "tests/t-gperftools is not built"
+# not a tool: make check builds it (this is the script run by hand)
+[ -x "$dump" ] || skip_all_optional "tests/t-gperftools is not built"
 
 # --- the model, as pprof prints it ---
 for expected in "$d"/*.pprof-raw.txt; do
@@ -81,24 +82,24 @@ slots() {
 header() { slots 0 3 0 10000 0; }
 
 cut_at "$d/c-fp.cpu" 100 >"$tmpdir/cut-record"
-testrun_status "record cut short" 1 "cut-record: offset 0x28: record depth 7 exceeds the 5 slots left" \
-	profkit-convert --to=folded "$tmpdir/cut-record"
-testrun_status "record cut short, from a pipe" 1 "offset 0x28: record truncated: 5 of 7 addresses" \
-	sh -c "cat '$tmpdir/cut-record' | profkit-convert --to=folded"
+testrun_fails "record cut short" 1 "cut-record: offset 0x28: record depth 7 exceeds the 5 slots left" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/cut-record"
+testrun_fails "record cut short, from a pipe" 1 "<stdin>: offset 0x28: record truncated: 5 of 7 addresses" \
+	sh -c "cat '$tmpdir/cut-record' | profkit-convert --to=folded -o \"$outdir/x.folded\""
 { header; slots 1 300; slots 0 0 0 0; } >"$tmpdir/deep"
-testrun_status "record deeper than 254" 1 "deep: offset 0x28: record depth 300 exceeds 254" \
-	profkit-convert --to=folded "$tmpdir/deep"
+testrun_fails "record deeper than 254" 1 "deep: offset 0x28: record depth 300 exceeds 254" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/deep"
 { header; slots 1 0 0 1 0; } >"$tmpdir/depth0"
-testrun_status "record of depth 0" 1 "depth0: offset 0x28: record depth 0" \
-	profkit-convert --to=folded "$tmpdir/depth0"
+testrun_fails "record of depth 0" 1 "depth0: offset 0x28: record depth 0" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/depth0"
 { header; slots 1 1 4096 0 1 0; printf '\000\001 not maps\n'; } >"$tmpdir/garbage"
-testrun_status "binary data after the samples" 1 "garbage: offset 0x58: binary data in the memory map" \
-	profkit-convert --to=folded "$tmpdir/garbage"
-testrun_status "not a CPU profile" 1 "app.heap: offset 0x0: not a gperftools CPU profile" \
-	profkit-convert --from=gperftools-cpu --to=folded "$d/app.heap"
+testrun_fails "binary data after the samples" 1 "garbage: offset 0x58: binary data in the memory map" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/garbage"
+testrun_fails "not a CPU profile" 1 "app.heap: offset 0x0: not a gperftools CPU profile" \
+	profkit-convert --from=gperftools-cpu --to=folded -o "$outdir/x.folded" "$d/app.heap"
 { slots 0 3 1 10000 0; slots 0 1 0; } >"$tmpdir/java"
-testrun_status "Java CPU profile" 1 "java: offset 0x10: Java CPU profiles" \
-	profkit-convert --to=folded "$tmpdir/java"
+testrun_fails "Java CPU profile" 1 "java: offset 0x10: Java CPU profiles" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/java"
 
 # cut in the memory map: a warning, and every sample
 size=$(wc -c <"$d/c-fp.cpu")
@@ -107,8 +108,8 @@ testrun_compare "memory map cut short: all samples" "$tmpdir/full" \
 	profkit-convert -q --no-symbolize --to=folded "$tmpdir/cut-map"
 testrun_status "memory map cut short: a warning" 0 "warning: .*cut-map: offset 0x[0-9a-f]*: the memory map ends mid-line" \
 	profkit-convert --no-symbolize --to=folded "$tmpdir/cut-map"
-testrun_status "memory map cut short, --strict" 1 "ends mid-line" \
-	profkit-convert --strict --no-symbolize --to=folded "$tmpdir/cut-map"
+testrun_fails "memory map cut short, --strict" 1 "cut-map: offset 0x[0-9a-f]*: the memory map ends mid-line" \
+	profkit-convert --strict --no-symbolize --to=folded -o "$outdir/x.folded" "$tmpdir/cut-map"
 # cut after the first record: that sample, no mappings (and, as pprof,
 # without its 2 frames above the leaf, which "every" sample shares)
 cut_at "$d/c-fp.cpu" 112 >"$tmpdir/no-end"
@@ -120,22 +121,22 @@ testrun_compare "no end-of-data record: the whole samples" "$tmpdir/want" \
 
 # --- damaged text profiles ---
 printf 'heap profile: 1: 5 [ 1: 5] @ heapprofile\n     0:     5 [     0:     5] @ 0x1\n' >"$tmpdir/zero"
-testrun_status "heap sample of 0 objects" 1 "zero: line 2: inuse count was 0 but inuse bytes was 5" \
-	profkit-convert --to=folded "$tmpdir/zero"
+testrun_fails "heap sample of 0 objects" 1 "zero: line 2: inuse count was 0 but inuse bytes was 5" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/zero"
 printf 'heap profile: 1: 5 [ 1: 5] @ heap_v2/512\n     1:     5 [ 1: 5] @ 0x1\nbogus\n' >"$tmpdir/bogus"
-testrun_status "not a heap sample" 1 "bogus: line 3: not a heap sample" \
-	profkit-convert --to=folded "$tmpdir/bogus"
+testrun_fails "not a heap sample" 1 "bogus: line 3: not a heap sample" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/bogus"
 printf 'heap profile: 1: 5 [ 1: 5] @ heap_foo/512\n' >"$tmpdir/type"
-testrun_status "unknown heap profile type" 1 "type: line 1: unknown heap profile type 'heap_foo'" \
-	profkit-convert --to=folded "$tmpdir/type"
+testrun_fails "unknown heap profile type" 1 "type: line 1: unknown heap profile type 'heap_foo'" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/type"
 printf -- '--- contentionz 1 ---\nformat = java\n' >"$tmpdir/attr"
-testrun_status "unknown contention attribute" 1 "attr: line 2: unknown contention profile attribute 'format'" \
-	profkit-convert --to=folded "$tmpdir/attr"
+testrun_fails "unknown contention attribute" 1 "attr: line 2: unknown contention profile attribute 'format'" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/attr"
 printf -- '--- threadz 1 ---\n--- Thread 1 stack: ---\n' >"$tmpdir/thread"
-testrun_status "bad thread header" 1 "thread: line 2: expected '--- Thread" \
-	profkit-convert --to=folded "$tmpdir/thread"
-testrun_status "binary input to the text reader" 1 "c-fp.cpu: line 1: binary data" \
-	profkit-convert --from=gperftools-heap --to=folded "$d/c-fp.cpu"
+testrun_fails "bad thread header" 1 "thread: line 2: expected '--- Thread" \
+	profkit-convert --to=folded -o "$outdir/x.folded" "$tmpdir/thread"
+testrun_fails "binary input to the text reader" 1 "c-fp.cpu: line 1: binary data" \
+	profkit-convert --from=gperftools-heap --to=folded -o "$outdir/x.folded" "$d/c-fp.cpu"
 size=$(wc -c <"$d/app.heap")
 cut_at "$d/app.heap" $((size - 10)) >"$tmpdir/cut-heap"
 testrun_status "text cut mid-line: a warning" 0 "cut-heap: line 11: the file ends mid-line" \

@@ -47,13 +47,15 @@ else
 	diag_file "$tmpdir/zstd.err"
 fi
 
-testrun_status "an empty recording says why" 1 \
-	"no samples: the recording is empty" script $d/empty.perf.data
-testrun_status "a perf stat recording says why" 1 \
-	"counted, not sampled (perf stat record?)" script $d/stat.perf.data
-testrun_status "perf script text forced through the perf.data reader" 1 \
-	"not a perf.data file" \
-	script --from=perf-data testdata/perf-script/c-fp.txt
+testrun_fails "an empty recording says why" 1 \
+	"empty.perf.data: no samples: the recording is empty" \
+	script -o "$outdir/x.txt" $d/empty.perf.data
+testrun_fails "a perf stat recording says why" 1 \
+	"stat.perf.data: no samples: the events were counted, not sampled (perf stat record?)" \
+	script -o "$outdir/x.txt" $d/stat.perf.data
+testrun_fails "perf script text forced through the perf.data reader" 1 \
+	"c-fp.txt: not a perf.data file (no PERFILE2 magic)" \
+	script --from=perf-data -o "$outdir/x.txt" testdata/perf-script/c-fp.txt
 
 # bytes at an offset of a copy: patch FILE OFFSET OCTAL-ESCAPES
 patch() {
@@ -91,20 +93,20 @@ done
 # the first record (at 0x108) of size 0, then of size 4
 cp $d/c-fp.perf.data "$tmpdir/size0.perf.data"
 patch "$tmpdir/size0.perf.data" 270 '\000\000'
-testrun_status "a record of size 0" 1 \
+testrun_fails "a record of size 0" 1 \
 	"size0.perf.data: offset 0x108: record of type [0-9]* has size 0" \
-	script "$tmpdir/size0.perf.data"
+	script -o "$outdir/x.txt" "$tmpdir/size0.perf.data"
 cp $d/c-fp.perf.data "$tmpdir/size4.perf.data"
 patch "$tmpdir/size4.perf.data" 270 '\004\000'
-testrun_status "a record of size 4" 1 "offset 0x108: .* has size 4" \
-	script "$tmpdir/size4.perf.data"
+testrun_fails "a record of size 4" 1 "size4.perf.data: offset 0x108: .* has size 4" \
+	script -o "$outdir/x.txt" "$tmpdir/size4.perf.data"
 
 # attr_size (offset 16) of 4 GiB
 cp $d/c-fp.perf.data "$tmpdir/attrsize.perf.data"
 patch "$tmpdir/attrsize.perf.data" 16 '\000\000\000\000\001\000\000\000'
-testrun_status "a huge attribute size" 1 \
+testrun_fails "a huge attribute size" 1 \
 	"attrsize.perf.data: offset 0x10: attribute size 4294967296" \
-	script "$tmpdir/attrsize.perf.data"
+	script -o "$outdir/x.txt" "$tmpdir/attrsize.perf.data"
 
 # a callchain claiming 2^60 entries in the first sample (at 0x3f0:
 # header, ip, pid/tid, time, period, then nr)

@@ -18,8 +18,8 @@ awk '{ n = $NF; sub(/[0-9]+$/, ""); printf "%s%.0f\n", $0, n * 2 }' $d/c-fp.fold
 testrun_compare "merge of pprof and perf script text" "$tmpdir/double" \
 	profkit-merge "$tmpdir/c-fp.pb.gz" $d/c-fp.txt
 head -c 300 "$tmpdir/c-fp.pb" >"$tmpdir/cut.pb"
-testrun_status "a truncated protobuf is an error" 1 "not a pprof profile" \
-	profkit-convert --from=pprof --to=folded "$tmpdir/cut.pb"
+testrun_fails "a truncated protobuf is an error" 1 "cut.pb: not a pprof profile" \
+	profkit-convert --from=pprof --to=folded -o "$outdir/x.folded" "$tmpdir/cut.pb"
 
 # the same ranking as pprof -top, where pprof is here
 find_pprof
@@ -34,6 +34,6 @@ if [ -n "$pprof" ]; then
 	cmp -s "$tmpdir/theirs" "$tmpdir/ours" && pass "top -n 5: pprof -top's rows in its order" ||
 		{ fail "top -n 5: pprof -top's rows in its order"; diff "$tmpdir/theirs" "$tmpdir/ours" | diag_file /dev/stdin; }
 else
-	pass "top -n 5 as pprof -top # SKIP no pprof (tests/build-pprof.sh builds one)"
+	skip "top -n 5 as pprof -top" "no Go pprof (tests/build-pprof.sh builds one)"
 fi
 finish

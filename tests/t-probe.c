@@ -2,9 +2,26 @@
 /*
  * Probes, in FFmpeg's manner: random bytes must not look like any format,
  * and each format's own sample must pick its reader.
+ *
+ * The probe matrix (FFmpeg's tools/probetest.c turned to real files): every
+ * sample input under testdata/ against every reader's probe, on the bytes
+ * detection sees (gzip undone). Its own reader must score highest, at least
+ * PK_PROBE_MIN, with no tie, and pk_reader_detect must pick it; each line
+ * lists the scores that were not 0. Which reader an input belongs to comes
+ * from its folder and name (the rules below). Files no reader takes
+ * (writers' outputs, expected texts) are listed with their scores too and
+ * must not be taken by any.
+ *
+ *   t-probe                      testdata/ of $top_srcdir (make check)
+ *   t-probe --conformance DIR    ../shared/conformance (check-conformance)
  */
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <profkit/profkit.h>
 
@@ -65,11 +82,213 @@ static void test_detects(const char *text, const char *want)
 	pk_context_free(ctx);
 }
 
-int main(void)
+/* Which reader a file belongs to, by its path under the root. */
+static const char skip_marker[] = "skip";
+#define SKIP skip_marker	/* not a profile nor an output: not probed */
+#define NONE NULL		/* no reader's: none may claim it */
+struct rule {
+	const char *pattern;	/* fnmatch(3), '*' crossing '/' */
+	const char *reader;
+};
+
+static const struct rule testdata_rules[] = {
+	{ "bin/*", SKIP },	/* the recorded programs */
+	{ "src/*", SKIP },	/* their sources */
+	{ "bad/*", SKIP },	/* fuzz crashers: tests/bad-input.sh */
+	{ "README.md", SKIP },
+	{ "*.perf.data", "perf-data" },
+	{ "*.perf-script.txt", "perf-script" },
+	{ "perf-script/*.txt", "perf-script" },
+	{ "graph/odd-names.txt", "perf-script" },
+	{ "*.folded", "folded" },
+	{ "*.difffolded", "folded" },
+	{ "folded/*.expected", "folded" },
+	{ "gperftools/*.cpu", "gperftools-cpu" },
+	{ "gperftools/*.heap", "gperftools-heap" },
+	{ "gperftools/*.growth", "gperftools-heap" },
+	{ "gperftools/*.threads", "gperftools-heap" },
+	{ "gperftools/*.contention", "gperftools-heap" },
+	{ "gperftools/*.mutex", "gperftools-heap" },
+	{ "pprof/*.pb", "pprof" },
+	{ "pprof/*.pb.gz", "pprof" },
+	{ "*", NONE },
+};
+
+static const struct rule conformance_rules[] = {
+	{ "README.md", SKIP },
+	{ "perf-data/*.perf-script.txt", "perf-script" },
+	{ "perf-data/*", "perf-data" },
+	{ "perf-script/results/*", "folded" },	/* stackcollapse-perf.pl's */
+	{ "perf-script/*.txt", "perf-script" },
+	{ "gperftools/*.txt", NONE },	/* pprof -raw */
+	{ "gperftools/*.string", NONE },	/* pprof's dump */
+	{ "gperftools/*.cpu", "gperftools-cpu" },
+	{ "gperftools/*", "gperftools-heap" },
+	{ "*", NONE },
+};
+
+static const char *rule_for(const struct rule *rules, const char *rel)
 {
+	for (;; rules++)
+		if (fnmatch(rules->pattern, rel, 0) == 0)
+			return rules->reader;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The scores of every reader on the first bytes of path, as detection
+ * sees them; 0 when it cannot be read. */
+static int probe_file(const char *path, int *scores, const char **detected)
+{
+	struct pk_context *ctx = pk_context_new();
+	const struct pk_reader *r = NULL;
+	const unsigned char *buf;
+	struct pk_input *in = NULL;
+	size_t len = 0, i;
+	int rc;
+
+	rc = pk_input_open(ctx, path, &in);
+	if (!rc) {
+		buf = pk_input_peek(in, 4096, &len);
+		for (i = 0; pk_readers[i]; i++)
+			scores[i] = buf && len ? pk_readers[i]->probe(buf, len) : 0;
+		*detected = pk_reader_detect(ctx, in, &r) == 0 ? r->name : NULL;
+	} else {
+		diag("%s: %s", path, pk_context_error(ctx)->message);
+	}
+	pk_input_close(in);
+	pk_context_free(ctx);
+	return rc == 0;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
+		abort();
+	return path;
+}
+
+static void check_file(const char *root, const char *rel, const char *want)
+{
+	char *path = path_join(root, rel), scores_text[512] = "";
+	int scores[64] = { 0 }, best = -1, best_score = 0, tie = 0;
+	const char *detected = NULL;
+	size_t i, n = 0;
+	int readable = probe_file(path, scores, &detected);
+
+	free(path);
+	if (!readable) {
+		ok(0, "%s: readable", rel);
+		return;
+	}
+	for (i = 0; pk_readers[i]; i++) {
+		if (scores[i] > best_score) {
+			best = (int)i;
+			best_score = scores[i];
+			tie = 0;
+		} else if (scores[i] == best_score && scores[i] > 0) {
+			tie = 1;
+		}
+		if (scores[i] > 0)
+			n += (size_t)snprintf(scores_text + n, sizeof(scores_text) - n,
+					      "%s%s %d", n ? ", " : "",
+					      pk_readers[i]->name, scores[i]);
+		if (n >= sizeof(scores_text))
+			n = sizeof(scores_text) - 1;
+	}
+	if (!n)
+		snprintf(scores_text, sizeof(scores_text), "every probe 0");
+	if (want == NONE) {
+		ok(best_score < PK_PROBE_MIN || tie || !detected,
+		   "%s is no reader's (%s)", rel, scores_text);
+		return;
+	}
+	ok(best >= 0 && strcmp(pk_readers[best]->name, want) == 0 && !tie &&
+	   best_score >= PK_PROBE_MIN && detected && strcmp(detected, want) == 0,
+	   "%s is %s's alone (%s)", rel, want, scores_text);
+}
+
+/* Every file below root/sub, sorted, checked by the rules. */
+static void walk(const char *root, const char *sub, const struct rule *rules,
+		 int *files)
+{
+	char *dir_path = path_join(root, sub);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct stat st;
+	DIR *d = opendir(dir_path);
+
+	if (!d) {
+		ok(0, "cannot read %s", dir_path);
+		free(dir_path);
+		return;
+	}
+	free(dir_path);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			names = realloc(names, cap * sizeof(*names));
+			if (!names)
+				abort();
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i < n; i++) {
+		char *rel = path_join(sub, names[i]);
+		char *path = path_join(root, rel);
+		const char *want = rule_for(rules, rel);
+
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			walk(root, rel, rules, files);
+		} else if (want != SKIP) {
+			check_file(root, rel, want);
+			(*files)++;
+		}
+		free(path);
+		free(rel);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void test_matrix(const char *root, const struct rule *rules)
+{
+	int files = 0;
+
+	walk(root, "", rules, &files);
+	ok(files > 0, "%d files of %s probed", files, root);
+}
+
+int main(int argc, char **argv)
+{
+	const char *srcdir = getenv("top_srcdir");
+	char *testdata;
+
+	if (argc == 3 && strcmp(argv[1], "--conformance") == 0) {
+		test_matrix(argv[2], conformance_rules);
+		return done_testing();
+	}
+	if (argc > 1) {
+		fprintf(stderr, "usage: t-probe [--conformance DIR]\n");
+		return 2;
+	}
 	test_random_buffers();
 	test_detects("prog  1234 [000] 1.000001:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n"
 		     "prog  1234 [000] 1.000002:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n",
 		     "perf-script");
+	testdata = path_join(srcdir ? srcdir : ".", "testdata");
+	test_matrix(testdata, testdata_rules);
+	free(testdata);
 	return done_testing();
 }

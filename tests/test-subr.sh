@@ -8,6 +8,15 @@
 #
 # Commands run from the build tree's cmd/; paths are relative to the
 # source tree. A skipped script exits 77 after "1..0 # SKIP why".
+#
+# Checks that need a reference tool from outside (Go pprof, Graphviz
+# dot, valgrind's callgrind_annotate, perf, node with speedscope and
+# ajv, python3, binutils, bash) skip with the reason where it is
+# missing, through skip and skip_all. With PROFKIT_REQUIRE_TOOLS=1 (CI
+# sets it, and installs them all) those skips fail instead, so a tool
+# lost from CI cannot turn its checks off unnoticed. skip_optional and
+# skip_all_optional stay skips even then; each caller says why what it
+# lacks is not required (not packaged for Debian 12, not a tool).
 
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -20,18 +29,48 @@ tap_n=0
 tap_failed=0
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/profkit-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmpdir"' EXIT
+# An empty home: no test reads or fills the user's ~/.debug build-id
+# cache or ~/.perfconfig (perf record, perf script and profkit all look
+# there), and symbols come only from where each test points.
+mkdir "$tmpdir/.home" || exit 99
+HOME=$tmpdir/.home
+PROFKIT_SYMBOL_PATH=
+export HOME PROFKIT_SYMBOL_PATH
+unset DEBUGINFOD_URLS
 
 plan() { echo "1..$1"; }
 
+tools_required() { [ "${PROFKIT_REQUIRE_TOOLS:-0}" = 1 ]; }
+
+# skip_all REASON: the whole script needs a tool that is missing here
 skip_all() {
+	if tools_required; then
+		echo "1..1"
+		echo "not ok 1 - $* (required: PROFKIT_REQUIRE_TOOLS=1)"
+		exit 1
+	fi
+	skip_all_optional "$@"
+}
+
+# skip_all_optional REASON: not run here, and never required
+skip_all_optional() {
 	echo "1..0 # SKIP $*"
 	exit 77
 }
 
 pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 
-# skip NAME REASON: one test not run here, and why
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+# skip NAME REASON: one test not run here for want of a tool, and why
+skip() {
+	if tools_required; then
+		fail "$1 ($2; required: PROFKIT_REQUIRE_TOOLS=1)"
+	else
+		skip_optional "$@"
+	fi
+}
+
+# skip_optional NAME REASON: one test not run here, and never required
+skip_optional() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 
 fail() {
 	tap_n=$((tap_n + 1))
@@ -50,7 +89,7 @@ find_pprof() {
 			return 0
 		fi
 	done
-	echo "# no Go pprof found: its checks are skipped"
+	echo "# no Go pprof found: its checks are skipped (fail with PROFKIT_REQUIRE_TOOLS=1)"
 }
 
 # show a file as TAP diagnostics
@@ -96,6 +135,29 @@ testrun_status() {
 		pass "$name"
 	else
 		fail "$name (exit $got, want $want)"
+		diag_file "$tmpdir/err"
+	fi
+}
+
+# testrun_fails NAME WANT-STATUS STDERR-PATTERN COMMAND...: a conversion
+# that must fail: exit WANT-STATUS, a line matching the pattern on stderr
+# (for bad input: the input's name, the offset or line, the problem), and
+# $outdir, emptied before the run for the command's -o, still empty
+# after it: no output file, no temporary file beside it.
+outdir=$tmpdir/outdir
+testrun_fails() {
+	name=$1 want=$2 pattern=$3
+	shift 3
+	rm -rf "$outdir" && mkdir "$outdir" || exit 99
+	"$@" >"$tmpdir/out" 2>"$tmpdir/err"
+	got=$?
+	left=$(ls -A "$outdir")
+	if [ "$got" -eq "$want" ] && grep -q -e "$pattern" "$tmpdir/err" && [ -z "$left" ]; then
+		pass "$name"
+	else
+		fail "$name (exit $got, want $want)"
+		[ -z "$left" ] || echo "# left in the output directory: $left"
+		echo "# wanted on stderr: $pattern"
 		diag_file "$tmpdir/err"
 	fi
 }
