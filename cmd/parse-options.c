@@ -128,12 +128,16 @@ static void print_option_words(const struct option *opts)
 	printf("%s-h --help --version\n", sep);
 }
 
+__attribute__((format(printf, 3, 4)))
 static void bad_usage(const struct option *opts,
-		      const struct command_info *info, const char *fmt,
-		      const char *what)
+		      const struct command_info *info, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "%s: ", info->name);
-	fprintf(stderr, fmt, what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	usage_with_options(opts, info, 1);
 	exit(2);

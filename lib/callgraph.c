@@ -117,9 +117,9 @@ static int collect_chains(struct pk_callgraph *g)
 	return 0;
 }
 
-int pk_callgraph_build(struct pk_callgraph *g, struct pk_context *ctx,
-		       const struct pk_profile *p,
-		       const struct pk_options *opts)
+int pki_callgraph_build(struct pk_callgraph *g, struct pk_context *ctx,
+			const struct pk_profile *p,
+			const struct pk_options *opts)
 {
 	memset(g, 0, sizeof(*g));
 	g->ctx = ctx;
@@ -134,7 +134,7 @@ int pk_callgraph_build(struct pk_callgraph *g, struct pk_context *ctx,
 	return g->column >= 0 ? collect_chains(g) : 0;
 }
 
-void pk_callgraph_release(struct pk_callgraph *g)
+void pki_callgraph_release(struct pk_callgraph *g)
 {
 	pk_profile_free(g->fns);
 	free(g->chain);

@@ -39,12 +39,12 @@ struct pk_callgraph {
  * Sum the chosen value (opts' event and --value) of every sample of p
  * into g->sums by callchain; g need not be initialised. Returns 0 or a
  * PK_E code (set in ctx, except PK_ENOMEM from building the chains);
- * either way pk_callgraph_release(g) frees what g holds.
+ * either way pki_callgraph_release(g) frees what g holds.
  */
-int pk_callgraph_build(struct pk_callgraph *g, struct pk_context *ctx,
-		       const struct pk_profile *p,
-		       const struct pk_options *opts);
+int pki_callgraph_build(struct pk_callgraph *g, struct pk_context *ctx,
+			const struct pk_profile *p,
+			const struct pk_options *opts);
 
-void pk_callgraph_release(struct pk_callgraph *g);
+void pki_callgraph_release(struct pk_callgraph *g);
 
 #endif

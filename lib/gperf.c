@@ -63,7 +63,7 @@ struct pk_gperf {
 	size_t nattrs, attrs_cap;
 	struct pk_strbuf line;
 
-	/* set up by pk_gperf_finish */
+	/* set up by pki_gperf_finish */
 	struct gperf_sample *samples;
 	size_t nsamples;
 	uint32_t *frames;
@@ -79,8 +79,8 @@ static int gperf_nomem(struct pk_gperf *g)
 			    pk_input_name(g->in));
 }
 
-struct pk_gperf *pk_gperf_new(struct pk_context *ctx, struct pk_input *in,
-			      struct pk_profile *p)
+struct pk_gperf *pki_gperf_new(struct pk_context *ctx, struct pk_input *in,
+			       struct pk_profile *p)
 {
 	struct pk_gperf *g = calloc(1, sizeof(*g));
 	size_t i;
@@ -100,12 +100,12 @@ struct pk_gperf *pk_gperf_new(struct pk_context *ctx, struct pk_input *in,
 			goto fail;
 	return g;
 fail:
-	pk_gperf_free(g);
+	pki_gperf_free(g);
 	pk_error_set(ctx, PK_ENOMEM, "%s: out of memory", pk_input_name(in));
 	return NULL;
 }
 
-void pk_gperf_free(struct pk_gperf *g)
+void pki_gperf_free(struct pk_gperf *g)
 {
 	if (!g)
 		return;
@@ -120,8 +120,8 @@ void pk_gperf_free(struct pk_gperf *g)
 	free(g);
 }
 
-int pk_gperf_add(struct pk_gperf *g, const uint64_t *addrs, size_t n,
-		 const int64_t *values, size_t nvalues, uint32_t labels)
+int pki_gperf_add(struct pk_gperf *g, const uint64_t *addrs, size_t n,
+		  const int64_t *values, size_t nvalues, uint32_t labels)
 {
 	int64_t v[SCRATCH_COLUMNS] = { 0 };
 	int nonzero = 0;
@@ -442,7 +442,7 @@ static int expand_attrs(struct pk_gperf *g, const char *s, size_t len)
 	return 0;
 }
 
-void pk_gperf_trim(const char **s, size_t *len)
+void pki_gperf_trim(const char **s, size_t *len)
 {
 	while (*len && go_space(**s)) {
 		(*s)++;
@@ -465,8 +465,8 @@ static int define_attr(struct pk_gperf *g, const char *s, size_t len)
 	klen = (size_t)(eq - s);
 	val = eq + 1;
 	vlen = len - klen - 1;
-	pk_gperf_trim(&key, &klen);
-	pk_gperf_trim(&val, &vlen);
+	pki_gperf_trim(&key, &klen);
+	pki_gperf_trim(&val, &vlen);
 	name = malloc(klen + 2);
 	if (!name)
 		return -1;
@@ -488,7 +488,7 @@ static int define_attr(struct pk_gperf *g, const char *s, size_t len)
  * Feed one line of the memory map. Returns 1 for a mapping, 0 for any
  * other line (ignored, as pprof and gperftools' docs say), <0 on error.
  */
-int pk_gperf_map_line(struct pk_gperf *g, const char *line, size_t len)
+int pki_gperf_map_line(struct pk_gperf *g, const char *line, size_t len)
 {
 	size_t skip = log_prefix(line, len);
 	struct gperf_map m;
@@ -510,7 +510,7 @@ int pk_gperf_map_line(struct pk_gperf *g, const char *line, size_t len)
 	return 1;
 }
 
-size_t pk_gperf_map_count(const struct pk_gperf *g)
+size_t pki_gperf_map_count(const struct pk_gperf *g)
 {
 	return g->nmaps;
 }
@@ -587,7 +587,7 @@ static int main_candidate(struct pk_gperf *g, pk_str file)
 		return -1;
 	t = g->line.s;
 	n = g->line.len;
-	pk_gperf_trim(&t, &n);
+	pki_gperf_trim(&t, &n);
 	return n && t[0] != '[' && !looks_like_library(t, n);
 }
 
@@ -836,7 +836,7 @@ static int emit_sample(struct pk_gperf *g, const struct gperf_sample *s,
 	return 0;
 }
 
-int pk_gperf_finish(struct pk_gperf *g, unsigned fixups)
+int pki_gperf_finish(struct pk_gperf *g, unsigned fixups)
 {
 	size_t nvalues = pk_profile_sample_type_count(g->p), i;
 	int rc;
@@ -906,7 +906,7 @@ static const char lock_drop_frames[] =
 	"(MutexLock::)?~MutexLock.*|(SpinLock::)?Unlock.*|"
 	"(SpinLock::)?SlowUnlock.*|(SpinLockHolder::)?~SpinLockHolder.*";
 
-void pk_gperf_set_hidden_frames(struct pk_profile *p, enum pk_gperf_kind kind)
+void pki_gperf_set_hidden_frames(struct pk_profile *p, enum pk_gperf_kind kind)
 {
 	switch (kind) {
 	case PK_GPERF_CPU:

@@ -146,7 +146,7 @@ static int add_record(struct cpu_reader *r, uint64_t offset, uint64_t count,
 	values[0] = (int64_t)count;
 	values[1] = (int64_t)count * r->period;
 	r->records++;
-	return pk_gperf_add(r->g, pcs, depth, values, 2, 0);
+	return pki_gperf_add(r->g, pcs, depth, values, 2, 0);
 }
 
 static int check_depth(struct cpu_reader *r, uint64_t offset, uint64_t depth)
@@ -224,7 +224,7 @@ static int read_maps(struct cpu_reader *r)
 				pk_input_name(r->in), (unsigned long long)offset);
 			break;
 		}
-		rc = pk_gperf_map_line(r->g, line, len);
+		rc = pki_gperf_map_line(r->g, line, len);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && len)
@@ -232,7 +232,7 @@ static int read_maps(struct cpu_reader *r)
 	}
 	if (pk_context_error(r->ctx)->code)
 		return pk_context_error(r->ctx)->code;
-	if (!pk_gperf_map_count(r->g) && r->records)
+	if (!pki_gperf_map_count(r->g) && r->records)
 		pk_warn(r->ctx, "%s: no executable mappings in the memory map "
 			"after the samples%s", pk_input_name(r->in),
 			unknown ? " (its lines are not /proc/self/maps lines)" : "");
@@ -280,18 +280,18 @@ static int gperf_cpu_read(struct pk_context *ctx, struct pk_input *in,
 	rc = read_header(&r);
 	if (rc)
 		return rc;
-	r.g = pk_gperf_new(ctx, in, p);
+	r.g = pki_gperf_new(ctx, in, p);
 	if (!r.g)
 		return pk_context_error(ctx)->code;
 	if (pk_profile_add_sample_type(p, "samples", "count", NULL,
 				       PK_VALUE_COUNT) < 0 ||
 	    pk_profile_add_sample_type(p, "cpu", "nanoseconds", NULL,
 				       PK_VALUE_WEIGHT) < 0) {
-		pk_gperf_free(r.g);
+		pki_gperf_free(r.g);
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	}
 	pk_profile_set_period(p, "cpu", "nanoseconds", r.period);
-	pk_gperf_set_hidden_frames(p, PK_GPERF_CPU);
+	pki_gperf_set_hidden_frames(p, PK_GPERF_CPU);
 	rc = read_records(&r);
 	if (rc == 0)
 		pk_warn(ctx, "%s: offset 0x%llx: no end-of-data record "
@@ -301,9 +301,9 @@ static int gperf_cpu_read(struct pk_context *ctx, struct pk_input *in,
 	else if (rc == 1)
 		rc = read_maps(&r);
 	if (!rc)
-		rc = pk_gperf_finish(r.g, PK_GPERF_STRIP_HANDLER_FRAMES |
-					  PK_GPERF_DROP_DUPLICATE_LEAF);
-	pk_gperf_free(r.g);
+		rc = pki_gperf_finish(r.g, PK_GPERF_STRIP_HANDLER_FRAMES |
+					   PK_GPERF_DROP_DUPLICATE_LEAF);
+	pki_gperf_free(r.g);
 	return rc;
 }
 

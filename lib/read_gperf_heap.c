@@ -94,7 +94,7 @@ static int contains(const char *s, size_t len, const char *what)
 
 static int blank_or_comment(const char *s, size_t len)
 {
-	pk_gperf_trim(&s, &len);
+	pki_gperf_trim(&s, &len);
 	return len == 0 || s[0] == '#';
 }
 
@@ -444,7 +444,7 @@ static int read_memory_map(struct text_reader *r)
 	while (r->line && !is_map_sentinel(r->line, r->len))
 		next_line(r);
 	while (!rc && r->line && next_line(r))
-		rc = pk_gperf_map_line(r->g, r->line, r->len) < 0 ?
+		rc = pki_gperf_map_line(r->g, r->line, r->len) < 0 ?
 			pk_context_error(r->ctx)->code : 0;
 	return rc ? rc : pk_context_error(r->ctx)->code;
 }
@@ -579,13 +579,13 @@ static int heap_sample(struct text_reader *r, const struct heap_state *st,
 		return rc;
 	adjust_addrs(r, 0);
 	if (!blocksize)	/* pprof's proto has no numeric label 0 */
-		return pk_gperf_add(r->g, r->addrs, r->naddrs, values, n + 2, 0);
+		return pki_gperf_add(r->g, r->addrs, r->naddrs, values, n + 2, 0);
 	label.key = r->key_bytes;
 	label.num = blocksize;
 	labels = pk_profile_intern_labels(r->p, &label, 1);
 	if (!labels)
 		return nomem(r);
-	return pk_gperf_add(r->g, r->addrs, r->naddrs, values, n + 2, labels);
+	return pki_gperf_add(r->g, r->addrs, r->naddrs, values, n + 2, labels);
 }
 
 /* Sample types as "type/unit" pairs; counts first, then weights. */
@@ -678,7 +678,7 @@ static int read_heap(struct text_reader *r)
 		const char *s = r->line;
 		size_t len = r->len;
 
-		pk_gperf_trim(&s, &len);
+		pki_gperf_trim(&s, &len);
 		if (!len || s[0] == '#')
 			continue;
 		if (is_map_sentinel(s, len))
@@ -703,8 +703,8 @@ static int contention_attr(struct text_reader *r, struct contention_state *st,
 	size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
 	int64_t v;
 
-	pk_gperf_trim(&key, &klen);
-	pk_gperf_trim(&val, &vlen);
+	pki_gperf_trim(&key, &klen);
+	pki_gperf_trim(&val, &vlen);
 #define KEY(k) (klen == strlen(k) && memcmp(key, k, klen) == 0)
 	if (KEY("discarded samples"))
 		return 0;
@@ -787,7 +787,7 @@ static int contention_sample(struct text_reader *r,
 	if (rc)
 		return rc;
 	adjust_addrs(r, 0);
-	return pk_gperf_add(r->g, r->addrs, r->naddrs, values, 2, 0);
+	return pki_gperf_add(r->g, r->addrs, r->naddrs, values, 2, 0);
 }
 
 static int read_contention(struct text_reader *r)
@@ -804,7 +804,7 @@ static int read_contention(struct text_reader *r)
 	while (!rc && next_line(r)) {
 		s = r->line;
 		len = r->len;
-		pk_gperf_trim(&s, &len);
+		pki_gperf_trim(&s, &len);
 		if (!len || s[0] == '#')
 			continue;
 		if (starts_with(s, len, "---") || !memchr(s, '=', len))
@@ -821,7 +821,7 @@ static int read_contention(struct text_reader *r)
 	while (!rc && r->line) {
 		s = r->line;
 		len = r->len;
-		pk_gperf_trim(&s, &len);
+		pki_gperf_trim(&s, &len);
 		if (starts_with(s, len, "---"))
 			break;
 		if (len && s[0] != '#')
@@ -846,7 +846,7 @@ static int thread_stack(struct text_reader *r, int *same)
 		size_t len = r->len;
 		int rc;
 
-		pk_gperf_trim(&s, &len);
+		pki_gperf_trim(&s, &len);
 		if (!len)
 			continue;
 		if (starts_with(s, len, "---"))
@@ -873,14 +873,14 @@ static int thread_sample(struct text_reader *r)
 		/* one more thread with the previous stack */
 		if (!r->nlast)
 			return 0;
-		return pk_gperf_add(r->g, r->last, r->nlast, &one, 1, 0);
+		return pki_gperf_add(r->g, r->last, r->nlast, &one, 1, 0);
 	}
 	adjust_addrs(r, 1);
 	if (pk_grow(&r->last, &r->last_cap, r->naddrs, sizeof(*r->last)) < 0)
 		return nomem(r);
 	memcpy(r->last, r->addrs, r->naddrs * sizeof(*r->addrs));
 	r->nlast = r->naddrs;
-	return pk_gperf_add(r->g, r->addrs, r->naddrs, &one, 1, 0);
+	return pki_gperf_add(r->g, r->addrs, r->naddrs, &one, 1, 0);
 }
 
 static int read_threads(struct text_reader *r)
@@ -943,23 +943,23 @@ static int gperf_heap_read(struct pk_context *ctx, struct pk_input *in,
 	if (kind == KIND_NONE)
 		return text_error(&r, "not a gperftools heap, growth, "
 				  "contention or thread profile header");
-	r.g = pk_gperf_new(ctx, in, p);
+	r.g = pki_gperf_new(ctx, in, p);
 	if (!r.g)
 		return pk_context_error(ctx)->code;
 	if (kind == KIND_HEAP || kind == KIND_GROWTH) {
 		rc = read_heap(&r);
-		pk_gperf_set_hidden_frames(p, PK_GPERF_HEAP);
+		pki_gperf_set_hidden_frames(p, PK_GPERF_HEAP);
 	} else if (kind == KIND_CONTENTION) {
 		rc = read_contention(&r);
-		pk_gperf_set_hidden_frames(p, PK_GPERF_LOCK);
+		pki_gperf_set_hidden_frames(p, PK_GPERF_LOCK);
 	} else {
 		rc = read_threads(&r);
-		pk_gperf_set_hidden_frames(p, PK_GPERF_CPU);
+		pki_gperf_set_hidden_frames(p, PK_GPERF_CPU);
 		fixups = PK_GPERF_DROP_DUPLICATE_LEAF;
 	}
 	if (!rc)
-		rc = pk_gperf_finish(r.g, fixups);
-	pk_gperf_free(r.g);
+		rc = pki_gperf_finish(r.g, fixups);
+	pki_gperf_free(r.g);
 	free(r.addrs);
 	free(r.last);
 	return rc;

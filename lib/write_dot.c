@@ -329,7 +329,7 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 
 	memset(&d, 0, sizeof(d));
 	d.opts = opts;
-	rc = pk_callgraph_build(&d.g, ctx, p, opts);
+	rc = pki_callgraph_build(&d.g, ctx, p, opts);
 	if (!rc)
 		rc = count_chains(&d);
 	if (!rc)
@@ -337,7 +337,7 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
 			     "dot: cannot write the output");
-	pk_callgraph_release(&d.g);
+	pki_callgraph_release(&d.g);
 	pk_idtab_release(&d.call_tab);
 	free(d.calls);
 	free(d.nodes);

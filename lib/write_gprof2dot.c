@@ -183,7 +183,7 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	int rc;
 
 	memset(&w, 0, sizeof(w));
-	rc = pk_callgraph_build(&w.g, ctx, p, opts);
+	rc = pki_callgraph_build(&w.g, ctx, p, opts);
 	w.scale = pk_profile_sample_type_scale(p, (size_t)w.g.column);
 	if (!rc)
 		rc = write_costs(&w, out);
@@ -194,7 +194,7 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
 			     "gprof2dot: cannot write the JSON output");
-	pk_callgraph_release(&w.g);
+	pki_callgraph_release(&w.g);
 	free(w.repair.s);
 	return rc ? pk_context_error(ctx)->code : 0;
 }

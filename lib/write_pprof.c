@@ -581,7 +581,7 @@ static int build_message(struct pprof_writer *w)
 	if (alloc_messages(w))
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	perftools__profiles__profile__init(&w->msg);
-	w->strings[w->nstrings++] = "";
+	w->strings[w->nstrings++] = (char *)"";
 	w->unknown = pk_profile_lookup(p, "[unknown]");
 	if (fill_header(w))
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");

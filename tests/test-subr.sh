@@ -166,3 +166,32 @@ finish() {
 	[ "$tap_failed" -eq 0 ]
 	exit $?
 }
+
+# install_into DIR: `make install` of this build into DIR (as DESTDIR),
+# then point pkg-config and the dynamic linker there, so that
+#   $CC prog.c $($PKG_CONFIG --cflags --libs libprofkit)
+# compiles against the installed headers and library, and the program
+# runs with the installed libprofkit.so. Sets inst_libdir and
+# inst_includedir (both inside DIR). On failure it shows the end of the
+# install's log as TAP diagnostics and returns non-zero.
+install_into() {
+	case $1 in /*) ;; *) set -- "$(pwd)/$1" ;; esac
+	if ! ${MAKE:-make} -C "$top_builddir" install DESTDIR="$1" \
+		>"$1.log" 2>&1; then
+		tail -n 20 "$1.log" | diag_file /dev/stdin
+		return 1
+	fi
+	inst_pc=$(find "$1" -name libprofkit.pc | head -n 1)
+	[ -n "$inst_pc" ] || { echo "# no libprofkit.pc in $1"; return 1; }
+	# the .pc names the configured prefix: move its paths into DIR
+	destdir=$1 awk '/^(prefix|exec_prefix|libdir|includedir)=\// {
+		sub(/=/, "=" ENVIRON["destdir"]) } { print }' \
+		"$inst_pc" >"$inst_pc.tmp" && mv "$inst_pc.tmp" "$inst_pc" || return 1
+	PKG_CONFIG_PATH=${inst_pc%/*}${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+	export PKG_CONFIG_PATH
+	inst_libdir=$(${PKG_CONFIG:-pkg-config} --variable=libdir libprofkit) &&
+		inst_includedir=$(${PKG_CONFIG:-pkg-config} --variable=includedir libprofkit) ||
+		return 1
+	LD_LIBRARY_PATH=$inst_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+}
