@@ -50,7 +50,7 @@ static int chain_push(struct pk_callgraph *g, const char *name,
 		f.filename = pk_profile_intern(g->fns, mod, mod_len);
 	id = pk_profile_intern_function(g->fns, &f);
 	if (!id || pk_profile_failed(g->fns) ||
-	    pk_grow(&g->chain, &g->chain_cap, g->chain_len + 1,
+	    pki_grow(&g->chain, &g->chain_cap, g->chain_len + 1,
 		    sizeof(*g->chain)) < 0)
 		return PK_ENOMEM;
 	g->chain[g->chain_len++] = id;
@@ -102,7 +102,7 @@ static int collect_chains(struct pk_callgraph *g)
 			continue;
 		}
 		id = pk_profile_intern_stack(g->fns, g->chain, g->chain_len);
-		if (!id || pk_grow(&g->sums, &g->sums_cap, (size_t)id + 1,
+		if (!id || pki_grow(&g->sums, &g->sums_cap, (size_t)id + 1,
 				   sizeof(*g->sums)) < 0)
 			return PK_ENOMEM;
 		for (; nsums <= id; nsums++)

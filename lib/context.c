@@ -81,7 +81,7 @@ int pk_error_set(struct pk_context *ctx, int code, const char *fmt, ...)
 	return code;
 }
 
-void pk_context_set_subject(struct pk_context *ctx, const char *subject)
+void pki_context_set_subject(struct pk_context *ctx, const char *subject)
 {
 	ctx->subject = subject;
 }
@@ -164,7 +164,7 @@ const char *pk_strerror(int code)
 	}
 }
 
-int pk_grow(void *array, size_t *cap, size_t need, size_t elem)
+int pki_grow(void *array, size_t *cap, size_t need, size_t elem)
 {
 	void **ptr = array;
 	size_t n = *cap ? *cap : 16;

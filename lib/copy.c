@@ -35,10 +35,10 @@ static int map_columns(struct pk_copy *c)
 		if (c->columns[i] < 0)
 			return PK_ENOMEM;
 	}
-	return pk_copy_scales(c);
+	return pki_copy_scales(c);
 }
 
-int pk_copy_scales(struct pk_copy *c)
+int pki_copy_scales(struct pk_copy *c)
 {
 	size_t n = pk_profile_sample_type_count(c->src), i;
 
@@ -64,13 +64,13 @@ int pk_copy_scales(struct pk_copy *c)
 	return 0;
 }
 
-int pk_copy_init(struct pk_copy *c, struct pk_profile *dst,
+int pki_copy_init(struct pk_copy *c, struct pk_profile *dst,
 		 const struct pk_profile *src, int64_t factor)
 {
-	return pk_copy_init_columns(c, dst, src, factor, 1);
+	return pki_copy_init_columns(c, dst, src, factor, 1);
 }
 
-int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
+int pki_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 			 const struct pk_profile *src, int64_t factor,
 			 int by_name)
 {
@@ -97,13 +97,13 @@ int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 	}
 	if (!c->strings || !c->mappings || !c->functions || !c->locations ||
 	    !c->columns || !c->multipliers || !c->values) {
-		pk_copy_release(c);
+		pki_copy_release(c);
 		return PK_ENOMEM;
 	}
 	return by_name ? map_columns(c) : 0;
 }
 
-void pk_copy_release(struct pk_copy *c)
+void pki_copy_release(struct pk_copy *c)
 {
 	free(c->strings);
 	free(c->mappings);
@@ -116,7 +116,7 @@ void pk_copy_release(struct pk_copy *c)
 	memset(c, 0, sizeof(*c));
 }
 
-pk_str pk_copy_string(struct pk_copy *c, pk_str s)
+pk_str pki_copy_string(struct pk_copy *c, pk_str s)
 {
 	if (!s)
 		return 0;
@@ -126,7 +126,7 @@ pk_str pk_copy_string(struct pk_copy *c, pk_str s)
 	return c->strings[s] - 1;
 }
 
-uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id)
+uint32_t pki_copy_mapping(struct pk_copy *c, uint32_t id)
 {
 	struct pk_mapping m;
 
@@ -134,14 +134,14 @@ uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id)
 		return 0;
 	if (!c->mappings[id]) {
 		m = *pk_profile_mapping(c->src, id);
-		m.file = pk_copy_string(c, m.file);
-		m.build_id = pk_copy_string(c, m.build_id);
+		m.file = pki_copy_string(c, m.file);
+		m.build_id = pki_copy_string(c, m.build_id);
 		c->mappings[id] = pk_profile_intern_mapping(c->dst, &m);
 	}
 	return c->mappings[id];
 }
 
-uint32_t pk_copy_function(struct pk_copy *c, uint32_t id)
+uint32_t pki_copy_function(struct pk_copy *c, uint32_t id)
 {
 	struct pk_function f;
 
@@ -149,15 +149,15 @@ uint32_t pk_copy_function(struct pk_copy *c, uint32_t id)
 		return 0;
 	if (!c->functions[id]) {
 		f = *pk_profile_function(c->src, id);
-		f.name = pk_copy_string(c, f.name);
-		f.system_name = pk_copy_string(c, f.system_name);
-		f.filename = pk_copy_string(c, f.filename);
+		f.name = pki_copy_string(c, f.name);
+		f.system_name = pki_copy_string(c, f.system_name);
+		f.filename = pki_copy_string(c, f.filename);
 		c->functions[id] = pk_profile_intern_function(c->dst, &f);
 	}
 	return c->functions[id];
 }
 
-uint32_t pk_copy_location(struct pk_copy *c, uint32_t id)
+uint32_t pki_copy_location(struct pk_copy *c, uint32_t id)
 {
 	const struct pk_location *loc;
 	const struct pk_line *src_lines;
@@ -174,17 +174,17 @@ uint32_t pk_copy_location(struct pk_copy *c, uint32_t id)
 			return 0;
 	}
 	for (i = 0; i < loc->nlines; i++) {
-		lines[i].function = pk_copy_function(c, src_lines[i].function);
+		lines[i].function = pki_copy_function(c, src_lines[i].function);
 		lines[i].line = src_lines[i].line;
 	}
-	c->locations[id] = pk_profile_intern_location(c->dst, pk_copy_mapping(c, loc->mapping),
+	c->locations[id] = pk_profile_intern_location(c->dst, pki_copy_mapping(c, loc->mapping),
 						      loc->address, lines, loc->nlines);
 	if (lines != small)
 		free(lines);
 	return c->locations[id];
 }
 
-uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id)
+uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id)
 {
 	struct pk_label small[8], *l = small;
 	const struct pk_label *src;
@@ -198,9 +198,9 @@ uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id)
 		return 0;
 	for (i = 0; i < n; i++) {
 		l[i] = src[i];
-		l[i].key = pk_copy_string(c, src[i].key);
-		l[i].str = pk_copy_string(c, src[i].str);
-		l[i].unit = pk_copy_string(c, src[i].unit);
+		l[i].key = pki_copy_string(c, src[i].key);
+		l[i].str = pki_copy_string(c, src[i].str);
+		l[i].unit = pki_copy_string(c, src[i].unit);
 	}
 	out = pk_profile_intern_labels(c->dst, l, n);
 	if (l != small)
@@ -208,7 +208,7 @@ uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id)
 	return out;
 }
 
-int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
+int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 		   size_t depth)
 {
 	const struct pk_sample *s = pk_profile_sample(c->src, i);
@@ -219,10 +219,10 @@ int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 
 	if (!locs)
 		locs = pk_profile_stack(c->src, s->stack, &depth);
-	if (pk_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
+	if (pki_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
 		return PK_ENOMEM;
 	for (k = 0; k < depth; k++)
-		if (!(c->stack[k] = pk_copy_location(c, locs[k])))
+		if (!(c->stack[k] = pki_copy_location(c, locs[k])))
 			return PK_ENOMEM;
 	stack = pk_profile_intern_stack(c->dst, c->stack, depth);
 	memset(c->values, 0, dcols * sizeof(*c->values));
@@ -237,11 +237,11 @@ int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 	}
 	if (!stack || pk_profile_failed(c->dst))
 		return PK_ENOMEM;
-	return pk_profile_add_sample(c->dst, stack, pk_copy_labels(c, s->labels),
+	return pk_profile_add_sample(c->dst, stack, pki_copy_labels(c, s->labels),
 				     s->time, c->values, dcols);
 }
 
-void pk_copy_metadata(struct pk_copy *c)
+void pki_copy_metadata(struct pk_copy *c)
 {
 	struct pk_value_type pt = pk_profile_period_type(c->src);
 	size_t i, n = pk_profile_meta_count(c->src);

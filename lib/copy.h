@@ -23,35 +23,35 @@ struct pk_copy {
 	size_t stack_cap;
 };
 
-int pk_copy_init(struct pk_copy *c, struct pk_profile *dst,
+int pki_copy_init(struct pk_copy *c, struct pk_profile *dst,
 		 const struct pk_profile *src, int64_t factor);
 /* by_name 0: every column unmapped (-1) for the caller to set. */
-int pk_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
+int pki_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 			 const struct pk_profile *src, int64_t factor,
 			 int by_name);
-void pk_copy_release(struct pk_copy *c);
+void pki_copy_release(struct pk_copy *c);
 /*
  * Bring each mapped pair of columns to the finer of their scales: the
  * destination's values are converted, the source's are multiplied as
- * they are copied. pk_copy_init() does it; a caller that maps columns
+ * they are copied. pki_copy_init() does it; a caller that maps columns
  * itself calls it after. PK_EINPUT when a value would overflow (then
  * bad_column names the source column).
  */
-int pk_copy_scales(struct pk_copy *c);
+int pki_copy_scales(struct pk_copy *c);
 
-pk_str pk_copy_string(struct pk_copy *c, pk_str s);
-uint32_t pk_copy_mapping(struct pk_copy *c, uint32_t id);
-uint32_t pk_copy_function(struct pk_copy *c, uint32_t id);
-uint32_t pk_copy_location(struct pk_copy *c, uint32_t id);
-uint32_t pk_copy_labels(struct pk_copy *c, uint32_t id);
+pk_str pki_copy_string(struct pk_copy *c, pk_str s);
+uint32_t pki_copy_mapping(struct pk_copy *c, uint32_t id);
+uint32_t pki_copy_function(struct pk_copy *c, uint32_t id);
+uint32_t pki_copy_location(struct pk_copy *c, uint32_t id);
+uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id);
 /*
  * Copy sample i of the source. With locs, that stack (source location
  * ids, leaf first) replaces the sample's own. Returns 0 or a pk_err
  * (PK_EINPUT when a value overflows at the destination's scale).
  */
-int pk_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
+int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 		   size_t depth);
 /* Facts, period and time the destination does not have yet. */
-void pk_copy_metadata(struct pk_copy *c);
+void pki_copy_metadata(struct pk_copy *c);
 
 #endif

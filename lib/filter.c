@@ -215,19 +215,19 @@ int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
 	s.f = f;
 	rc = dst ? setup(ctx, &s, opts) : PK_ENOMEM;
 	if (!rc && (!(weights = stack_weights(&s, &total)) ||
-		    pk_copy_init(&c, dst, src, 1)))
+		    pki_copy_init(&c, dst, src, 1)))
 		rc = PK_ENOMEM;
 	for (i = 0; !rc && i < n; i++) {
 		const uint32_t *stack;
 		size_t depth;
 
 		if (sample_pass(&s, i, weights, total, &depth, &stack))
-			rc = pk_copy_sample(&c, i, stack, depth);
+			rc = pki_copy_sample(&c, i, stack, depth);
 	}
 	if (weights) {
 		if (!rc)
-			pk_copy_metadata(&c);
-		pk_copy_release(&c);
+			pki_copy_metadata(&c);
+		pki_copy_release(&c);
 	}
 	free(weights);
 	teardown(&s);

@@ -148,16 +148,16 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 
 		if (*mod && strcmp(mod, "[unknown]") != 0)
 			dso_basename(mod, &base, &blen);
-		if (pk_strbuf_adds(b, "[") || pk_strbuf_add(b, base, blen))
+		if (pki_strbuf_adds(b, "[") || pki_strbuf_add(b, base, blen))
 			return -1;
 		if (f->opts->show_addrs) {
 			snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-			if (pk_strbuf_adds(b, tmp))
+			if (pki_strbuf_adds(b, tmp))
 				return -1;
 		}
-		if (pk_strbuf_adds(b, "]"))
+		if (pki_strbuf_adds(b, "]"))
 			return -1;
-	} else if (pk_strbuf_adds(b, fn)) {
+	} else if (pki_strbuf_adds(b, fn)) {
 		return -1;
 	}
 	for (i = 0; i < b->len; i++)
@@ -175,10 +175,10 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		memmove(b->s, b->s + 1, --b->len);
 	}
 	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
-		return pk_strbuf_adds(b, "_[k]");
+		return pki_strbuf_adds(b, "_[k]");
 	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
 	    !strstr(b->s, "_[j]"))
-		return pk_strbuf_adds(b, "_[j]");
+		return pki_strbuf_adds(b, "_[j]");
 	return 0;
 }
 
@@ -197,19 +197,19 @@ static int add_root(struct folded *f, uint32_t labels)
 	for (len = strlen(name); len && (name[len - 1] == ' ' ||
 					  name[len - 1] == '\t'); len--)
 		;
-	if (pk_strbuf_add(&f->line, name, len))
+	if (pki_strbuf_add(&f->line, name, len))
 		return -1;
 	if (f->opts->include_pid || f->opts->include_tid) {
 		if (pid)
 			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
 		else
 			snprintf(num, sizeof(num), "-?");
-		if (pk_strbuf_adds(&f->line, num))
+		if (pki_strbuf_adds(&f->line, num))
 			return -1;
 	}
 	if (f->opts->include_tid) {
 		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (pk_strbuf_adds(&f->line, num))
+		if (pki_strbuf_adds(&f->line, num))
 			return -1;
 	}
 	for (i = start; i < f->line.len; i++)
@@ -247,14 +247,14 @@ static int render_sample(struct folded *f, const struct pk_sample *s)
 				continue;	/* as the perl script: not a frame */
 			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
 				return -1;
-			if ((f->line.len && pk_strbuf_adds(&f->line, ";")) ||
-			    pk_strbuf_add(&f->line, f->name.s, f->name.len))
+			if ((f->line.len && pki_strbuf_adds(&f->line, ";")) ||
+			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
 				return -1;
 		}
 		if (!loc->nlines) {
 			if (frame_name(f, "", mod, loc->address, 1, java) ||
-			    (f->line.len && pk_strbuf_adds(&f->line, ";")) ||
-			    pk_strbuf_add(&f->line, f->name.s, f->name.len))
+			    (f->line.len && pki_strbuf_adds(&f->line, ";")) ||
+			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
 				return -1;
 		}
 	}
@@ -337,7 +337,7 @@ static int fold_samples(struct folded *f)
 		if (!f->line.len)
 			continue;	/* no comm and no frames */
 		id = pk_profile_intern(f->keys, f->line.s, f->line.len);
-		if (!id || pk_grow(&f->sums, &f->sums_cap, (size_t)id + 1,
+		if (!id || pki_grow(&f->sums, &f->sums_cap, (size_t)id + 1,
 				   sizeof(*f->sums)) < 0)
 			return PK_ENOMEM;
 		for (; nsums <= id; nsums++)

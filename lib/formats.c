@@ -9,24 +9,24 @@
 #include "internal.h"
 
 const struct pk_reader *const pk_readers[] = {
-	&pk_reader_perf_data,
-	&pk_reader_gperf_cpu,
-	&pk_reader_gperf_heap,
-	&pk_reader_perf_script,
-	&pk_reader_folded,
-	&pk_reader_pprof,
+	&pki_reader_perf_data,
+	&pki_reader_gperf_cpu,
+	&pki_reader_gperf_heap,
+	&pki_reader_perf_script,
+	&pki_reader_folded,
+	&pki_reader_pprof,
 	NULL,
 };
 
 const struct pk_writer *const pk_writers[] = {
-	&pk_writer_folded,
-	&pk_writer_perf_script,
-	&pk_writer_pprof,
-	&pk_writer_speedscope,
-	&pk_writer_gprof2dot,
-	&pk_writer_dot,
-	&pk_writer_callgrind,
-	&pk_writer_flamegraph,
+	&pki_writer_folded,
+	&pki_writer_perf_script,
+	&pki_writer_pprof,
+	&pki_writer_speedscope,
+	&pki_writer_gprof2dot,
+	&pki_writer_dot,
+	&pki_writer_callgrind,
+	&pki_writer_flamegraph,
 	NULL,
 };
 

@@ -5,20 +5,20 @@
 
 #include <profkit/format.h>
 
-extern const struct pk_reader pk_reader_perf_data;
-extern const struct pk_reader pk_reader_gperf_cpu;
-extern const struct pk_reader pk_reader_gperf_heap;
-extern const struct pk_reader pk_reader_perf_script;
-extern const struct pk_reader pk_reader_folded;
-extern const struct pk_reader pk_reader_pprof;
+extern const struct pk_reader pki_reader_perf_data;
+extern const struct pk_reader pki_reader_gperf_cpu;
+extern const struct pk_reader pki_reader_gperf_heap;
+extern const struct pk_reader pki_reader_perf_script;
+extern const struct pk_reader pki_reader_folded;
+extern const struct pk_reader pki_reader_pprof;
 
-extern const struct pk_writer pk_writer_folded;
-extern const struct pk_writer pk_writer_perf_script;
-extern const struct pk_writer pk_writer_pprof;
-extern const struct pk_writer pk_writer_speedscope;
-extern const struct pk_writer pk_writer_gprof2dot;
-extern const struct pk_writer pk_writer_dot;
-extern const struct pk_writer pk_writer_callgrind;
-extern const struct pk_writer pk_writer_flamegraph;
+extern const struct pk_writer pki_writer_folded;
+extern const struct pk_writer pki_writer_perf_script;
+extern const struct pk_writer pki_writer_pprof;
+extern const struct pk_writer pki_writer_speedscope;
+extern const struct pk_writer pki_writer_gprof2dot;
+extern const struct pk_writer pki_writer_dot;
+extern const struct pk_writer pki_writer_callgrind;
+extern const struct pk_writer pki_writer_flamegraph;
 
 #endif

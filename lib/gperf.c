@@ -131,7 +131,7 @@ int pki_gperf_add(struct pk_gperf *g, const uint64_t *addrs, size_t n,
 	if (nvalues > GPERF_MAX_VALUES)
 		return pk_error_set(g->ctx, PK_EUSAGE, "internal: %zu values",
 				    nvalues);
-	if (pk_grow(&g->stack, &g->stack_cap, n ? n : 1, sizeof(*g->stack)) < 0)
+	if (pki_grow(&g->stack, &g->stack_cap, n ? n : 1, sizeof(*g->stack)) < 0)
 		return gperf_nomem(g);
 	for (i = 0; i < n; i++) {
 		g->stack[i] = pk_profile_intern_location(g->scratch, 0, addrs[i],
@@ -169,7 +169,7 @@ static int go_space(char c)
 
 static int is_xdigit(char c)
 {
-	return pk_hexval(c) >= 0;
+	return pki_hexval(c) >= 0;
 }
 
 static int is_digit(char c)
@@ -190,7 +190,7 @@ static int hex_value(const char *s, size_t a, size_t b, uint64_t *v)
 	for (; a < b; a++) {
 		if (x >> 60)
 			return -1;
-		x = (x << 4) | (uint64_t)pk_hexval(s[a]);
+		x = (x << 4) | (uint64_t)pki_hexval(s[a]);
 	}
 	*v = x;
 	return 0;
@@ -416,7 +416,7 @@ static int expand_attrs(struct pk_gperf *g, const char *s, size_t len)
 	size_t i = 0, k;
 
 	g->line.len = 0;
-	if (pk_strbuf_add(&g->line, "", 0) < 0)
+	if (pki_strbuf_add(&g->line, "", 0) < 0)
 		return -1;
 	while (i < len) {
 		for (k = 0; k < g->nattrs; k += 2) {
@@ -429,12 +429,12 @@ static int expand_attrs(struct pk_gperf *g, const char *s, size_t len)
 		if (k < g->nattrs) {
 			pk_str v = g->attrs[k + 1];
 
-			if (pk_strbuf_add(&g->line, pk_profile_string(g->scratch, v),
+			if (pki_strbuf_add(&g->line, pk_profile_string(g->scratch, v),
 				   pk_profile_string_len(g->scratch, v)) < 0)
 				return -1;
 			i += pk_profile_string_len(g->scratch, g->attrs[k]);
 		} else {
-			if (pk_strbuf_add(&g->line, s + i, 1) < 0)
+			if (pki_strbuf_add(&g->line, s + i, 1) < 0)
 				return -1;
 			i++;
 		}
@@ -476,7 +476,7 @@ static int define_attr(struct pk_gperf *g, const char *s, size_t len)
 	free(name);
 	v = pk_profile_intern(g->scratch, val, vlen);
 	if (!k || (vlen && !v) ||
-	    pk_grow(&g->attrs, &g->attrs_cap, g->nattrs + 2,
+	    pki_grow(&g->attrs, &g->attrs_cap, g->nattrs + 2,
 		    sizeof(*g->attrs)) < 0)
 		return -1;
 	g->attrs[g->nattrs++] = k;
@@ -504,7 +504,7 @@ int pki_gperf_map_line(struct pk_gperf *g, const char *line, size_t len)
 			gperf_nomem(g) : 0;
 	if (rc == 0)
 		return 0;
-	if (pk_grow(&g->maps, &g->maps_cap, g->nmaps + 1, sizeof(*g->maps)) < 0)
+	if (pki_grow(&g->maps, &g->maps_cap, g->nmaps + 1, sizeof(*g->maps)) < 0)
 		return gperf_nomem(g);
 	g->maps[g->nmaps++] = m;
 	return 1;
@@ -578,12 +578,12 @@ static int main_candidate(struct pk_gperf *g, pk_str file)
 
 	g->line.len = 0;
 	while ((d = memmem(s, len, "(deleted)", 9))) {
-		if (pk_strbuf_add(&g->line, s, (size_t)(d - s)) < 0)
+		if (pki_strbuf_add(&g->line, s, (size_t)(d - s)) < 0)
 			return -1;
 		len -= (size_t)(d - s) + 9;
 		s = d + 9;
 	}
-	if (pk_strbuf_add(&g->line, s, len) < 0)
+	if (pki_strbuf_add(&g->line, s, len) < 0)
 		return -1;
 	t = g->line.s;
 	n = g->line.len;
@@ -817,7 +817,7 @@ static int emit_sample(struct pk_gperf *g, const struct gperf_sample *s,
 	size_t i;
 	uint32_t stack;
 
-	if (pk_grow(&g->stack, &g->stack_cap, s->depth ? s->depth : 1,
+	if (pki_grow(&g->stack, &g->stack_cap, s->depth ? s->depth : 1,
 		    sizeof(*g->stack)) < 0)
 		return gperf_nomem(g);
 	for (i = 0; i < s->depth; i++) {

@@ -3,7 +3,7 @@
 
 #include "idtab.h"
 
-void pk_idtab_release(struct pk_idtab *t)
+void pki_idtab_release(struct pk_idtab *t)
 {
 	free(t->ids);
 	free(t->hashes);
@@ -11,7 +11,7 @@ void pk_idtab_release(struct pk_idtab *t)
 	t->mask = t->count = 0;
 }
 
-uint32_t pk_idtab_find(const struct pk_idtab *t, uint64_t hash,
+uint32_t pki_idtab_find(const struct pk_idtab *t, uint64_t hash,
 		       pk_idtab_match_fn match, const void *owner,
 		       const void *key, size_t *slot)
 {
@@ -67,7 +67,7 @@ static int idtab_resize(struct pk_idtab *t, size_t size)
 	return 0;
 }
 
-int pk_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
+int pki_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
 		    uint32_t id)
 {
 	uint32_t h = (uint32_t)hash;
@@ -87,7 +87,7 @@ int pk_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
 	return 0;
 }
 
-size_t pk_idtab_bytes(const struct pk_idtab *t)
+size_t pki_idtab_bytes(const struct pk_idtab *t)
 {
 	return t->ids ? (t->mask + 1) * 2 * sizeof(uint32_t) : 0;
 }

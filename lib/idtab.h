@@ -19,14 +19,14 @@ struct pk_idtab {
 typedef int (*pk_idtab_match_fn)(const void *owner, uint32_t id,
 				 const void *key);
 
-void pk_idtab_release(struct pk_idtab *t);
-/* The id whose key matches, or 0 with *slot set for pk_idtab_insert. */
-uint32_t pk_idtab_find(const struct pk_idtab *t, uint64_t hash,
+void pki_idtab_release(struct pk_idtab *t);
+/* The id whose key matches, or 0 with *slot set for pki_idtab_insert. */
+uint32_t pki_idtab_find(const struct pk_idtab *t, uint64_t hash,
 		       pk_idtab_match_fn match, const void *owner,
 		       const void *key, size_t *slot);
-/* Insert id (never 0) at slot from pk_idtab_find. Returns 0 or -1. */
-int pk_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
+/* Insert id (never 0) at slot from pki_idtab_find. Returns 0 or -1. */
+int pki_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
 		    uint32_t id);
-size_t pk_idtab_bytes(const struct pk_idtab *t);
+size_t pki_idtab_bytes(const struct pk_idtab *t);
 
 #endif

@@ -414,7 +414,7 @@ int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
 	for (;;) {
 		ssize_t got;
 
-		if (pk_grow(&buf, &cap, len + INPUT_CHUNK, 1) < 0) {
+		if (pki_grow(&buf, &cap, len + INPUT_CHUNK, 1) < 0) {
 			free(buf);
 			return pk_error_set(in->ctx, PK_ENOMEM,
 					    "%s: out of memory", in->name);

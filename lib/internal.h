@@ -31,7 +31,7 @@ struct pk_context {
 };
 
 /* Name warnings after subject (NULL: none) until it is unset. */
-void pk_context_set_subject(struct pk_context *ctx, const char *subject);
+void pki_context_set_subject(struct pk_context *ctx, const char *subject);
 /* Free a context's finders and the files they opened (finder.c). */
 void sym_finders_free(struct sym_finder *list);
 
@@ -39,7 +39,7 @@ void sym_finders_free(struct sym_finder *list);
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
 
 /* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
-static inline uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed)
+static inline uint64_t pki_hash_bytes(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;
 	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
@@ -59,7 +59,7 @@ static inline uint64_t pk_hash_bytes(const void *data, size_t len, uint64_t seed
 	return h;
 }
 
-static inline uint64_t pk_hash_u64(uint64_t x)
+static inline uint64_t pki_hash_u64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
@@ -73,10 +73,10 @@ static inline uint64_t pk_hash_u64(uint64_t x)
  * Grow *array (of elem bytes each) so that it holds at least need
  * elements; doubles capacity. Returns 0 or -1 (array unchanged).
  */
-int pk_grow(void *array, size_t *cap, size_t need, size_t elem);
+int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
 
 /* Lowercase hex digit value, or -1. */
-static inline int pk_hexval(int c)
+static inline int pki_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -88,12 +88,12 @@ static inline int pk_hexval(int c)
 }
 
 /* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
-static inline int pk_starts_with(const char *s, const char *prefix)
+static inline int pki_starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static inline int pk_ends_with(const char *s, const char *suffix)
+static inline int pki_ends_with(const char *s, const char *suffix)
 {
 	size_t ls = strlen(s), lx = strlen(suffix);
 
@@ -105,7 +105,7 @@ static inline int pk_ends_with(const char *s, const char *suffix)
  * sorted by the uint64_t at byte offset key of each, how many have a key
  * at or below addr; the last of them, if any, is element (result - 1).
  */
-static inline size_t pk_count_at_or_below(const void *base, size_t n,
+static inline size_t pki_count_at_or_below(const void *base, size_t n,
 					  size_t size, size_t key,
 					  uint64_t addr)
 {

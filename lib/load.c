@@ -117,15 +117,15 @@ int pk_load(struct pk_context *ctx, const char *path,
 
 	pk_context_clear_error(ctx);
 	if (!opts) {
-		pk_options_init(&defaults);
+		pki_options_init(&defaults);
 		opts = &defaults;
 	}
 	rc = pk_input_open(ctx, path, &in);
 	if (rc)
 		return rc;
-	pk_context_set_subject(ctx, pk_input_name(in));
+	pki_context_set_subject(ctx, pk_input_name(in));
 	rc = load_input(ctx, in, opts, p);
-	pk_context_set_subject(ctx, NULL);
+	pki_context_set_subject(ctx, NULL);
 	pk_input_close(in);
 	return rc;
 }
@@ -140,7 +140,7 @@ int pk_write(struct pk_context *ctx, const struct pk_profile *p,
 
 	pk_context_clear_error(ctx);
 	if (!opts) {
-		pk_options_init(&defaults);
+		pki_options_init(&defaults);
 		opts = &defaults;
 	}
 	rc = pk_output_open(ctx, path, &out);

@@ -38,17 +38,17 @@ int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
 {
 	struct pk_copy c;
 	size_t n = pk_profile_sample_count(src), i;
-	int rc = pk_copy_init(&c, dst, src, factor);
+	int rc = pki_copy_init(&c, dst, src, factor);
 
 	for (i = 0; !rc && i < n; i++)
-		rc = pk_copy_sample(&c, i, NULL, 0);
+		rc = pki_copy_sample(&c, i, NULL, 0);
 	if (!rc)
-		pk_copy_metadata(&c);
+		pki_copy_metadata(&c);
 	if (!rc && pk_profile_failed(dst))
 		rc = PK_ENOMEM;
 	if (rc)
 		rc = merge_error(ctx, &c, rc);
-	pk_copy_release(&c);
+	pki_copy_release(&c);
 	return rc;
 }
 
@@ -58,7 +58,7 @@ int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
 {
 	struct pk_copy c;
 	size_t n = pk_profile_sample_count(src), i;
-	int rc = pk_copy_init_columns(&c, dst, src, 1, 0);
+	int rc = pki_copy_init_columns(&c, dst, src, 1, 0);
 
 	if (!rc) {
 		if (src_column >= pk_profile_sample_type_count(src) ||
@@ -68,14 +68,14 @@ int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
 			c.columns[src_column] = (int)dst_column;
 	}
 	if (!rc)
-		rc = pk_copy_scales(&c);
+		rc = pki_copy_scales(&c);
 	for (i = 0; !rc && i < n; i++)
-		rc = pk_copy_sample(&c, i, NULL, 0);
+		rc = pki_copy_sample(&c, i, NULL, 0);
 	if (!rc)
-		pk_copy_metadata(&c);
+		pki_copy_metadata(&c);
 	if (rc)
 		rc = merge_error(ctx, &c, rc);
-	pk_copy_release(&c);
+	pki_copy_release(&c);
 	return rc;
 }
 

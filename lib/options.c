@@ -112,7 +112,7 @@ static const char **string_field(struct pk_options *o, const struct option_key *
 	return (const char **)(void *)((char *)o + k->offset);
 }
 
-void pk_options_init(struct pk_options *opts)
+void pki_options_init(struct pk_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->value = PK_VALUE_AUTO;
@@ -126,7 +126,7 @@ struct pk_options *pk_options_new(void)
 	struct pk_options *o = malloc(sizeof(*o));
 
 	if (o)
-		pk_options_init(o);
+		pki_options_init(o);
 	return o;
 }
 

@@ -60,6 +60,6 @@ struct pk_options {
 };
 
 /* Defaults into a struct the caller owns (tests, fuzzers): owns no strings. */
-void pk_options_init(struct pk_options *opts);
+void pki_options_init(struct pk_options *opts);
 
 #endif

@@ -150,7 +150,7 @@ static int emit(struct pk_output *o, const void *data, size_t n)
 	if (o->failed)
 		return PK_EIO;
 	if (o->fd < 0) {
-		if (pk_grow(&o->buf, &o->cap, o->len + n, 1) < 0) {
+		if (pki_grow(&o->buf, &o->cap, o->len + n, 1) < 0) {
 			o->failed = 1;
 			return pk_error_set(o->ctx, PK_ENOMEM, "out of memory");
 		}

@@ -97,7 +97,7 @@ static int prof_grow(struct pk_profile *p, void *array, size_t *cap,
 		return 0;
 	if (p->failed)
 		return -1;
-	if (pk_grow(array, cap, need, elem) < 0) {
+	if (pki_grow(array, cap, need, elem) < 0) {
 		p->failed = PK_ENOMEM;
 		return -1;
 	}
@@ -120,13 +120,13 @@ static int prof_grow(struct pk_profile *p, void *array, size_t *cap,
 static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
 			   size_t slot, uint64_t hash, uint32_t id)
 {
-	size_t before = pk_idtab_bytes(t);
+	size_t before = pki_idtab_bytes(t);
 
-	if (pk_idtab_insert(t, slot, hash, id) < 0) {
+	if (pki_idtab_insert(t, slot, hash, id) < 0) {
 		p->failed = PK_ENOMEM;
 		return -1;
 	}
-	p->bytes += pk_idtab_bytes(t) - before;
+	p->bytes += pki_idtab_bytes(t) - before;
 	if (p->limit && p->bytes > p->limit) {
 		p->failed = PK_ENOMEM;
 		return -1;
@@ -162,27 +162,27 @@ void pk_profile_free(struct pk_profile *p)
 		free(p->chunks[i]);
 	free(p->chunks);
 	free(p->strings);
-	pk_idtab_release(&p->string_tab);
+	pki_idtab_release(&p->string_tab);
 	free(p->types);
 	free(p->scales);
 	free(p->events);
 	free(p->meta);
 	free(p->mappings);
-	pk_idtab_release(&p->mapping_tab);
+	pki_idtab_release(&p->mapping_tab);
 	free(p->functions);
-	pk_idtab_release(&p->function_tab);
+	pki_idtab_release(&p->function_tab);
 	free(p->locations);
 	free(p->lines);
-	pk_idtab_release(&p->location_tab);
+	pki_idtab_release(&p->location_tab);
 	free(p->stack_data);
 	free(p->stacks);
-	pk_idtab_release(&p->stack_tab);
+	pki_idtab_release(&p->stack_tab);
 	free(p->label_data);
 	free(p->label_sets);
-	pk_idtab_release(&p->label_tab);
+	pki_idtab_release(&p->label_tab);
 	free(p->samples);
 	free(p->values);
-	pk_idtab_release(&p->sample_tab);
+	pki_idtab_release(&p->sample_tab);
 	free(p);
 }
 
@@ -264,10 +264,10 @@ pk_str pk_profile_intern(struct pk_profile *p, const char *s, size_t len)
 		p->failed = PK_ENOMEM;
 		return 0;
 	}
-	hash = pk_hash_bytes(s, len, 0);
+	hash = pki_hash_bytes(s, len, 0);
 	/* The idtab treats id 0 as empty, so strings are stored as id + 0
 	 * where the "" at index 0 is never looked up. */
-	id = pk_idtab_find(&p->string_tab, hash, string_match, p, &key, &slot);
+	id = pki_idtab_find(&p->string_tab, hash, string_match, p, &key, &slot);
 	if (id)
 		return id;
 	if (prof_grow(p, &p->strings, &p->strings_cap, p->nstrings + 1,
@@ -298,7 +298,7 @@ pk_str pk_profile_lookup_len(const struct pk_profile *p, const char *s,
 
 	if (!len)
 		return 0;
-	return pk_idtab_find(&p->string_tab, pk_hash_bytes(s, len, 0),
+	return pki_idtab_find(&p->string_tab, pki_hash_bytes(s, len, 0),
 			     string_match, p, &key, &slot);
 }
 
@@ -594,11 +594,11 @@ void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
 
 static uint64_t mapping_hash(const struct pk_mapping *m)
 {
-	uint64_t h = pk_hash_u64(m->start) ^ pk_hash_u64(m->limit * 31 + 7);
+	uint64_t h = pki_hash_u64(m->start) ^ pki_hash_u64(m->limit * 31 + 7);
 
-	h ^= pk_hash_u64(m->offset + 0x9e3779b97f4a7c15ULL);
-	h ^= pk_hash_u64(((uint64_t)m->file << 32) | m->build_id);
-	return pk_hash_u64(h);
+	h ^= pki_hash_u64(m->offset + 0x9e3779b97f4a7c15ULL);
+	h ^= pki_hash_u64(((uint64_t)m->file << 32) | m->build_id);
+	return pki_hash_u64(h);
 }
 
 static int mapping_match(const void *owner, uint32_t id, const void *key)
@@ -618,7 +618,7 @@ uint32_t pk_profile_intern_mapping(struct pk_profile *p,
 	size_t slot;
 	uint32_t id;
 
-	id = pk_idtab_find(&p->mapping_tab, hash, mapping_match, p, m, &slot);
+	id = pki_idtab_find(&p->mapping_tab, hash, mapping_match, p, m, &slot);
 	if (id)
 		return id;
 	if (prof_grow(p, &p->mappings, &p->mappings_cap, p->nmappings + 1,
@@ -651,9 +651,9 @@ struct pk_mapping *pk_profile_mapping_mut(struct pk_profile *p, uint32_t id)
 
 static uint64_t function_hash(const struct pk_function *f)
 {
-	uint64_t h = pk_hash_u64(((uint64_t)f->name << 32) | f->system_name);
+	uint64_t h = pki_hash_u64(((uint64_t)f->name << 32) | f->system_name);
 
-	return pk_hash_u64(h ^ (((uint64_t)f->filename << 32) +
+	return pki_hash_u64(h ^ (((uint64_t)f->filename << 32) +
 				(uint64_t)f->start_line));
 }
 
@@ -673,7 +673,7 @@ uint32_t pk_profile_intern_function(struct pk_profile *p,
 	size_t slot;
 	uint32_t id;
 
-	id = pk_idtab_find(&p->function_tab, hash, function_match, p, f, &slot);
+	id = pki_idtab_find(&p->function_tab, hash, function_match, p, f, &slot);
 	if (id)
 		return id;
 	if (prof_grow(p, &p->functions, &p->functions_cap, p->nfunctions + 1,
@@ -729,11 +729,11 @@ static int location_match(const void *owner, uint32_t id, const void *key)
 static uint64_t location_hash(uint32_t mapping, uint64_t address,
 			      const struct pk_line *lines, size_t nlines)
 {
-	uint64_t hash = pk_hash_u64(address ^ ((uint64_t)mapping << 40));
+	uint64_t hash = pki_hash_u64(address ^ ((uint64_t)mapping << 40));
 	size_t i;
 
 	for (i = 0; i < nlines; i++)
-		hash = pk_hash_u64(hash ^ (((uint64_t)lines[i].function << 32) +
+		hash = pki_hash_u64(hash ^ (((uint64_t)lines[i].function << 32) +
 					   (uint64_t)lines[i].line));
 	return hash;
 }
@@ -745,9 +745,9 @@ static uint64_t location_hash(uint32_t mapping, uint64_t address,
  */
 static int rebuild_location_tab(struct pk_profile *p)
 {
-	size_t before = pk_idtab_bytes(&p->location_tab), i, slot;
+	size_t before = pki_idtab_bytes(&p->location_tab), i, slot;
 
-	pk_idtab_release(&p->location_tab);
+	pki_idtab_release(&p->location_tab);
 	p->bytes -= before;
 	p->location_tab_stale = 0;
 	for (i = 0; i < p->nlocations; i++) {
@@ -759,7 +759,7 @@ static int rebuild_location_tab(struct pk_profile *p)
 		uint64_t hash = location_hash(key.mapping, key.address,
 					      key.lines, key.nlines);
 
-		if (!pk_idtab_find(&p->location_tab, hash, location_match, p,
+		if (!pki_idtab_find(&p->location_tab, hash, location_match, p,
 				   &key, &slot) &&
 		    prof_tab_insert(p, &p->location_tab, slot, hash,
 				    (uint32_t)i + 1))
@@ -781,7 +781,7 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 
 	if (p->location_tab_stale && rebuild_location_tab(p))
 		return 0;
-	id = pk_idtab_find(&p->location_tab, hash, location_match, p, &key,
+	id = pki_idtab_find(&p->location_tab, hash, location_match, p, &key,
 			   &slot);
 	if (id)
 		return id;
@@ -878,12 +878,12 @@ uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
 				 size_t depth)
 {
 	struct u32_key key = { locs, depth };
-	uint64_t hash = pk_hash_bytes(locs, depth * sizeof(*locs), 1);
+	uint64_t hash = pki_hash_bytes(locs, depth * sizeof(*locs), 1);
 	ptrdiff_t alias;
 	size_t slot;
 	uint32_t id;
 
-	id = pk_idtab_find(&p->stack_tab, hash, stack_match, p, &key, &slot);
+	id = pki_idtab_find(&p->stack_tab, hash, stack_match, p, &key, &slot);
 	if (id)
 		return id;
 	alias = ALIASES(locs, p->stack_data, p->nstack_data) ? locs - p->stack_data : -1;
@@ -964,12 +964,12 @@ uint32_t pk_profile_intern_labels(struct pk_profile *p,
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++) {
-		hash = pk_hash_u64(hash ^ (((uint64_t)labels[i].key << 32) |
+		hash = pki_hash_u64(hash ^ (((uint64_t)labels[i].key << 32) |
 					   labels[i].str));
-		hash = pk_hash_u64(hash ^ (uint64_t)labels[i].num ^
+		hash = pki_hash_u64(hash ^ (uint64_t)labels[i].num ^
 				   ((uint64_t)labels[i].unit << 48));
 	}
-	id = pk_idtab_find(&p->label_tab, hash, labels_match, p, &key, &slot);
+	id = pki_idtab_find(&p->label_tab, hash, labels_match, p, &key, &slot);
 	if (id)
 		return id;
 	alias = ALIASES(labels, p->label_data, p->nlabel_data) ? labels - p->label_data : -1;
@@ -1065,8 +1065,8 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 		return PK_EUSAGE;
 	note_time(p, time);
 	if (!(p->flags & PK_PROFILE_KEEP_ORDER)) {
-		hash = pk_hash_u64(((uint64_t)stack << 32) | labels);
-		id = pk_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
+		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
+		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
 				   &slot);
 		if (id) {
 			sum_values(&p->values[(id - 1) * n], values, nvalues);

@@ -126,7 +126,7 @@ static int parse_stack(struct folded_reader *r, const char *s, size_t len,
 
 	for (i = 0; i < len; i++)
 		n += s[i] == ';';
-	if (pk_grow(&r->frames, &r->frames_cap, n, sizeof(*r->frames)) < 0)
+	if (pki_grow(&r->frames, &r->frames_cap, n, sizeof(*r->frames)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	*depth = 0;
 	for (i = len;; i--) {
@@ -269,7 +269,7 @@ static int folded_probe(const unsigned char *buf, size_t len)
 	return semicolons * 2 >= good ? 60 : 20;
 }
 
-const struct pk_reader pk_reader_folded = {
+const struct pk_reader pki_reader_folded = {
 	.name = "folded",
 	.description = "folded stacks 'a;b;c COUNT' (stackcollapse, inferno, "
 		       "difffolded's two columns)",

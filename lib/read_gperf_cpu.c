@@ -307,7 +307,7 @@ static int gperf_cpu_read(struct pk_context *ctx, struct pk_input *in,
 	return rc;
 }
 
-const struct pk_reader pk_reader_gperf_cpu = {
+const struct pk_reader pki_reader_gperf_cpu = {
 	.name = "gperftools-cpu",
 	.description = "gperftools CPU profile (CPUPROFILE=file), unsymbolized",
 	.probe = gperf_cpu_probe,

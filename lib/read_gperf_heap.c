@@ -142,7 +142,7 @@ static int parse_go_int(const char *s, size_t len, int64_t *v)
 		digits = base == 8 && b != 'o';	/* the 0 of "0755" */
 	}
 	for (; i < len; i++) {
-		int d = pk_hexval(s[i]);
+		int d = pki_hexval(s[i]);
 
 		if (s[i] == '_' && base != 10)
 			continue;
@@ -237,9 +237,9 @@ static int collect_hex(struct text_reader *r, const char *s, size_t len)
 				return text_error(r, "address 0x%.*s does not "
 						  "fit 64 bits", (int)(b - a + 1),
 						  s + a);
-			x = (x << 4) | (uint64_t)pk_hexval(s[b]);
+			x = (x << 4) | (uint64_t)pki_hexval(s[b]);
 		}
-		if (pk_grow(&r->addrs, &r->addrs_cap, r->naddrs + 1,
+		if (pki_grow(&r->addrs, &r->addrs_cap, r->naddrs + 1,
 			    sizeof(*r->addrs)) < 0)
 			return nomem(r);
 		r->addrs[r->naddrs++] = x;
@@ -379,7 +379,7 @@ static int match_thread_start(const char *s, size_t len)
 		size_t i = (size_t)(at - s) + 11, j = i;
 		const char *tail;
 
-		while (j < len && pk_hexval(s[j]) >= 0)
+		while (j < len && pki_hexval(s[j]) >= 0)
 			j++;
 		at += 11;
 		if (j == i || !starts_with(s + j, len - j, " (name: "))
@@ -876,7 +876,7 @@ static int thread_sample(struct text_reader *r)
 		return pki_gperf_add(r->g, r->last, r->nlast, &one, 1, 0);
 	}
 	adjust_addrs(r, 1);
-	if (pk_grow(&r->last, &r->last_cap, r->naddrs, sizeof(*r->last)) < 0)
+	if (pki_grow(&r->last, &r->last_cap, r->naddrs, sizeof(*r->last)) < 0)
 		return nomem(r);
 	memcpy(r->last, r->addrs, r->naddrs * sizeof(*r->addrs));
 	r->nlast = r->naddrs;
@@ -965,7 +965,7 @@ static int gperf_heap_read(struct pk_context *ctx, struct pk_input *in,
 	return rc;
 }
 
-const struct pk_reader pk_reader_gperf_heap = {
+const struct pk_reader pki_reader_gperf_heap = {
 	.name = "gperftools-heap",
 	.description = "gperftools heap, growth, contention and thread "
 		       "profiles (text), unsymbolized",

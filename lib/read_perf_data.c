@@ -216,7 +216,7 @@ static int stream_need(struct pd_reader *r, size_t n)
 
 			while (cap < n || cap - r->end < CHUNK / 4)
 				cap *= 2;
-			if (pk_grow(&r->buf, &r->cap, cap, 1) < 0)
+			if (pki_grow(&r->buf, &r->cap, cap, 1) < 0)
 				return nomem(r);
 		}
 		got = stream_read(r, r->buf + r->end, r->cap - r->end);
@@ -368,8 +368,8 @@ static int enqueue(struct pd_reader *r, const struct pd_rec *rec,
 	if (r->arena_len + rec->size > queue_limit(r) &&
 	    (rc = flush_queue(r, r->nqueue / 2 + 1)))
 		return rc;
-	if (pk_grow(&r->arena, &r->arena_cap, r->arena_len + rec->size, 1) < 0 ||
-	    pk_grow(&r->queue, &r->queue_cap, r->nqueue + 1,
+	if (pki_grow(&r->arena, &r->arena_cap, r->arena_len + rec->size, 1) < 0 ||
+	    pki_grow(&r->queue, &r->queue_cap, r->nqueue + 1,
 		    sizeof(*r->queue)) < 0)
 		return nomem(r);
 	memcpy(r->arena + r->arena_len, rec->data, rec->size);
@@ -526,7 +526,7 @@ static int decompress(struct pd_reader *r, const struct pd_rec *rec)
 
 		if (r->dcap - r->dlen < CHUNK / 4 &&
 		    (r->dcap > PAYLOAD_MAX ||
-		     pk_grow(&r->dbuf, &r->dcap, r->dlen + CHUNK, 1) < 0))
+		     pki_grow(&r->dbuf, &r->dcap, r->dlen + CHUNK, 1) < 0))
 			return nomem(r);
 		out.dst = r->dbuf + r->dlen;
 		out.size = r->dcap - r->dlen;
@@ -1008,7 +1008,7 @@ static int perf_data_probe(const unsigned char *buf, size_t len)
 	       memcmp(buf, "2ELIFREP", 8) == 0 ? 100 : 0;
 }
 
-const struct pk_reader pk_reader_perf_data = {
+const struct pk_reader pki_reader_perf_data = {
 	.name = "perf-data",
 	.description = "perf.data as perf record writes it (file or pipe "
 		       "mode, any byte order)",

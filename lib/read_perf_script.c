@@ -283,8 +283,8 @@ static int split_frame(const char *s, size_t len, uint64_t *addr,
 	size_t i = 0, end, depth = 0;
 	uint64_t a = 0;
 
-	while (i < len && pk_hexval(s[i]) >= 0) {
-		a = (a << 4) | (uint64_t)pk_hexval(s[i]);
+	while (i < len && pki_hexval(s[i]) >= 0) {
+		a = (a << 4) | (uint64_t)pki_hexval(s[i]);
 		i++;
 	}
 	if (i == 0 || i > 16 || i == len || !is_space(s[i]))
@@ -323,7 +323,7 @@ static size_t strip_offset(const char *s, size_t len)
 {
 	size_t i = len;
 
-	while (i > 0 && pk_hexval(s[i - 1]) >= 0)
+	while (i > 0 && pki_hexval(s[i - 1]) >= 0)
 		i--;
 	if (i >= 3 && i < len && s[i - 1] == 'x' && s[i - 2] == '0' &&
 	    s[i - 3] == '+')
@@ -368,7 +368,7 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 
 static int append_frame(struct ps_reader *r, uint32_t loc)
 {
-	if (pk_grow(&r->frames, &r->frames_cap, r->nframes + 1,
+	if (pki_grow(&r->frames, &r->frames_cap, r->nframes + 1,
 		    sizeof(*r->frames)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	r->frames[r->nframes++] = loc;
@@ -475,11 +475,11 @@ static int frame_key(const char *s, size_t len, uint64_t *hash)
 	uint64_t addr = 0;
 	size_t i;
 
-	for (i = 0; i < len && i < 16 && pk_hexval(s[i]) >= 0; i++)
-		addr = (addr << 4) | (uint64_t)pk_hexval(s[i]);
+	for (i = 0; i < len && i < 16 && pki_hexval(s[i]) >= 0; i++)
+		addr = (addr << 4) | (uint64_t)pki_hexval(s[i]);
 	if (!i)
 		return -1;
-	*hash = pk_hash_u64(addr ^ ((uint64_t)len << 52));
+	*hash = pki_hash_u64(addr ^ ((uint64_t)len << 52));
 	return 0;
 }
 
@@ -511,7 +511,7 @@ static uint32_t cached_frame(struct ps_reader *r, const char *s, size_t len)
 		return 0;
 	key.s = s;
 	key.len = len;
-	id = pk_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot);
+	id = pki_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot);
 	return id ? r->frame_cache[id - 1].loc : 0;
 }
 
@@ -523,15 +523,15 @@ static int remember_frame(struct ps_reader *r, const char *s, size_t len,
 	size_t slot;
 
 	if (frame_key(s, len, &hash) < 0 ||
-	    pk_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot))
+	    pki_idtab_find(&r->frame_tab, hash, frame_match, r, &key, &slot))
 		return 0;
-	if (pk_grow(&r->frame_cache, &r->frame_cache_cap, r->nframe_cache + 1,
+	if (pki_grow(&r->frame_cache, &r->frame_cache_cap, r->nframe_cache + 1,
 		    sizeof(*r->frame_cache)) < 0)
 		return -1;
 	r->frame_cache[r->nframe_cache].text = pk_profile_intern(r->frame_text, s, len);
 	r->frame_cache[r->nframe_cache].loc = loc;
 	if (!r->frame_cache[r->nframe_cache].text ||
-	    pk_idtab_insert(&r->frame_tab, slot, hash,
+	    pki_idtab_insert(&r->frame_tab, slot, hash,
 			    (uint32_t)r->nframe_cache + 1) < 0)
 		return -1;
 	r->nframe_cache++;
@@ -628,7 +628,7 @@ static int finish_record(struct ps_reader *r)
 	    (rc = find_columns(r, r->rec.event, r->rec.period >= 0, &c)))
 		return rc;
 	ncols = pk_profile_sample_type_count(r->p);
-	if (pk_grow(&r->values, &r->values_cap, ncols, sizeof(*r->values)) < 0)
+	if (pki_grow(&r->values, &r->values_cap, ncols, sizeof(*r->values)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	memset(r->values, 0, ncols * sizeof(*r->values));
 	r->values[c.count] = 1;
@@ -744,7 +744,7 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 	if (parse_header(r, line, len, &trailer, &trailer_len) < 0)
 		return pk_error_set(r->ctx, PK_EINPUT, "internal: header mismatch");
 	/* Without callchains the frame ends the header line. */
-	if (trailer_len && pk_hexval(*trailer) >= 0) {
+	if (trailer_len && pki_hexval(*trailer) >= 0) {
 		rc = parse_frame(r, trailer, trailer_len);
 		if (rc < 0)
 			return rc;
@@ -807,7 +807,7 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 				  "'comm pid [cpu] time: event:' lines)",
 				  pk_input_name(in));
 	pk_profile_free(r.frame_text);
-	pk_idtab_release(&r.frame_tab);
+	pki_idtab_release(&r.frame_tab);
 	free(r.frame_cache);
 	free(r.frames);
 	free(r.values);
@@ -838,7 +838,7 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 			;
 		else if (find_pid_token(tok, ntok))
 			headers++;
-		else if (ntok >= 2 && s[n - 1] == ')' && pk_hexval(tok[0].s[0]) >= 0)
+		else if (ntok >= 2 && s[n - 1] == ')' && pki_hexval(tok[0].s[0]) >= 0)
 			frames++;
 		else
 			others++;
@@ -849,7 +849,7 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 	return 0;
 }
 
-const struct pk_reader pk_reader_perf_script = {
+const struct pk_reader pki_reader_perf_script = {
 	.name = "perf-script",
 	.description = "text printed by `perf script` (with or without callchains)",
 	.probe = perf_script_probe,

@@ -189,7 +189,7 @@ static int read_labels(struct pprof_reader *r, const Perftools__Profiles__Sample
 	size_t i;
 	int rc = 0;
 
-	if (pk_grow(&r->labels, &r->labels_cap, ps->n_label + 1, sizeof(*r->labels)) < 0)
+	if (pki_grow(&r->labels, &r->labels_cap, ps->n_label + 1, sizeof(*r->labels)) < 0)
 		return PK_ENOMEM;
 	for (i = 0; i < ps->n_label && !rc; i++) {
 		const Perftools__Profiles__Label *pl = ps->label[i];
@@ -440,7 +440,7 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 	return fields >= 3 ? 60 : 0;
 }
 
-const struct pk_reader pk_reader_pprof = {
+const struct pk_reader pki_reader_pprof = {
 	.name = "pprof",
 	.description = "pprof's profile.proto, gzipped or not (pprof, Go runtime/pprof)",
 	.probe = pprof_probe,

@@ -4,9 +4,9 @@
 #include "internal.h"
 #include "strbuf.h"
 
-int pk_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
+int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
 {
-	if (pk_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
+	if (pki_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
 		return -1;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
@@ -14,12 +14,12 @@ int pk_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-int pk_strbuf_adds(struct pk_strbuf *b, const char *s)
+int pki_strbuf_adds(struct pk_strbuf *b, const char *s)
 {
-	return pk_strbuf_add(b, s, strlen(s));
+	return pki_strbuf_add(b, s, strlen(s));
 }
 
-size_t pk_utf8_char(const unsigned char *s, size_t n)
+size_t pki_utf8_char(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	unsigned char lo = 0x80, hi = 0xbf;

@@ -16,15 +16,15 @@ struct pk_strbuf {
 };
 
 /* Append n bytes of s. Returns 0, or -1 when out of memory. */
-int pk_strbuf_add(struct pk_strbuf *b, const char *s, size_t n);
+int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n);
 
 /* Append the C string s. Returns 0, or -1 when out of memory. */
-int pk_strbuf_adds(struct pk_strbuf *b, const char *s);
+int pki_strbuf_adds(struct pk_strbuf *b, const char *s);
 
 /*
  * Length of the valid UTF-8 character at s (n bytes remain), or 0:
  * no overlong forms, surrogates or code points past U+10FFFF.
  */
-size_t pk_utf8_char(const unsigned char *s, size_t n);
+size_t pki_utf8_char(const unsigned char *s, size_t n);
 
 #endif

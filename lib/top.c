@@ -39,7 +39,7 @@ static int add_weight(struct top_state *s, pk_str row, int64_t v, int leaf,
 	size_t n = pk_profile_string_count(s->names);
 	size_t old = s->rows_cap;
 
-	if (pk_grow(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0)
+	if (pki_grow(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0)
 		return PK_ENOMEM;
 	if (s->rows_cap > old) {
 		memset(s->rows + old, 0, (s->rows_cap - old) * sizeof(*s->rows));

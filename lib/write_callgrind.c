@@ -138,7 +138,7 @@ static int choose_columns(struct callgrind *c)
 
 static int buf_set(struct callgrind *c, size_t at, const char *s, size_t n)
 {
-	if (pk_grow(&c->buf, &c->buf_cap, at + n + 1, 1) < 0)
+	if (pki_grow(&c->buf, &c->buf_cap, at + n + 1, 1) < 0)
 		return -1;
 	memcpy(c->buf + at, s, n);
 	c->buf[at + n] = '\0';
@@ -184,7 +184,7 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 	if (!key.name || !key.system_name || !key.filename)
 		return 0;
 	id = pk_profile_intern_function(c->names, &key);
-	if (!id || pk_grow(&c->node_line, &c->node_line_cap, (size_t)id + 1,
+	if (!id || pki_grow(&c->node_line, &c->node_line_cap, (size_t)id + 1,
 			   sizeof(*c->node_line)) < 0)
 		return 0;
 	if (c->node_line_cap > old)
@@ -197,7 +197,7 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 
 static int list_add(struct callgrind *c, uint32_t node, int64_t line)
 {
-	if (pk_grow(&c->frame_lists, &c->frame_lists_cap, c->nframe_lists + 1,
+	if (pki_grow(&c->frame_lists, &c->frame_lists_cap, c->nframe_lists + 1,
 		    sizeof(*c->frame_lists)) < 0)
 		return -1;
 	c->frame_lists[c->nframe_lists].node = node;
@@ -235,7 +235,7 @@ static int resolve_location(struct callgrind *c, uint32_t loc_id)
 
 static int stack_add(struct callgrind *c, const struct frame *f, size_t n)
 {
-	if (pk_grow(&c->stack, &c->stack_cap, c->stack_len + n,
+	if (pki_grow(&c->stack, &c->stack_cap, c->stack_len + n,
 		    sizeof(*c->stack)) < 0)
 		return -1;
 	memcpy(c->stack + c->stack_len, f, n * sizeof(*f));
@@ -293,19 +293,19 @@ static int self_match(const void *owner, uint32_t id, const void *key)
 
 static int add_self(struct callgrind *c, const struct frame *f)
 {
-	uint64_t hash = pk_hash_u64(((uint64_t)f->node << 32) ^ (uint64_t)f->line);
+	uint64_t hash = pki_hash_u64(((uint64_t)f->node << 32) ^ (uint64_t)f->line);
 	size_t slot, n = c->ncolumns;
-	uint32_t id = pk_idtab_find(&c->self_tab, hash, self_match, c, f, &slot);
+	uint32_t id = pki_idtab_find(&c->self_tab, hash, self_match, c, f, &slot);
 
 	if (!id) {
 		if (c->nselfs >= UINT32_MAX - 1 ||
-		    pk_grow(&c->selfs, &c->selfs_cap, c->nselfs + 1,
+		    pki_grow(&c->selfs, &c->selfs_cap, c->nselfs + 1,
 			    sizeof(*c->selfs)) < 0 ||
-		    pk_grow(&c->self_costs, &c->self_costs_cap, (c->nselfs + 1) * n,
+		    pki_grow(&c->self_costs, &c->self_costs_cap, (c->nselfs + 1) * n,
 			    sizeof(*c->self_costs)) < 0)
 			return -1;
 		id = (uint32_t)++c->nselfs;
-		if (pk_idtab_insert(&c->self_tab, slot, hash, id) < 0)
+		if (pki_idtab_insert(&c->self_tab, slot, hash, id) < 0)
 			return -1;
 		c->selfs[id - 1] = *f;
 		memset(c->self_costs + (id - 1) * n, 0, n * sizeof(*c->self_costs));
@@ -327,21 +327,21 @@ static int add_edge(struct callgrind *c, const struct frame *from,
 		    uint32_t callee, uint32_t sample, int64_t calls)
 {
 	struct edge key = { from->node, callee, from->line, 0, 0 };
-	uint64_t hash = pk_hash_u64((((uint64_t)from->node << 32) | callee) ^
-				    pk_hash_u64((uint64_t)from->line));
+	uint64_t hash = pki_hash_u64((((uint64_t)from->node << 32) | callee) ^
+				    pki_hash_u64((uint64_t)from->line));
 	size_t slot, n = c->ncolumns;
-	uint32_t id = pk_idtab_find(&c->edge_tab, hash, edge_match, c, &key, &slot);
+	uint32_t id = pki_idtab_find(&c->edge_tab, hash, edge_match, c, &key, &slot);
 	struct edge *e;
 
 	if (!id) {
 		if (c->nedges >= UINT32_MAX - 1 ||
-		    pk_grow(&c->edges, &c->edges_cap, c->nedges + 1,
+		    pki_grow(&c->edges, &c->edges_cap, c->nedges + 1,
 			    sizeof(*c->edges)) < 0 ||
-		    pk_grow(&c->edge_costs, &c->edge_costs_cap, (c->nedges + 1) * n,
+		    pki_grow(&c->edge_costs, &c->edge_costs_cap, (c->nedges + 1) * n,
 			    sizeof(*c->edge_costs)) < 0)
 			return -1;
 		id = (uint32_t)++c->nedges;
-		if (pk_idtab_insert(&c->edge_tab, slot, hash, id) < 0)
+		if (pki_idtab_insert(&c->edge_tab, slot, hash, id) < 0)
 			return -1;
 		c->edges[id - 1] = key;
 		memset(c->edge_costs + (id - 1) * n, 0, n * sizeof(*c->edge_costs));
@@ -633,10 +633,10 @@ static void callgrind_release(struct callgrind *c)
 	free(c->stack);
 	free(c->selfs);
 	free(c->self_costs);
-	pk_idtab_release(&c->self_tab);
+	pki_idtab_release(&c->self_tab);
 	free(c->edges);
 	free(c->edge_costs);
-	pk_idtab_release(&c->edge_tab);
+	pki_idtab_release(&c->edge_tab);
 	free(c->totals);
 	free(c->values);
 	free(c->buf);
@@ -666,7 +666,7 @@ static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pk_writer_callgrind = {
+const struct pk_writer pki_writer_callgrind = {
 	.name = "callgrind",
 	.description = "callgrind profile for kcachegrind, qcachegrind and "
 		       "callgrind_annotate",

@@ -46,25 +46,25 @@ static int add_escaped(struct pk_context *ctx, struct pk_strbuf *b,
 	while (i < len && !rc) {
 		const char *c = s + i;
 
-		n = pk_utf8_char((const unsigned char *)c, len - i);
+		n = pki_utf8_char((const unsigned char *)c, len - i);
 		if (++chars == MAX_NAME_CHARS) {
 			pk_warn(ctx, "dot: cutting a function name of %d "
 				"characters or more ('%.32s...')",
 				MAX_NAME_CHARS, s);
 			/* with an ellipsis, as gprof2dot does */
-			return pk_strbuf_add(b, "\xe2\x80\xa6", 3);
+			return pki_strbuf_add(b, "\xe2\x80\xa6", 3);
 		}
 		if (!n || !*c)	/* not UTF-8, or a NUL dot would choke on */
-			rc = pk_strbuf_add(b, "\xef\xbf\xbd", 3);
+			rc = pki_strbuf_add(b, "\xef\xbf\xbd", 3);
 		else if (*c == '\\' || *c == '"')
-			rc = pk_strbuf_add(b, "\\", 1) ||
-			     pk_strbuf_add(b, c, 1);
+			rc = pki_strbuf_add(b, "\\", 1) ||
+			     pki_strbuf_add(b, c, 1);
 		else if (*c == '\n')
-			rc = pk_strbuf_add(b, "\\n", 2);
+			rc = pki_strbuf_add(b, "\\n", 2);
 		else if (*c == '\t')
-			rc = pk_strbuf_add(b, "\\t", 2);
+			rc = pki_strbuf_add(b, "\\t", 2);
 		else
-			rc = pk_strbuf_add(b, c, n);
+			rc = pki_strbuf_add(b, c, n);
 		i += n ? n : 1;
 	}
 	return rc;
@@ -110,17 +110,17 @@ static int call_match(const void *owner, uint32_t id, const void *key)
 static struct call *find_call(struct dot *d, uint32_t caller, uint32_t callee)
 {
 	struct call key = { caller, callee, 0, 0 };
-	uint64_t hash = pk_hash_u64(((uint64_t)caller << 32) | callee);
+	uint64_t hash = pki_hash_u64(((uint64_t)caller << 32) | callee);
 	size_t slot;
 	uint32_t id;
 
-	id = pk_idtab_find(&d->call_tab, hash, call_match, d, &key, &slot);
+	id = pki_idtab_find(&d->call_tab, hash, call_match, d, &key, &slot);
 	if (id)
 		return &d->calls[id - 1];
 	if (d->ncalls >= UINT32_MAX - 1 ||
-	    pk_grow(&d->calls, &d->calls_cap, d->ncalls + 1,
+	    pki_grow(&d->calls, &d->calls_cap, d->ncalls + 1,
 		    sizeof(*d->calls)) < 0 ||
-	    pk_idtab_insert(&d->call_tab, slot, hash,
+	    pki_idtab_insert(&d->call_tab, slot, hash,
 			    (uint32_t)d->ncalls + 1) < 0)
 		return NULL;
 	d->calls[d->ncalls] = key;
@@ -253,11 +253,11 @@ static int write_node(struct dot *d, struct pk_output *out, uint32_t id)
 	if (f->filename &&
 	    (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->filename),
 			 pk_profile_string_len(d->g.fns, f->filename)) ||
-	     pk_strbuf_add(b, "\\n", 2)))
+	     pki_strbuf_add(b, "\\n", 2)))
 		return PK_ENOMEM;
 	if (add_escaped(d->g.ctx, b, pk_profile_string(d->g.fns, f->name),
 			pk_profile_string_len(d->g.fns, f->name)) ||
-	    pk_strbuf_add(b, "", 0))
+	    pki_strbuf_add(b, "", 0))
 		return PK_ENOMEM;
 	/* the fill follows the total; the text stays white on it */
 	weight_color(total, rgb);
@@ -338,13 +338,13 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
 			     "dot: cannot write the output");
 	pki_callgraph_release(&d.g);
-	pk_idtab_release(&d.call_tab);
+	pki_idtab_release(&d.call_tab);
 	free(d.calls);
 	free(d.nodes);
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 
-const struct pk_writer pk_writer_dot = {
+const struct pk_writer pki_writer_dot = {
 	.name = "dot",
 	.description = "call graph for Graphviz dot (as gprof2dot draws it)",
 	.extension = ".dot",

@@ -57,7 +57,7 @@ static int sb_printf(struct pk_strbuf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -1;	/* only short numeric fields go through here */
-	return pk_strbuf_add(b, tmp, (size_t)n);
+	return pki_strbuf_add(b, tmp, (size_t)n);
 }
 
 /* ---- UTF-8 and XML ---- */
@@ -74,7 +74,7 @@ static size_t utf8_char_len(const unsigned char *s, size_t len)
 	if (s[0] < 0x80)
 		return s[0] >= 0x20 || s[0] == '\t' || s[0] == '\n' ||
 		       s[0] == '\r';
-	n = pk_utf8_char(s, len);
+	n = pki_utf8_char(s, len);
 	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
 		return 0;	/* U+FFFE, U+FFFF */
 	return n;
@@ -119,21 +119,21 @@ static int sb_add_xml(struct pk_strbuf *b, const char *s, size_t len)
 
 		k = utf8_char_len((const unsigned char *)s + i, len - i);
 		if (c == '&')
-			rc = pk_strbuf_adds(b, "&amp;");
+			rc = pki_strbuf_adds(b, "&amp;");
 		else if (c == '<')
-			rc = pk_strbuf_adds(b, "&lt;");
+			rc = pki_strbuf_adds(b, "&lt;");
 		else if (c == '>')
-			rc = pk_strbuf_adds(b, "&gt;");
+			rc = pki_strbuf_adds(b, "&gt;");
 		else if (c == '"')
-			rc = pk_strbuf_adds(b, "&quot;");
+			rc = pki_strbuf_adds(b, "&quot;");
 		else if (c == '\'')
-			rc = pk_strbuf_adds(b, "&apos;");
+			rc = pki_strbuf_adds(b, "&apos;");
 		else if (c == '\t' || c == '\n' || c == '\r')
-			rc = pk_strbuf_adds(b, " ");
+			rc = pki_strbuf_adds(b, " ");
 		else if (!k)
-			rc = pk_strbuf_adds(b, "\xef\xbf\xbd");
+			rc = pki_strbuf_adds(b, "\xef\xbf\xbd");
 		else
-			rc = pk_strbuf_add(b, s + i, k);
+			rc = pki_strbuf_add(b, s + i, k);
 		i += k ? k : 1;
 	}
 	return rc;
@@ -206,7 +206,7 @@ struct child_key {
 
 static uint64_t child_hash(uint32_t parent, uint32_t name)
 {
-	return pk_hash_u64(((uint64_t)parent << 32) | name);
+	return pki_hash_u64(((uint64_t)parent << 32) | name);
 }
 
 static int child_matches(const void *owner, uint32_t id, const void *key)
@@ -221,7 +221,7 @@ static int over_memory_limit(const struct flamegraph *fg)
 {
 	uint64_t limit = pk_context_max_memory(fg->ctx);
 	uint64_t bytes = (uint64_t)fg->nodes_cap * sizeof(*fg->nodes) +
-			 pk_idtab_bytes(&fg->children) +
+			 pki_idtab_bytes(&fg->children) +
 			 pk_profile_memory(fg->names);
 
 	return limit && bytes > limit;
@@ -234,7 +234,7 @@ static uint32_t add_node(struct flamegraph *fg, uint32_t parent,
 	struct fg_node *n;
 
 	if (fg->nnodes >= UINT32_MAX ||
-	    pk_grow(&fg->nodes, &fg->nodes_cap, fg->nnodes + 1,
+	    pki_grow(&fg->nodes, &fg->nodes_cap, fg->nnodes + 1,
 		    sizeof(*fg->nodes)) < 0)
 		return 0;
 	n = &fg->nodes[fg->nnodes];
@@ -254,11 +254,11 @@ static uint32_t child_of(struct flamegraph *fg, uint32_t parent,
 	size_t slot;
 	uint32_t id;
 
-	id = pk_idtab_find(&fg->children, hash, child_matches, fg, &key, &slot);
+	id = pki_idtab_find(&fg->children, hash, child_matches, fg, &key, &slot);
 	if (id)
 		return id;
 	id = add_node(fg, parent, name);
-	if (!id || pk_idtab_insert(&fg->children, slot, hash, id) < 0)
+	if (!id || pki_idtab_insert(&fg->children, slot, hash, id) < 0)
 		return 0;
 	return id;
 }
@@ -293,21 +293,21 @@ static uint32_t unknown_name(struct flamegraph *fg, const char *mod,
 	if (!*base || strcmp(base, "[unknown]") == 0)
 		base = "unknown", n = 7;
 	fg->name.len = 0;
-	if (pk_strbuf_adds(&fg->name, "[") || pk_strbuf_add(&fg->name, base, n))
+	if (pki_strbuf_adds(&fg->name, "[") || pki_strbuf_add(&fg->name, base, n))
 		return 0;
 	if (fg->opts->show_addrs) {
 		snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-		if (pk_strbuf_adds(&fg->name, tmp))
+		if (pki_strbuf_adds(&fg->name, tmp))
 			return 0;
 	}
-	if (pk_strbuf_adds(&fg->name, "]"))
+	if (pki_strbuf_adds(&fg->name, "]"))
 		return 0;
 	return intern_name(fg, fg->name.s, fg->name.len);
 }
 
 static int add_loc_name(struct flamegraph *fg, uint32_t name)
 {
-	if (!name || pk_grow(&fg->loc_names, &fg->loc_names_cap,
+	if (!name || pki_grow(&fg->loc_names, &fg->loc_names_cap,
 			     fg->nloc_names + 1, sizeof(*fg->loc_names)) < 0)
 		return -1;
 	fg->loc_names[fg->nloc_names++] = name;
@@ -366,7 +366,7 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 	if (fg->opts->no_comm || !comm)
 		return UINT32_MAX;	/* no root frame */
 	fg->name.len = 0;
-	if (pk_strbuf_adds(&fg->name, pk_profile_string(p, comm->str)))
+	if (pki_strbuf_adds(&fg->name, pk_profile_string(p, comm->str)))
 		return 0;
 	if (!fg->name.len && !fg->opts->include_pid && !fg->opts->include_tid)
 		return UINT32_MAX;	/* as folded: an empty name is no frame */
@@ -375,12 +375,12 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
 		else
 			snprintf(num, sizeof(num), "-?");
-		if (pk_strbuf_adds(&fg->name, num))
+		if (pki_strbuf_adds(&fg->name, num))
 			return 0;
 	}
 	if (fg->opts->include_tid) {
 		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (pk_strbuf_adds(&fg->name, num))
+		if (pki_strbuf_adds(&fg->name, num))
 			return 0;
 	}
 	return intern_name(fg, fg->name.s, fg->name.len);
@@ -465,7 +465,7 @@ static int build_tree(struct flamegraph *fg)
 
 	fg->memo = calloc(pk_profile_stack_count(fg->p) + 1, sizeof(*fg->memo));
 	if (!fg->memo ||
-	    pk_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
+	    pki_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
 		return PK_ENOMEM;
 	memset(&fg->nodes[0], 0, sizeof(fg->nodes[0]));
 	fg->nnodes = 1;
@@ -660,7 +660,7 @@ static int sb_add_count(struct pk_strbuf *b, int64_t v, int64_t scale)
 	/* the decimals, ".5", as they are */
 	memcpy(out + o, digits + sign + whole, (size_t)n - sign - whole);
 	o += (size_t)n - sign - whole;
-	return pk_strbuf_add(b, out, o);
+	return pki_strbuf_add(b, out, o);
 }
 
 /* Nearest integer, halves away from zero (no libm needed). */
@@ -698,7 +698,7 @@ static uint64_t name_hash(const char *s, size_t len)
 
 	for (i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return pk_hash_u64(h);
+	return pki_hash_u64(h);
 }
 
 /* A 16-bit slice of the hash scaled to 0..range-1. */
@@ -962,7 +962,7 @@ static int sb_add_label(struct pk_strbuf *b, const char *name, size_t len,
 	if (n <= fit)
 		return sb_add_xml(b, name, len);
 	return sb_add_xml(b, name, utf8_prefix(name, len, fit - 2)) ||
-	       pk_strbuf_adds(b, "..");
+	       pki_strbuf_adds(b, "..");
 }
 
 static long long x_tenths(const struct flamegraph *fg, int64_t at)
@@ -988,21 +988,21 @@ static int write_frame(struct flamegraph *fg, uint32_t id, int64_t start,
 		y = (long)fg->height - FG_YPAD_BOTTOM -
 		    ((long)n->depth + 1) * FG_FRAME_HEIGHT + 1;
 	b->len = 0;
-	rc = pk_strbuf_adds(b, "<g class=\"f\"><title>") ||
-	     sb_add_xml(b, name, len) || pk_strbuf_adds(b, " (") ||
-	     sb_add_count(b, n->total, fg->scale) || pk_strbuf_adds(b, " ") ||
+	rc = pki_strbuf_adds(b, "<g class=\"f\"><title>") ||
+	     sb_add_xml(b, name, len) || pki_strbuf_adds(b, " (") ||
+	     sb_add_count(b, n->total, fg->scale) || pki_strbuf_adds(b, " ") ||
 	     sb_add_xml(b, fg->unit, strlen(fg->unit)) ||
-	     pk_strbuf_adds(b, ", ");
+	     pki_strbuf_adds(b, ", ");
 	if (id == FG_ROOT)
-		rc = rc || pk_strbuf_adds(b, "100%)");
+		rc = rc || pki_strbuf_adds(b, "100%)");
 	else
 		rc = rc || sb_add_percent(b, n->total, total, 0) ||
-		     pk_strbuf_adds(b, "%");
+		     pki_strbuf_adds(b, "%");
 	if (id != FG_ROOT && fg->base_column >= 0)
-		rc = rc || pk_strbuf_adds(b, "; ") ||
+		rc = rc || pki_strbuf_adds(b, "; ") ||
 		     sb_add_percent(b, n->delta, total, 1) ||
-		     pk_strbuf_adds(b, "%");
-	rc = rc || pk_strbuf_adds(b, id == FG_ROOT ? "</title><rect x=\"" :
+		     pki_strbuf_adds(b, "%");
+	rc = rc || pki_strbuf_adds(b, id == FG_ROOT ? "</title><rect x=\"" :
 				  ")</title><rect x=\"") ||
 	     sb_add_tenths(b, x1) ||
 	     sb_printf(b, "\" y=\"%ld\" width=\"", y) ||
@@ -1010,12 +1010,12 @@ static int write_frame(struct flamegraph *fg, uint32_t id, int64_t start,
 	     sb_printf(b, "\" height=\"%d\" rx=\"2\" ry=\"2\" fill=\"",
 		       FG_FRAME_HEIGHT - 1) ||
 	     frame_colour(fg, b, n, name, len) ||
-	     pk_strbuf_adds(b, "\"/><text x=\"") || sb_add_tenths(b, x1 + 30) ||
-	     pk_strbuf_adds(b, "\" y=\"") ||
+	     pki_strbuf_adds(b, "\"/><text x=\"") || sb_add_tenths(b, x1 + 30) ||
+	     pki_strbuf_adds(b, "\" y=\"") ||
 	     sb_add_tenths(b, (long long)y * 10 + 105) ||
-	     pk_strbuf_adds(b, "\">") ||
+	     pki_strbuf_adds(b, "\">") ||
 	     sb_add_label(b, name, len, x2 - x1) ||
-	     pk_strbuf_adds(b, "</text></g>\n");
+	     pki_strbuf_adds(b, "</text></g>\n");
 	if (rc)
 		return PK_ENOMEM;
 	return pk_output_write(out, b->s, b->len);
@@ -1159,7 +1159,7 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && pk_context_error(ctx)->code)
 		rc = pk_context_error(ctx)->code;
 	pk_profile_free(fg.names);
-	pk_idtab_release(&fg.children);
+	pki_idtab_release(&fg.children);
 	free(fg.nodes);
 	free(fg.callees);
 	free(fg.memo);
@@ -1171,7 +1171,7 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pk_writer_flamegraph = {
+const struct pk_writer pki_writer_flamegraph = {
 	.name = "flamegraph",
 	.description = "interactive SVG flame graph (as flamegraph.pl)",
 	.extension = ".svg",

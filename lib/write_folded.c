@@ -29,7 +29,7 @@ static int folded_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pk_writer_folded = {
+const struct pk_writer pki_writer_folded = {
 	.name = "folded",
 	.description = "folded stacks for flamegraph.pl and inferno "
 		       "(as stackcollapse-perf.pl)",

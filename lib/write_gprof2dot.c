@@ -42,13 +42,13 @@ static int utf8_repair(struct pk_strbuf *b, const char *s, size_t len)
 
 	b->len = 0;
 	while (i < len) {
-		n = pk_utf8_char((const unsigned char *)s + i, len - i);
-		if (n ? pk_strbuf_add(b, s + i, n) :
-			pk_strbuf_add(b, "\xef\xbf\xbd", 3))
+		n = pki_utf8_char((const unsigned char *)s + i, len - i);
+		if (n ? pki_strbuf_add(b, s + i, n) :
+			pki_strbuf_add(b, "\xef\xbf\xbd", 3))
 			return -1;
 		i += n ? n : 1;
 	}
-	return pk_strbuf_add(b, "", 0);
+	return pki_strbuf_add(b, "", 0);
 }
 
 static int dump_to_output(const char *buf, size_t size, void *data)
@@ -85,10 +85,10 @@ static int describe_column(struct pk_callgraph *g, const char **unit)
 	*unit = t ? pk_profile_string(g->p, t->unit) : "count";
 	g->text.len = 0;
 	if (*event && strcmp(event, type) != 0 &&
-	    (pk_strbuf_add(&g->text, event, strlen(event)) ||
-	     pk_strbuf_add(&g->text, " ", 1)))
+	    (pki_strbuf_add(&g->text, event, strlen(event)) ||
+	     pki_strbuf_add(&g->text, " ", 1)))
 		return PK_ENOMEM;
-	return pk_strbuf_add(&g->text, type, strlen(type)) ? PK_ENOMEM : 0;
+	return pki_strbuf_add(&g->text, type, strlen(type)) ? PK_ENOMEM : 0;
 }
 
 static int write_costs(struct gprof2dot *w, struct pk_output *out)
@@ -199,7 +199,7 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 
-const struct pk_writer pk_writer_gprof2dot = {
+const struct pk_writer pki_writer_gprof2dot = {
 	.name = "gprof2dot",
 	.description = "JSON call graph for gprof2dot -f json",
 	.extension = ".gprof2dot.json",

@@ -227,7 +227,7 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 	return print_samples(ctx, &s);
 }
 
-const struct pk_writer pk_writer_perf_script = {
+const struct pk_writer pki_writer_perf_script = {
 	.name = "perf-script",
 	.description = "text as `perf script -F comm,pid,tid,time,event,ip,dso` "
 		       "prints it (to check against perf)",

@@ -629,7 +629,7 @@ static int pprof_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pk_writer_pprof = {
+const struct pk_writer pki_writer_pprof = {
 	.name = "pprof",
 	.description = "pprof's profile.proto, gzipped (pprof, go tool pprof)",
 	.extension = ".pb.gz",

@@ -297,7 +297,7 @@ static int choose_series(struct speedscope *w)
 
 static int name_add(struct speedscope *w, size_t *len, const char *s, size_t n)
 {
-	if (pk_grow(&w->name_buf, &w->name_cap, *len + n + 1, 1) < 0)
+	if (pki_grow(&w->name_buf, &w->name_cap, *len + n + 1, 1) < 0)
 		return -1;
 	memcpy(w->name_buf + *len, s, n);
 	*len += n;
@@ -344,7 +344,7 @@ static int note_group(struct speedscope *w, uint32_t g, size_t series,
 {
 	size_t old = w->groups_cap;
 
-	if (pk_grow(&w->groups, &w->groups_cap, (size_t)g + 1,
+	if (pki_grow(&w->groups, &w->groups_cap, (size_t)g + 1,
 		    sizeof(*w->groups)) < 0)
 		return -1;
 	if (w->groups_cap > old)
@@ -365,7 +365,7 @@ static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 	size_t old = w->label_group_cap;
 	uint32_t g;
 
-	if (pk_grow(&w->label_group, &w->label_group_cap, (size_t)labels + 1,
+	if (pki_grow(&w->label_group, &w->label_group_cap, (size_t)labels + 1,
 		    sizeof(*w->label_group)) < 0)
 		return 0;
 	if (w->label_group_cap > old)
@@ -540,7 +540,7 @@ static uint32_t intern_frame(struct speedscope *w, const struct pk_function *fn,
 
 static int list_add(struct speedscope *w, uint32_t v)
 {
-	if (pk_grow(&w->frame_lists, &w->frame_lists_cap, w->nframe_lists + 1,
+	if (pki_grow(&w->frame_lists, &w->frame_lists_cap, w->nframe_lists + 1,
 		    sizeof(*w->frame_lists)) < 0)
 		return -1;
 	w->frame_lists[w->nframe_lists++] = v;
@@ -612,7 +612,7 @@ static int sample_frames(struct speedscope *w, uint32_t stack)
 		if (!locs[d] || locs[d] > nlocs || !w->loc_frames[locs[d]])
 			continue;
 		list = w->frame_lists + w->loc_frames[locs[d]] - 1;
-		if (pk_grow(&w->stack_buf, &w->stack_cap, w->stack_len + list[0],
+		if (pki_grow(&w->stack_buf, &w->stack_cap, w->stack_len + list[0],
 			    sizeof(*w->stack_buf)) < 0)
 			return -1;
 		memcpy(w->stack_buf + w->stack_len, list + 1,
@@ -748,7 +748,7 @@ static int change_stack(struct speedscope *w, struct jw *j, uint64_t at)
 	       w->open[same] == w->stack_buf[same])
 		same++;
 	close_frames(w, j, same, at);
-	if (pk_grow(&w->open, &w->open_cap, w->stack_len, sizeof(*w->open)) < 0)
+	if (pki_grow(&w->open, &w->open_cap, w->stack_len, sizeof(*w->open)) < 0)
 		return -1;
 	for (; w->nopen < w->stack_len; w->nopen++) {
 		w->open[w->nopen] = w->stack_buf[w->nopen];
@@ -932,7 +932,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pk_writer_speedscope = {
+const struct pk_writer pki_writer_speedscope = {
 	.name = "speedscope",
 	.description = "speedscope JSON, one timeline per thread "
 		       "(https://www.speedscope.app)",

@@ -53,9 +53,10 @@ skip_all() {
 }
 
 # skip_all_optional REASON: not run here, and never required
+# exit 0: automake's tap-driver reads 77 as an error, the plan as the skip
 skip_all_optional() {
 	echo "1..0 # SKIP $*"
-	exit 77
+	exit 0
 }
 
 pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }

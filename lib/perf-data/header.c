@@ -151,7 +151,7 @@ int pd_evlist_add(struct pd_state *st, const unsigned char *attr,
 	if (ev->nattrs >= 65536)
 		return pk_error_set(st->ctx, PK_EINPUT,
 				    "%s: more than 65536 events", st->name);
-	if (pk_grow(&ev->attrs, &ev->attrs_cap, ev->nattrs + 1,
+	if (pki_grow(&ev->attrs, &ev->attrs_cap, ev->nattrs + 1,
 		    sizeof(*ev->attrs)) < 0)
 		return pk_error_set(st->ctx, PK_ENOMEM, "out of memory");
 	decode_attr(attr, size, st->big, &ev->attrs[ev->nattrs]);
@@ -172,7 +172,7 @@ int pd_evlist_add_id(struct pd_state *st, uint32_t attr, uint64_t id)
 {
 	struct pd_evlist *ev = &st->ev;
 
-	if (pk_grow(&ev->ids, &ev->ids_cap, ev->nids + 1, sizeof(*ev->ids)) < 0)
+	if (pki_grow(&ev->ids, &ev->ids_cap, ev->nids + 1, sizeof(*ev->ids)) < 0)
 		return pk_error_set(st->ctx, PK_ENOMEM, "out of memory");
 	ev->ids[ev->nids].id = id;
 	ev->ids[ev->nids++].attr = attr;
@@ -673,7 +673,7 @@ static void read_cmdline(struct pd_state *st, struct cursor *c)
 		size_t n;
 
 		if (cur_string(c, &arg, &n) < 0 ||
-		    pk_grow(&line, &cap, len + n + 2, 1) < 0)
+		    pki_grow(&line, &cap, len + n + 2, 1) < 0)
 			break;
 		if (len)
 			line[len++] = ' ';

@@ -62,9 +62,9 @@ static struct pd_thread *new_thread(struct pd_machine *m, int32_t pid,
 {
 	struct pd_thread *t;
 
-	if (pk_grow(&m->threads, &m->threads_cap, m->nthreads + 1,
+	if (pki_grow(&m->threads, &m->threads_cap, m->nthreads + 1,
 		    sizeof(*m->threads)) < 0 ||
-	    pk_idtab_insert(&m->thread_tab, slot, hash,
+	    pki_idtab_insert(&m->thread_tab, slot, hash,
 			    (uint32_t)m->nthreads + 1) < 0)
 		return NULL;
 	t = &m->threads[m->nthreads++];
@@ -104,8 +104,8 @@ void pd_machine_release(struct pd_machine *m)
 	free(m->kernel.maps);
 	free(m->threads);
 	free(m->build_ids);
-	pk_idtab_release(&m->thread_tab);
-	pk_idtab_release(&m->space_tab);
+	pki_idtab_release(&m->thread_tab);
+	pki_idtab_release(&m->space_tab);
 	pk_profile_free(m->strings);
 	memset(m, 0, sizeof(*m));
 }
@@ -113,9 +113,9 @@ void pd_machine_release(struct pd_machine *m)
 struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 				    int32_t tid)
 {
-	uint64_t hash = pk_hash_u64((uint64_t)(uint32_t)tid);
+	uint64_t hash = pki_hash_u64((uint64_t)(uint32_t)tid);
 	size_t slot;
-	uint32_t id = pk_idtab_find(&m->thread_tab, hash, thread_match, m,
+	uint32_t id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
 				    &tid, &slot);
 	struct pd_thread *t;
 
@@ -131,18 +131,18 @@ struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 static struct pd_space *find_space(struct pd_machine *m, int64_t key,
 				   int create)
 {
-	uint64_t hash = pk_hash_u64((uint64_t)key);
+	uint64_t hash = pki_hash_u64((uint64_t)key);
 	size_t slot;
-	uint32_t id = pk_idtab_find(&m->space_tab, hash, space_match, m, &key,
+	uint32_t id = pki_idtab_find(&m->space_tab, hash, space_match, m, &key,
 				    &slot);
 	struct pd_space *s;
 
 	if (id)
 		return &m->spaces[id - 1];
 	if (!create ||
-	    pk_grow(&m->spaces, &m->spaces_cap, m->nspaces + 1,
+	    pki_grow(&m->spaces, &m->spaces_cap, m->nspaces + 1,
 		    sizeof(*m->spaces)) < 0 ||
-	    pk_idtab_insert(&m->space_tab, slot, hash,
+	    pki_idtab_insert(&m->space_tab, slot, hash,
 			    (uint32_t)m->nspaces + 1) < 0)
 		return NULL;
 	s = &m->spaces[m->nspaces++];
@@ -202,7 +202,7 @@ static int space_insert(struct pd_space *s, const struct pd_map *nm)
 		after->start = nm->end;
 		after->mapping = 0;
 	}
-	if (pk_grow(&s->maps, &s->maps_cap, s->nmaps - (hi - lo) + n,
+	if (pki_grow(&s->maps, &s->maps_cap, s->nmaps - (hi - lo) + n,
 		    sizeof(*s->maps)) < 0)
 		return PK_ENOMEM;
 	memmove(&s->maps[lo + n], &s->maps[hi],
@@ -222,7 +222,7 @@ static struct pd_map *space_find(struct pd_space *s, uint64_t addr)
 
 static int space_copy(struct pd_space *dst, const struct pd_space *src)
 {
-	if (pk_grow(&dst->maps, &dst->maps_cap, src->nmaps,
+	if (pki_grow(&dst->maps, &dst->maps_cap, src->nmaps,
 		    sizeof(*dst->maps)) < 0)
 		return PK_ENOMEM;
 	if (src->nmaps)
@@ -247,7 +247,7 @@ static int kernel_insert(struct pd_space *k, const struct pd_map *nm)
 			return 0;
 		}
 	}
-	if (pk_grow(&k->maps, &k->maps_cap, k->nmaps + 1, sizeof(*k->maps)) < 0)
+	if (pki_grow(&k->maps, &k->maps_cap, k->nmaps + 1, sizeof(*k->maps)) < 0)
 		return PK_ENOMEM;
 	memmove(&k->maps[i + 1], &k->maps[i], (k->nmaps - i) * sizeof(*k->maps));
 	k->maps[i] = *nm;
@@ -273,7 +273,7 @@ static void kernel_remove_file(struct pd_space *k, uint32_t file)
 static struct pd_map *kernel_find(struct pd_machine *m, uint64_t addr)
 {
 	struct pd_space *k = &m->kernel;
-	size_t lo = pk_count_at_or_below(k->maps, k->nmaps, sizeof(*k->maps),
+	size_t lo = pki_count_at_or_below(k->maps, k->nmaps, sizeof(*k->maps),
 					 offsetof(struct pd_map, start), addr);
 	size_t last = lo;
 
@@ -613,7 +613,7 @@ int pd_machine_set_build_id(struct pd_machine *m, const char *file,
 	size_t old = m->build_ids_cap;
 
 	if (pk_profile_failed(m->strings) ||
-	    pk_grow(&m->build_ids, &m->build_ids_cap, (size_t)f + 1,
+	    pki_grow(&m->build_ids, &m->build_ids_cap, (size_t)f + 1,
 		    sizeof(*m->build_ids)) < 0)
 		return PK_ENOMEM;
 	if (m->build_ids_cap > old)

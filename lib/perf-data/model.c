@@ -38,7 +38,7 @@ static struct pd_event_columns *columns_for(struct pd_model *mo,
 	pk_str event;
 	size_t i, old = mo->attr_event_cap;
 
-	if (pk_grow(&mo->attr_event, &mo->attr_event_cap, (size_t)attr + 1,
+	if (pki_grow(&mo->attr_event, &mo->attr_event_cap, (size_t)attr + 1,
 		    sizeof(*mo->attr_event)) < 0)
 		return NULL;
 	for (i = old; i < mo->attr_event_cap; i++)
@@ -50,7 +50,7 @@ static struct pd_event_columns *columns_for(struct pd_model *mo,
 	for (i = 0; i < mo->nevents && mo->events[i].event != event; i++)
 		;
 	if (i == mo->nevents) {
-		if (!event || pk_grow(&mo->events, &mo->events_cap, mo->nevents + 1,
+		if (!event || pki_grow(&mo->events, &mo->events_cap, mo->nevents + 1,
 				      sizeof(*mo->events)) < 0)
 			return NULL;
 		/* an earlier input summed into the profile may have them */
@@ -110,7 +110,7 @@ static pk_str model_comm(struct pd_model *mo, uint32_t comm)
 {
 	size_t old = mo->comm_str_cap;
 
-	if (pk_grow(&mo->comm_str, &mo->comm_str_cap, (size_t)comm + 1,
+	if (pki_grow(&mo->comm_str, &mo->comm_str_cap, (size_t)comm + 1,
 		    sizeof(*mo->comm_str)) < 0)
 		return 0;
 	if (mo->comm_str_cap > old)
@@ -137,7 +137,7 @@ static uint32_t model_mapping(struct pd_model *mo, struct pd_map *map)
 	map->mapping = pk_profile_intern_mapping(mo->st->p, &m);
 	if (map->mapping && !build_id) {
 		/* a build id may still come (pipe mode writes them last) */
-		if (pk_grow(&mo->made, &mo->made_cap, mo->nmade + 1,
+		if (pki_grow(&mo->made, &mo->made_cap, mo->nmade + 1,
 			    sizeof(*mo->made)) < 0)
 			return 0;
 		mo->made[mo->nmade].mapping = map->mapping;
@@ -172,7 +172,7 @@ static int push_frame(struct pd_model *mo, size_t *n,
 		return nomem(mo);
 	loc = pk_profile_intern_location(mo->st->p, mapping, ip, NULL, 0);
 	if (!loc ||
-	    pk_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+	    pki_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
 		return nomem(mo);
 	mo->locs[(*n)++] = loc;
 	return 0;
@@ -292,7 +292,7 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 	uint32_t stack, labels;
 	int rc;
 
-	if (!c || pk_grow(&mo->values, &mo->values_cap, ncols,
+	if (!c || pki_grow(&mo->values, &mo->values_cap, ncols,
 			  sizeof(*mo->values)) < 0)
 		return nomem(mo);
 	memset(mo->values, 0, ncols * sizeof(*mo->values));
@@ -332,7 +332,7 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 	}
 	t = pd_machine_thread(&mo->st->m, s.pid, s.tid);
 	/* an empty stack still needs somewhere to point */
-	if (!t || pk_grow(&mo->locs, &mo->locs_cap, 1, sizeof(*mo->locs)) < 0)
+	if (!t || pki_grow(&mo->locs, &mo->locs_cap, 1, sizeof(*mo->locs)) < 0)
 		return nomem(mo);
 	if (a->sample_type & PD_SAMPLE_CALLCHAIN)
 		rc = push_callchain(mo, &s, t, &n, &has_user);

@@ -36,9 +36,9 @@ static size_t operator_len(const char *s)
 	};
 	size_t i, n = 8;	/* "operator" */
 
-	if (pk_starts_with(s + n, " new") || pk_starts_with(s + n, " delete")) {
+	if (pki_starts_with(s + n, " new") || pki_starts_with(s + n, " delete")) {
 		n += s[n + 1] == 'n' ? 4 : 7;
-		if (pk_starts_with(s + n, "[]"))
+		if (pki_starts_with(s + n, "[]"))
 			n += 2;
 		return n;
 	}
@@ -49,7 +49,7 @@ static size_t operator_len(const char *s)
 		return n;
 	}
 	for (i = 0; i < PK_ARRAY_SIZE(ops); i++)
-		if (pk_starts_with(s + n, ops[i]))
+		if (pki_starts_with(s + n, ops[i]))
 			return n + strlen(ops[i]);
 	return n;
 }
@@ -63,7 +63,7 @@ static int is_ident_char(char c)
 /* "operator" as a word at s[i], not the end of "my_operator". */
 static int is_operator_at(const char *s, size_t i)
 {
-	return pk_starts_with(s + i, "operator") &&
+	return pki_starts_with(s + i, "operator") &&
 	       (i == 0 || !is_ident_char(s[i - 1]));
 }
 
@@ -101,7 +101,7 @@ static const char *special_prefix(const char *full)
 	size_t i;
 
 	for (i = 0; i < PK_ARRAY_SIZE(prefixes); i++)
-		if (pk_starts_with(full, prefixes[i]))
+		if (pki_starts_with(full, prefixes[i]))
 			return prefixes[i];
 	return "";
 }
@@ -170,10 +170,10 @@ static int is_rust_legacy(const char *mangled)
 	const char *e = strstr(mangled, "17h");
 	size_t i;
 
-	if (!pk_starts_with(mangled, "_ZN"))
+	if (!pki_starts_with(mangled, "_ZN"))
 		return 0;
 	for (; e; e = strstr(e + 1, "17h")) {
-		for (i = 3; i < 19 && pk_hexval(e[i]) >= 0; i++)
+		for (i = 3; i < 19 && pki_hexval(e[i]) >= 0; i++)
 			;
 		if (i == 19 && e[19] == 'E' && (!e[20] || e[20] == '.'))
 			return 1;
@@ -203,14 +203,14 @@ static void rust_unescape(char *s)
 			r += 2;
 			continue;
 		}
-		if (r[0] == '$' && r[1] == 'u' && pk_hexval(r[2]) >= 0 &&
-		    pk_hexval(r[3]) >= 0 && r[4] == '$') {
-			*w++ = (char)(pk_hexval(r[2]) * 16 + pk_hexval(r[3]));
+		if (r[0] == '$' && r[1] == 'u' && pki_hexval(r[2]) >= 0 &&
+		    pki_hexval(r[3]) >= 0 && r[4] == '$') {
+			*w++ = (char)(pki_hexval(r[2]) * 16 + pki_hexval(r[3]));
 			r += 5;
 			continue;
 		}
 		for (i = 0; i < PK_ARRAY_SIZE(map); i++)
-			if (pk_starts_with(r, map[i].esc))
+			if (pki_starts_with(r, map[i].esc))
 				break;
 		if (i < PK_ARRAY_SIZE(map)) {
 			*w++ = map[i].c;
@@ -253,7 +253,7 @@ static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
 	char *full, *out, *hash;
 	int status = 0;
 
-	if (mode == PK_DEMANGLE_NONE || !pk_starts_with(mangled, "_Z"))
+	if (mode == PK_DEMANGLE_NONE || !pki_starts_with(mangled, "_Z"))
 		return NULL;
 	full = __cxa_demangle(mangled, NULL, NULL, &status);
 	if (!full || status != 0) {
@@ -266,7 +266,7 @@ static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
 		     hash = strstr(hash + 1, "::h")) {
 			size_t i;
 
-			for (i = 3; i < 19 && pk_hexval(hash[i]) >= 0; i++)
+			for (i = 3; i < 19 && pki_hexval(hash[i]) >= 0; i++)
 				;
 			if (i == 19 && (!hash[19] || hash[19] == ' ')) {
 				memmove(hash, hash + 19, strlen(hash + 19) + 1);

@@ -102,17 +102,17 @@ static const char *cached_scope_prefix(struct sym_dwarf *d, Dwarf_Die *decl)
 {
 	struct sym_scope_prefix key = { dwarf_cu_getdwarf(decl->cu),
 				    dwarf_dieoffset(decl), NULL };
-	uint64_t hash = pk_hash_u64(key.offset ^ pk_hash_u64((uintptr_t)key.dwarf));
+	uint64_t hash = pki_hash_u64(key.offset ^ pki_hash_u64((uintptr_t)key.dwarf));
 	size_t slot;
-	uint32_t id = pk_idtab_find(&d->prefix_tab, hash, prefix_match, d,
+	uint32_t id = pki_idtab_find(&d->prefix_tab, hash, prefix_match, d,
 				    &key, &slot);
 
 	if (id)
 		return d->prefixes[id - 1].text;
 	key.text = scope_prefix_of(decl);
-	if (pk_grow(&d->prefixes, &d->prefixes_cap, d->nprefixes + 1,
+	if (pki_grow(&d->prefixes, &d->prefixes_cap, d->nprefixes + 1,
 		    sizeof(*d->prefixes)) < 0 ||
-	    pk_idtab_insert(&d->prefix_tab, slot, hash,
+	    pki_idtab_insert(&d->prefix_tab, slot, hash,
 			    (uint32_t)d->nprefixes + 1) < 0) {
 		free(key.text);	/* out of memory: unqualified names */
 		return NULL;
@@ -205,7 +205,7 @@ static int index_functions(struct sym_dwarf *d, Dwarf_Die *parent,
 						   &high)) > 0) {
 				if (low >= high)
 					continue;
-				if (pk_grow(&d->fns, cap, d->nfns + 1,
+				if (pki_grow(&d->fns, cap, d->nfns + 1,
 					    sizeof(*d->fns)) < 0)
 					return -1;
 				d->fns[d->nfns].low = low;
@@ -296,7 +296,7 @@ static void index_unit_of(struct sym_dwarf *d, Dwarf_Addr addr)
 static const struct sym_fn_range *find_function(const struct sym_dwarf *d,
 						Dwarf_Addr pc)
 {
-	size_t lo = pk_count_at_or_below(d->fns, d->nfns, sizeof(*d->fns),
+	size_t lo = pki_count_at_or_below(d->fns, d->nfns, sizeof(*d->fns),
 					 offsetof(struct sym_fn_range, low),
 					 pc);
 	size_t i;
@@ -465,5 +465,5 @@ void sym_dwarf_release(struct sym_dwarf *d)
 	for (i = 0; i < d->nprefixes; i++)
 		free(d->prefixes[i].text);
 	free(d->prefixes);
-	pk_idtab_release(&d->prefix_tab);
+	pki_idtab_release(&d->prefix_tab);
 }

@@ -154,8 +154,8 @@ static int open_regular(const char *path)
 	struct stat st;
 	int fd;
 
-	if (pk_starts_with(path, "/proc/") || pk_starts_with(path, "/sys/") ||
-	    pk_starts_with(path, "/dev/")) {
+	if (pki_starts_with(path, "/proc/") || pki_starts_with(path, "/sys/") ||
+	    pki_starts_with(path, "/dev/")) {
 		errno = EPERM;
 		return -1;
 	}
@@ -664,7 +664,7 @@ const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
 		    strcmp(sf->build_id, build_id) == 0)
 			return sf;
 	}
-	if (pk_grow(&f->files, &f->files_cap, f->nfiles + 1,
+	if (pki_grow(&f->files, &f->files_cap, f->nfiles + 1,
 		    sizeof(*f->files)) < 0)
 		return NULL;
 	fo = calloc(1, sizeof(*fo));
@@ -797,7 +797,7 @@ static int add_dirs(struct sym_finder *f, const char *list, size_t *cap)
 			else if (rel)
 				dir = strdup(rel);
 			free(rel);
-			if (!dir || pk_grow(&f->dirs, cap, f->ndirs + 1,
+			if (!dir || pki_grow(&f->dirs, cap, f->ndirs + 1,
 					    sizeof(*f->dirs)) < 0) {
 				free(dir);
 				return -1;

@@ -191,7 +191,7 @@ static struct symtab *kernel_table(struct sym_kernel *k, const char *path)
 				parse_kallsyms);
 	if (!t)
 		return NULL;
-	if (pk_grow(&k->tabs, &k->tabs_cap, k->ntabs + 1,
+	if (pki_grow(&k->tabs, &k->tabs_cap, k->ntabs + 1,
 		    sizeof(*k->tabs)) < 0) {
 		symtab_free(t);
 		return NULL;

@@ -29,7 +29,7 @@ static int is_anonymous(const char *file)
 	if (!*file)
 		return 1;
 	for (i = 0; i < PK_ARRAY_SIZE(prefixes); i++)
-		if (pk_starts_with(file, prefixes[i]))
+		if (pki_starts_with(file, prefixes[i]))
 			return 1;
 	return 0;
 }
@@ -43,13 +43,13 @@ static int is_kernel(const char *file)
 	};
 	size_t i;
 
-	if (pk_starts_with(file, "[kernel.kallsyms]") ||
-	    pk_starts_with(file, "[guest.kernel.kallsyms"))
+	if (pki_starts_with(file, "[kernel.kallsyms]") ||
+	    pki_starts_with(file, "[guest.kernel.kallsyms"))
 		return 1;
 	for (i = 0; i < PK_ARRAY_SIZE(modules); i++)
-		if (pk_ends_with(file, modules[i]))
+		if (pki_ends_with(file, modules[i]))
 			return 1;
-	return file[0] == '[' && pk_ends_with(file, "]") &&
+	return file[0] == '[' && pki_ends_with(file, "]") &&
 	       strcmp(file, "[vdso]") != 0;
 }
 
@@ -58,7 +58,7 @@ static int is_perf_map(const char *file)
 {
 	const char *b = base_name(file), *p;
 
-	if (!pk_starts_with(b, "perf-") || !pk_ends_with(b, ".map"))
+	if (!pki_starts_with(b, "perf-") || !pki_ends_with(b, ".map"))
 		return 0;
 	for (p = b + 5; *p >= '0' && *p <= '9'; p++)
 		;
@@ -81,7 +81,7 @@ enum sym_map_kind sym_map_kind(const char *file)
 	char name[4096];
 	size_t len = strlen(file);
 
-	if (!pk_ends_with(file, DELETED) || len >= sizeof(name))
+	if (!pki_ends_with(file, DELETED) || len >= sizeof(name))
 		return kind_of(file);
 	len -= strlen(DELETED);
 	memcpy(name, file, len);
@@ -107,7 +107,7 @@ char *sym_strip_deleted(const char *file)
 {
 	size_t len = strlen(file);
 
-	if (pk_ends_with(file, DELETED))
+	if (pki_ends_with(file, DELETED))
 		len -= strlen(DELETED);
 	return strndup(file, len);
 }

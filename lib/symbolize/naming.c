@@ -27,8 +27,8 @@ void sym_frame_from_symbol(struct sym_frame *f, const char *sym)
 {
 	/* mangled, or versioned ("memcpy@@GLIBC_2.14"): the display name
 	 * is decided when interned; "_Znam@plt" stays as perf shows it */
-	if (!pk_ends_with(sym, "@plt") &&
-	    (pk_starts_with(sym, "_Z") || pk_starts_with(sym, "_R") ||
+	if (!pki_ends_with(sym, "@plt") &&
+	    (pki_starts_with(sym, "_Z") || pki_starts_with(sym, "_R") ||
 	     (sym[0] && strchr(sym + 1, '@')))) {
 		f->linkage = sym;
 		f->name = NULL;
@@ -56,15 +56,15 @@ static struct sym_a2l_name *a2l_state(struct sym_a2l *a, Dwarf_Die *die,
 {
 	struct sym_a2l_name key = { dwarf_cu_getdwarf(die->cu),
 				    dwarf_dieoffset(die), NULL };
-	uint64_t hash = pk_hash_u64(key.offset ^ pk_hash_u64((uintptr_t)key.dwarf));
+	uint64_t hash = pki_hash_u64(key.offset ^ pki_hash_u64((uintptr_t)key.dwarf));
 	size_t slot;
-	uint32_t id = pk_idtab_find(&a->tab, hash, a2l_match, a, &key, &slot);
+	uint32_t id = pki_idtab_find(&a->tab, hash, a2l_match, a, &key, &slot);
 
 	*added = 0;
 	if (id || !add)
 		return id ? &a->v[id - 1] : NULL;
-	if (pk_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0 ||
-	    pk_idtab_insert(&a->tab, slot, hash, (uint32_t)a->n + 1) < 0)
+	if (pki_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0 ||
+	    pki_idtab_insert(&a->tab, slot, hash, (uint32_t)a->n + 1) < 0)
 		return NULL;
 	a->v[a->n] = key;
 	*added = 1;
@@ -107,7 +107,7 @@ static void addr2line_names(struct sym_a2l *a, Dwarf_Addr dwbias,
 void sym_a2l_release(struct sym_a2l *a)
 {
 	free(a->v);
-	pk_idtab_release(&a->tab);
+	pki_idtab_release(&a->tab);
 }
 
 /* ---- the rules ---- */
@@ -136,8 +136,8 @@ void sym_symbol_frame(const struct sym_naming *nm, struct sym_frame *f,
 	memset(f, 0, sizeof(*f));
 	sym_frame_from_symbol(f, nm->addr2line ? sym->bfd_alias : sym->name);
 	/* where perf asks addr2line, "_Znam@plt" is demangled too */
-	if (nm->addr2line && !f->linkage && pk_ends_with(f->name, "@plt") &&
-	    pk_starts_with(f->name, "_Z")) {
+	if (nm->addr2line && !f->linkage && pki_ends_with(f->name, "@plt") &&
+	    pki_starts_with(f->name, "_Z")) {
 		f->linkage = f->name;
 		f->name = NULL;
 	}

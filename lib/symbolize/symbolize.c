@@ -161,7 +161,7 @@ static struct object *object_get(struct pk_symbolizer *s, const char *file,
 		    strcmp(obj->build_id, build_id) == 0)
 			return obj;
 	}
-	if (pk_grow(&s->objs, &s->objs_cap, s->nobjs + 1, sizeof(*s->objs)) < 0)
+	if (pki_grow(&s->objs, &s->objs_cap, s->nobjs + 1, sizeof(*s->objs)) < 0)
 		return NULL;
 	obj = calloc(1, sizeof(*obj));
 	if (!obj)
@@ -303,7 +303,7 @@ static pk_str display_name(struct run *r, pk_str sys, const char *mangled)
 	char *d;
 
 	if (sys >= old) {
-		if (pk_grow(&r->demangled, &r->demangled_cap, (size_t)sys + 1,
+		if (pki_grow(&r->demangled, &r->demangled_cap, (size_t)sys + 1,
 			    sizeof(*r->demangled)) < 0)
 			return sys;
 		memset(r->demangled + old, 0,
@@ -341,22 +341,22 @@ static const struct memo *lookup(struct run *r, struct object *obj,
 				 uint64_t addr)
 {
 	struct memo key = { obj, addr, 0, 0, 0 }, *m;
-	uint64_t hash = pk_hash_u64(addr ^ pk_hash_u64((uintptr_t)obj));
+	uint64_t hash = pki_hash_u64(addr ^ pki_hash_u64((uintptr_t)obj));
 	struct sym_frame frames[SYM_MAX_FRAMES];
 	size_t slot, n, i;
 	uint32_t id;
 	int failed;
 
-	id = pk_idtab_find(&r->memo_tab, hash, memo_match, r, &key, &slot);
+	id = pki_idtab_find(&r->memo_tab, hash, memo_match, r, &key, &slot);
 	if (id)
 		return &r->memo[id - 1];
 	n = obj->kind == OBJ_ELF ? elf_frames(obj, addr, frames) :
 	    table_frames(obj, addr, frames);
-	failed = pk_grow(&r->lines, &r->lines_cap, r->nlines + n,
+	failed = pki_grow(&r->lines, &r->lines_cap, r->nlines + n,
 			 sizeof(*r->lines)) < 0 ||
-		 pk_grow(&r->memo, &r->memo_cap, r->nmemo + 1,
+		 pki_grow(&r->memo, &r->memo_cap, r->nmemo + 1,
 			 sizeof(*r->memo)) < 0 ||
-		 pk_idtab_insert(&r->memo_tab, slot, hash,
+		 pki_idtab_insert(&r->memo_tab, slot, hash,
 				 (uint32_t)r->nmemo + 1) < 0;
 	key.first = (uint32_t)r->nlines;
 	key.n = failed ? 0 : (uint32_t)n;
@@ -538,7 +538,7 @@ int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 	free(r.map_obj);
 	free(r.map_found);
 	free(r.memo);
-	pk_idtab_release(&r.memo_tab);
+	pki_idtab_release(&r.memo_tab);
 	free(r.lines);
 	free(r.demangled);
 	if (rc)

@@ -47,10 +47,10 @@ int sym_parse_hex(char **pp, uint64_t *v)
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	*v = 0;
-	for (; pk_hexval(*p) >= 0; p++, n++) {
+	for (; pki_hexval(*p) >= 0; p++, n++) {
 		if (n == 16)
 			return -1;
-		*v = (*v << 4) | (uint64_t)pk_hexval(*p);
+		*v = (*v << 4) | (uint64_t)pki_hexval(*p);
 	}
 	*pp = p;
 	return n ? 0 : -1;
@@ -59,7 +59,7 @@ int sym_parse_hex(char **pp, uint64_t *v)
 int symtab_push(struct symtab *t, uint64_t start, uint64_t end,
 		const char *name, uint64_t rank)
 {
-	if (pk_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+	if (pki_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
 		return -1;
 	t->v[t->n].start = start;
 	t->v[t->n].end = end;
@@ -73,7 +73,7 @@ int symtab_push(struct symtab *t, uint64_t start, uint64_t end,
 
 const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = pk_count_at_or_below(t->v, t->n, sizeof(*t->v),
+	size_t lo = pki_count_at_or_below(t->v, t->n, sizeof(*t->v),
 					 offsetof(struct sym, start), addr);
 	size_t i;
 
@@ -98,7 +98,7 @@ int sym_slurp(const char *path, size_t max, char **data, size_t *size)
 		ssize_t n;
 
 		if (len + 1 >= cap &&
-		    (cap >= max || pk_grow(&buf, &cap, len + 65536, 1) < 0))
+		    (cap >= max || pki_grow(&buf, &cap, len + 65536, 1) < 0))
 			goto fail;
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
