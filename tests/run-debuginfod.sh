@@ -9,13 +9,17 @@
 # Fails instead of skipping when $PROFKIT_REQUIRE_TOOLS is set.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
+# A missing tool skips the whole test, as TAP has it ("1..0 # SKIP", exit
+# 0: automake's tap-driver counts exit 77 as an error), or fails it when
+# PROFKIT_REQUIRE_TOOLS is set (CI).
 missing() {
 	if [ -n "${PROFKIT_REQUIRE_TOOLS:-}" ]; then
 		plan 1
 		fail "$* (and PROFKIT_REQUIRE_TOOLS is set)"
 		exit 1
 	fi
-	skip_all "$*"
+	echo "1..0 # SKIP $*"
+	exit 0
 }
 command -v debuginfod >/dev/null 2>&1 ||
 	missing "no debuginfod server (Debian's package debuginfod)"

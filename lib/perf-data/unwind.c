@@ -72,7 +72,7 @@ struct unwind_process {
 
 struct pd_unwinder {
 	struct pd_state *st;
-	struct sym_finder *files;
+	struct sym_finder *finder;	/* the context's file finder */
 	const struct unwind_arch *arch;
 	Dwfl_Callbacks callbacks;
 	struct unwind_process procs[MAX_PROCESSES];
@@ -258,7 +258,7 @@ static int map_file(struct pd_unwinder *u, const struct pd_map *map,
 	*sf = NULL;
 	if (!is_binary && sym_map_kind(file) != SYM_MAP_FILE)
 		return 0;
-	*sf = sym_finder_elf(u->files, file,
+	*sf = sym_finder_elf(u->finder, file,
 			     bid ? pk_profile_string(strings, bid) : "",
 			     is_binary);
 	return *sf ? 0 : PK_ENOMEM;
@@ -446,10 +446,10 @@ struct pd_unwinder *pd_unwinder_new(struct pd_state *st,
 	u->st = st;
 	u->arch = arch_for(st->arch);
 	u->has_binary = opts && opts->binary;
-	u->files = sym_finder_get(st->ctx, opts ? opts->binary : NULL,
+	u->finder = sym_finder_get(st->ctx, opts ? opts->binary : NULL,
 				  opts ? opts->symfs : NULL,
 				  opts ? opts->symbol_path : NULL);
-	if (!u->files) {
+	if (!u->finder) {
 		free(u);
 		return NULL;
 	}
