@@ -115,7 +115,7 @@ sym_tokens() {
 		}
 		gsub(/[{};:]/, " & ", text)
 		print text
-	}' "$1" | tr ' \t' '\n\n' | sed '/^$/d'
+	}' "$1" | tr -s ' \t' '\n' | sed '/^$/d'
 }
 sym_names() {
 	sym_tokens "$1" | awk '
@@ -230,7 +230,7 @@ EOF
 formats="folded pprof speedscope"
 gzip -c testdata/perf-script/c-fp.txt >"$tmpdir/in.gz"
 for f in $formats; do
-	profkit-convert --to=$f "$tmpdir/in.gz" -o "$tmpdir/want.$f" ||
+	profkit-convert --to="$f" "$tmpdir/in.gz" -o "$tmpdir/want.$f" ||
 		echo "# profkit-convert --to=$f failed"
 done
 
@@ -239,7 +239,7 @@ done
 link_prog() {
 	name=$1 prog=$tmpdir/$2
 	shift 2
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	if $CC $CFLAGS $($PKG_CONFIG --cflags libprofkit) -o "$prog" \
 		"$tmpdir/prog.c" $LDFLAGS "$@" >"$tmpdir/link.err" 2>&1; then
 		pass "$name: links"
@@ -249,7 +249,7 @@ link_prog() {
 	fi
 	for f in $formats; do
 		rm -f "$tmpdir/got.$f"
-		if [ -x "$prog" ] && "$prog" "$tmpdir/in.gz" $f "$tmpdir/got.$f" \
+		if [ -x "$prog" ] && "$prog" "$tmpdir/in.gz" "$f" "$tmpdir/got.$f" \
 			2>"$tmpdir/run.err" && [ -s "$tmpdir/want.$f" ] &&
 			cmp -s "$tmpdir/want.$f" "$tmpdir/got.$f"; then
 			pass "$name: $f as profkit-convert writes it"
@@ -311,6 +311,6 @@ elif $CC $CFLAGS -static -o "$tmpdir/empty" "$tmpdir/empty.c" $LDFLAGS \
 		$($PKG_CONFIG --static --libs libprofkit)
 else
 	skip_prog "-static (pkg-config --static --libs)" \
-		"$CC $CFLAGS links no static program here"
+		"no -static program links here (a sanitizer, or no libc.a)"
 fi
 finish
