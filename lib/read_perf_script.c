@@ -1025,6 +1025,9 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 	/* a header of comm or event alone, which frames must follow */
 	if (after_blank && !r->rec.active)
 		return new_record(r, line, len, tok, n, &h);
+	/* a lone comm before this was no header either: warn in order */
+	if (r->rec.weak && !r->nframes && !r->npending && (rc = finish_record(r)))
+		return rc;
 	bad_line(r, line, len);
 	return 0;
 }
