@@ -4,13 +4,19 @@
  *
  *     comm  pid/tid [cpu] secs.usecs: period event: [trace fields]
  *
- * (fields optional, comm may hold spaces), then callchain lines
+ * (every field optional, comm may hold spaces), then callchain lines
  *
  *     addr symbol+0xoff (dso)
+ *       file.c:123                      (with -F +srcline: skipped)
  *
- * leaf first, and a blank line; without callchains the frame ends the
- * header line and no blank line follows. Frame lines repeat endlessly in
- * a large input, so each distinct frame text is parsed only once.
+ * leaf first (symbol, offset and dso each optional), and a blank line;
+ * without callchains the frame ends the header line and no blank line
+ * follows. With no header field at all the header line is empty. Where
+ * tokens are ambiguous (a comm ending in digits, a period without an
+ * event, a hex-looking comm), perf's fixed field widths decide: a tid is
+ * "%5d", a period "%10lu", an address "%16lx" after one blank.
+ * Frame lines repeat endlessly in a large input, so each distinct frame
+ * text is parsed only once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +41,10 @@ struct frame_entry {
 struct ps_record {
 	int active;
 	int single_line;	/* the frame was on the header line */
-	pk_str comm;
+	int weak;		/* a header only frames can confirm ("comm") */
+	uint64_t lineno;	/* of the header line */
+	char text[64];		/* the weak header, for a warning */
+	pk_str comm;		/* 0 when not printed */
 	int64_t pid, tid, cpu;	/* -1 when not printed */
 	uint64_t time;
 	int64_t period;		/* -1 when not printed */
@@ -70,12 +79,17 @@ struct ps_reader {
 	size_t values_cap;
 
 	pk_str key_pid, key_tid, key_comm, key_cpu;
-	uint64_t records, bad_lines;
+	uint64_t records, bad_lines, lines;
+	uint64_t first_bad;	/* line number of the first bad line */
+	char first_bad_text[64];
+	int after_blank;	/* a header may be a lone comm here */
+	int last_frame;		/* the line before ended in a frame */
 };
 
 struct token {
 	const char *s;
 	size_t len;
+	size_t spaces;		/* blanks before it */
 };
 
 static int is_space(char c)
@@ -113,14 +127,16 @@ static size_t tokenize(const char *s, size_t len, struct token *tok, size_t max)
 	size_t n = 0, i = 0;
 
 	while (n < max) {
+		size_t start = i;
+
 		while (i < len && is_space(s[i]))
 			i++;
 		if (i == len)
 			break;
+		tok[n].spaces = i - start;
 		tok[n].s = s + i;
 		while (i < len && !is_space(s[i]))
 			i++;
-		tok[n].len = (size_t)(tok[n].s + 0 - s);
 		tok[n].len = (size_t)(s + i - tok[n].s);
 		n++;
 	}
@@ -201,56 +217,179 @@ static int set_event(struct ps_reader *r, const struct token *t)
 	return 0;
 }
 
-/*
- * Find the pid token: the first "N" or "N/M" followed by what perf prints
- * after a pid ([cpu], a time, or the event). Everything before it is the
- * comm, spaces and trailing digits included ("work er 0  5958 [000]").
- */
-static size_t find_pid_token(const struct token *tok, size_t n)
+static int in_set(char c, const char *set)
 {
-	size_t k;
+	return c && strchr(set, c) != NULL;
+}
 
-	for (k = 1; k + 1 < n; k++)
-		if (is_pid_token(&tok[k]) &&
-		    (is_cpu_token(&tok[k + 1]) || is_time_token(&tok[k + 1]) ||
-		     ends_with_colon(&tok[k + 1])))
-			return k;
+static int is_hex_token(const struct token *t)
+{
+	size_t i;
+
+	if (!t->len || t->len > 16)
+		return 0;
+	for (i = 0; i < t->len; i++)
+		if (pki_hexval(t->s[i]) < 0)
+			return 0;
+	return 1;
+}
+
+/* perf prints a sample's address as " %16lx": right-aligned after a blank */
+static int is_address_at(const struct token *t)
+{
+	return is_hex_token(t) && t->spaces + t->len >= 17;
+}
+
+/* The blanks before a field as perf lays it out: one ends the field
+ * before it, which the first field has not. */
+static size_t pad_of(const struct token *tok, const struct token *t)
+{
+	return t == tok ? t->spaces + 1 : t->spaces;
+}
+
+/* "%10lu ": a period, told from a tid or an address by its padding */
+static int is_period_at(const struct token *tok, const struct token *t)
+{
+	return all_digits(t->s, t->len) && t->len < 20 &&
+	       pad_of(tok, t) == (t->len < 10 ? 11 - t->len : 1);
+}
+
+/* "%5d ": a lone number that is a tid, not the end of a comm ("worker 0") */
+static int is_tid_at(const struct token *tok, const struct token *t)
+{
+	if (!is_pid_token(t))
+		return 0;
+	return memchr(t->s, '/', t->len) != NULL || pad_of(tok, t) + t->len >= 6;
+}
+
+static int is_event_token(const struct token *t)
+{
+	return ends_with_colon(t) && !is_time_token(t);
+}
+
+/*
+ * A branch stack entry (-F brstack, brstacksym, brstackoff):
+ * "0x4005b0/0x400590/P/-/-/0", "main+0x10/hot+0x0/P/-/-/0", dsos in
+ * parentheses or not; its flags "/P/-/-/N" (predicted or mispredicted,
+ * in a transaction, aborted, cycles) follow the target in every perf.
+ */
+static int is_brstack_token(const struct token *t)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= t->len; i++)
+		if (t->s[i] == '/' && in_set(t->s[i + 1], "PM-") && t->s[i + 2] == '/' &&
+		    in_set(t->s[i + 3], "X-") && t->s[i + 4] == '/' &&
+		    in_set(t->s[i + 5], "A-") && t->s[i + 6] == '/' &&
+		    t->s[i + 7] >= '0' && t->s[i + 7] <= '9')
+			return 1;
 	return 0;
 }
 
-static int is_header(const char *line, size_t len)
-{
-	struct token tok[MAX_TOKENS];
+/* The fields of a header line: which tokens are the comm, where the
+ * fields after it start, where a frame on the line starts. */
+struct header {
+	size_t comm_end;	/* the comm is tok[0 .. comm_end) */
+	size_t fields;		/* the first field after the comm */
+	size_t frame;		/* the token a frame starts at, or n */
+	int pid;		/* tok[fields] is the pid or tid */
+	int strong;		/* a pid with more after it, a cpu or a time */
+};
 
-	return find_pid_token(tok, tokenize(line, len, tok, MAX_TOKENS)) != 0;
+/*
+ * A pid ("N" or "N/M") followed by what perf prints after a pid: [cpu], a
+ * time, the event, or a period and the event.
+ */
+static int pid_follows(const struct token *tok, size_t n, size_t k)
+{
+	const struct token *t = &tok[k + 1];
+
+	if (k + 1 >= n || !is_pid_token(&tok[k]))
+		return 0;
+	if (is_cpu_token(t) || is_time_token(t) || ends_with_colon(t))
+		return 1;
+	return k + 2 < n && is_period_at(tok, t) && is_event_token(&tok[k + 2]);
 }
 
-static int parse_header(struct ps_reader *r, const char *line, size_t len,
-			const char **trailer, size_t *trailer_len)
+/*
+ * Find the fields of a header line. The pid is the first number followed
+ * by what perf prints after a pid; everything before it is the comm,
+ * spaces and trailing digits included ("work er 0  5958 [000]"). Without
+ * a pid the fields start at a cpu or a time ("strong": no other line
+ * holds one), else at an event, else at a tid or a period ending the
+ * comm; a frame may follow them on the line (no callchain). Only frames
+ * after it confirm a header that is not strong.
+ */
+static void find_fields(const struct token *tok, size_t n, struct header *h)
 {
-	struct token tok[MAX_TOKENS];
-	size_t n = tokenize(line, len, tok, MAX_TOKENS), k, j;
-	const char *slash;
+	size_t k, f;
 
-	k = find_pid_token(tok, n);
-	if (!k)
-		return -1;
+	memset(h, 0, sizeof(*h));
+	h->frame = n;
+	for (k = 0; k + 1 < n; k++)
+		if (pid_follows(tok, n, k)) {
+			h->comm_end = h->fields = k;
+			h->pid = h->strong = 1;
+			return;
+		}
+	for (f = 0; f < n && !is_address_at(&tok[f]); f++)
+		;
+	for (k = 0; k < f; k++)
+		if (is_cpu_token(&tok[k]) || is_time_token(&tok[k])) {
+			h->comm_end = h->fields = k;
+			h->strong = 1;
+			return;
+		}
+	h->frame = f;
+	for (k = 0; k < f; k++)
+		if (is_event_token(&tok[k])) {
+			h->comm_end = h->fields = k;
+			if (k && is_period_at(tok, &tok[k - 1]))
+				h->comm_end = h->fields = k - 1;
+			return;
+		}
+	h->comm_end = h->fields = f;
+	if (f && is_period_at(tok, &tok[f - 1])) {
+		h->comm_end = h->fields = f - 1;
+	} else if (f && is_tid_at(tok, &tok[f - 1])) {
+		h->comm_end = h->fields = f - 1;
+		h->pid = 1;
+	}
+}
+
+static void start_record(struct ps_reader *r)
+{
 	memset(&r->rec, 0, sizeof(r->rec));
 	r->rec.active = 1;
-	r->rec.cpu = -1;
-	r->rec.period = -1;
-	r->rec.comm = pk_profile_intern(r->p, tok[0].s,
-					(size_t)(tok[k - 1].s + tok[k - 1].len - tok[0].s));
-	slash = memchr(tok[k].s, '/', tok[k].len);
-	if (slash) {
-		r->rec.pid = parse_decimal(tok[k].s, (size_t)(slash - tok[k].s));
-		r->rec.tid = parse_decimal(slash + 1, tok[k].len - (size_t)(slash - tok[k].s) - 1);
-	} else {
-		/* perf script prints the tid alone by default */
-		r->rec.pid = -1;
-		r->rec.tid = parse_decimal(tok[k].s, tok[k].len);
+	r->rec.pid = r->rec.tid = r->rec.cpu = r->rec.period = -1;
+	r->rec.lineno = pk_input_lineno(r->in);
+}
+
+/*
+ * Read the header fields into a new record; returns the index of the
+ * first token after them (trace fields or a frame), or n.
+ */
+static size_t parse_header(struct ps_reader *r, const struct token *tok,
+			   size_t n, const struct header *h)
+{
+	size_t j = h->fields;
+	const char *slash;
+
+	start_record(r);
+	if (h->comm_end)
+		r->rec.comm = pk_profile_intern(r->p, tok[0].s,
+			(size_t)(tok[h->comm_end - 1].s + tok[h->comm_end - 1].len - tok[0].s));
+	if (h->pid) {
+		slash = memchr(tok[j].s, '/', tok[j].len);
+		if (slash) {
+			r->rec.pid = parse_decimal(tok[j].s, (size_t)(slash - tok[j].s));
+			r->rec.tid = parse_decimal(slash + 1, tok[j].len - (size_t)(slash - tok[j].s) - 1);
+		} else {
+			/* perf script prints the tid alone by default */
+			r->rec.tid = parse_decimal(tok[j].s, tok[j].len);
+		}
+		j++;
 	}
-	j = k + 1;
 	if (j < n && is_cpu_token(&tok[j])) {
 		r->rec.cpu = parse_decimal(tok[j].s + 1, tok[j].len - 2);
 		j++;
@@ -263,21 +402,28 @@ static int parse_header(struct ps_reader *r, const char *line, size_t len,
 	    ends_with_colon(&tok[j + 1])) {
 		r->rec.period = parse_decimal(tok[j].s, tok[j].len);
 		j++;
+	} else if (j < h->frame && is_period_at(tok, &tok[j])) {
+		/* -F period without event */
+		r->rec.period = parse_decimal(tok[j].s, tok[j].len);
+		j++;
 	}
-	if (j < n && ends_with_colon(&tok[j])) {
+	if (j < h->frame && ends_with_colon(&tok[j])) {
 		set_event(r, &tok[j]);
 		j++;
 	}
-	*trailer = j < n ? tok[j].s : line + len;
-	*trailer_len = (size_t)(line + len - *trailer);
-	return 0;
+	return j;
 }
 
 /* ---- frames ---- */
 
-/* Split "addr symbol (dso)"; the dso is the parenthesized group that ends
- * the line, matched from the end so a dso may hold spaces and parens. */
-static int split_frame(const char *s, size_t len, uint64_t *addr,
+/*
+ * Split "addr [symbol[+0xoff]] [(dso)]"; the dso is the parenthesized
+ * group that ends the line, matched from the end so a dso may hold
+ * spaces and parens, and set off by a blank ("operator()(int)" is part
+ * of a name). Without need_dso the symbol and the dso are optional
+ * (perf script -F ip,sym): dso->s is NULL when there is none.
+ */
+static int split_frame(const char *s, size_t len, int need_dso, uint64_t *addr,
 		       struct token *sym, struct token *dso)
 {
 	size_t i = 0, end, depth = 0;
@@ -287,35 +433,35 @@ static int split_frame(const char *s, size_t len, uint64_t *addr,
 		a = (a << 4) | (uint64_t)pki_hexval(s[i]);
 		i++;
 	}
-	if (i == 0 || i > 16 || i == len || !is_space(s[i]))
+	if (i == 0 || i > 16 || (i < len && !is_space(s[i])) || (need_dso && i == len))
 		return -1;
 	while (i < len && is_space(s[i]))
 		i++;
 	end = len;
 	while (end > i && is_space(s[end - 1]))
 		end--;
-	if (end <= i || s[end - 1] != ')')
-		return -1;
-	for (size_t j = end; j-- > i;) {
-		if (s[j] == ')')
+	*addr = a;
+	sym->s = s + i;
+	sym->len = end - i;
+	dso->s = NULL;
+	dso->len = 0;
+	for (size_t j = end; end > i && s[end - 1] == ')' && j-- > i;) {
+		if (s[j] == ')') {
 			depth++;
-		else if (s[j] == '(' && --depth == 0) {
+		} else if (s[j] == '(' && --depth == 0) {
 			size_t sym_end = j;
 
-			/* "operator()(int)" is part of a name: keep going */
 			if (j != i && !is_space(s[j - 1]))
-				continue;
+				break;
 			while (sym_end > i && is_space(s[sym_end - 1]))
 				sym_end--;
-			*addr = a;
-			sym->s = s + i;
 			sym->len = sym_end - i;
 			dso->s = s + j + 1;
 			dso->len = end - 1 - (j + 1);
 			return 0;
 		}
 	}
-	return -1;
+	return need_dso ? -1 : 0;
 }
 
 /* "main+0x1d" -> "main": perf 4.8+ prints symbol offsets. */
@@ -338,7 +484,8 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 	struct pk_mapping m = { 0 };
 	size_t nlines = 0, len = strip_offset(sym->s, sym->len), start = 0, i;
 
-	m.file = pk_profile_intern(r->p, dso->s, dso->len);
+	if (dso->s)
+		m.file = pk_profile_intern(r->p, dso->s, dso->len);
 	/*
 	 * Old perf joined inlined callers as "outer->inner" on one line;
 	 * the model wants lines innermost first.
@@ -362,7 +509,8 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 	}
 	for (i = 0; i < nlines; i++)
 		lines[i].line = 0;
-	return pk_profile_intern_location(r->p, pk_profile_intern_mapping(r->p, &m),
+	/* without a dso (perf script -F ip,sym) the frame has no mapping */
+	return pk_profile_intern_location(r->p, dso->s ? pk_profile_intern_mapping(r->p, &m) : 0,
 					  addr, lines, nlines);
 }
 
@@ -538,15 +686,19 @@ static int remember_frame(struct ps_reader *r, const char *s, size_t len,
 	return 0;
 }
 
-/* Returns 1 for a frame line, 0 for something else, <0 on error. */
-static int parse_frame(struct ps_reader *r, const char *s, size_t len)
+/*
+ * Returns 1 for a frame line, 0 for something else, <0 on error. Without
+ * need_dso the symbol and the dso are optional.
+ */
+static int parse_frame(struct ps_reader *r, const char *s, size_t len,
+		       int need_dso)
 {
 	struct token sym, dso;
 	uint64_t addr;
 	uint32_t loc;
 
 	s = skip_space(s, &len);
-	if (split_frame(s, len, &addr, &sym, &dso) < 0)
+	if (split_frame(s, len, need_dso, &addr, &sym, &dso) < 0)
 		return 0;
 	loc = make_location(r, addr, &sym, &dso);
 	if (!loc || remember_frame(r, s, len, loc) < 0)
@@ -597,10 +749,14 @@ static uint32_t record_labels(struct ps_reader *r)
 		l[n].key = r->key_pid;
 		l[n++].num = r->rec.pid;
 	}
-	l[n].key = r->key_tid;
-	l[n++].num = r->rec.tid;
-	l[n].key = r->key_comm;
-	l[n++].str = r->rec.comm;
+	if (r->rec.tid >= 0) {
+		l[n].key = r->key_tid;
+		l[n++].num = r->rec.tid;
+	}
+	if (r->rec.comm) {
+		l[n].key = r->key_comm;
+		l[n++].str = r->rec.comm;
+	}
 	if (r->rec.cpu >= 0) {
 		l[n].key = r->key_cpu;
 		l[n++].num = r->rec.cpu;
@@ -613,6 +769,9 @@ static uint32_t record_labels(struct ps_reader *r)
 	return r->last_labels;
 }
 
+static void note_bad_line(struct ps_reader *r, uint64_t lineno,
+			  const char *line, size_t len);
+
 static int finish_record(struct ps_reader *r)
 {
 	struct event_columns c;
@@ -623,6 +782,11 @@ static int finish_record(struct ps_reader *r)
 	if (!r->rec.active)
 		return 0;
 	r->rec.active = 0;
+	if (r->rec.weak && !r->nframes && !r->npending) {
+		/* a line that only frames after it would make a header */
+		note_bad_line(r, r->rec.lineno, r->rec.text, strlen(r->rec.text));
+		return 0;
+	}
 	r->records++;
 	if ((rc = flush_pending(r)) ||
 	    (rc = find_columns(r, r->rec.event, r->rec.period >= 0, &c)))
@@ -697,59 +861,174 @@ static int is_blank(const char *s, size_t len)
 	return 1;
 }
 
+static void note_bad_line(struct ps_reader *r, uint64_t lineno,
+			  const char *line, size_t len)
+{
+	if (len > 60)
+		len = 60;
+	if (!r->bad_lines++) {
+		r->first_bad = lineno;
+		memcpy(r->first_bad_text, line, len);
+		r->first_bad_text[len] = '\0';
+	}
+	if (r->bad_lines <= MAX_WARNINGS)
+		pk_warn(r->ctx, "%s: line %llu: not a perf script line: '%.*s'",
+			pk_input_name(r->in), (unsigned long long)lineno,
+			(int)len, line);
+}
+
 static void bad_line(struct ps_reader *r, const char *line, size_t len)
 {
-	if (++r->bad_lines <= MAX_WARNINGS)
-		pk_warn(r->ctx, "%s: line %llu: not a perf script line: '%.*s'",
-			pk_input_name(r->in),
-			(unsigned long long)pk_input_lineno(r->in),
-			(int)(len > 60 ? 60 : len), line);
+	note_bad_line(r, pk_input_lineno(r->in), line, len);
+}
+
+/* "  file.c:123" after a frame: perf script -F +srcline */
+static int is_srcline(const char *line, size_t len)
+{
+	return len > 2 && line[0] == ' ' && line[1] == ' ' && !is_space(line[2]);
+}
+
+static int is_frame_text(const char *s, size_t len)
+{
+	struct token sym, dso;
+	uint64_t addr;
+
+	s = skip_space(s, &len);
+	return split_frame(s, len, 0, &addr, &sym, &dso) == 0;
+}
+
+/* What follows a callchain with -F brstack: only branch entries. */
+static int is_brstack_line(const char *line, const struct token *tok, size_t n)
+{
+	size_t i;
+
+	if (!n || !is_space(line[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_brstack_token(&tok[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * A frame line in a callchain: tab-indented as perf prints it, or laid
+ * out as perf lays out an address, may lack the symbol and the dso; in
+ * other lines (old perf's unindented frames) the dso must end it.
+ */
+static int chain_frame(struct ps_reader *r, const char *line, size_t len)
+{
+	struct token t[1];
+	int relaxed = line[0] == '\t' ||
+		(tokenize(line, len, t, 1) == 1 && is_address_at(&t[0]));
+
+	return parse_frame(r, line, len, !relaxed);
+}
+
+/*
+ * A new record from a header line, with the frame that ends it when the
+ * sample has no callchain (trailing branch entries are dropped).
+ */
+static int new_record(struct ps_reader *r, const char *line, size_t len,
+		      const struct token *tok, size_t n, const struct header *h)
+{
+	size_t j, end = n;
+	int rc;
+
+	const char *stop = line + len;
+
+	if ((rc = finish_record(r)))
+		return rc;
+	j = parse_header(r, tok, n, h);
+	if (h->frame < n)
+		j = h->frame;
+	while (end > j + 1 && is_brstack_token(&tok[end - 1]))
+		end--;
+	if (end < n)
+		stop = tok[end - 1].s + tok[end - 1].len;
+	/* Without callchains the frame ends the header line. */
+	if (j < n && pki_hexval(*tok[j].s) >= 0) {
+		rc = parse_frame(r, tok[j].s, (size_t)(stop - tok[j].s),
+				 !is_address_at(&tok[j]));
+		if (rc < 0)
+			return rc;
+		r->rec.single_line = rc;
+		r->last_frame = rc;
+	}
+	r->rec.weak = !h->strong && !r->rec.single_line;
+	if (r->rec.weak) {
+		size_t tlen = len < sizeof(r->rec.text) - 1 ? len : sizeof(r->rec.text) - 1;
+
+		memcpy(r->rec.text, line, tlen);
+		r->rec.text[tlen] = '\0';
+	}
+	return 0;
 }
 
 static int handle_line(struct ps_reader *r, const char *line, size_t len)
 {
-	const char *trailer;
-	size_t trailer_len;
+	struct token tok[MAX_TOKENS];
+	struct header h;
+	int chain = r->rec.active && !r->rec.single_line;
+	int after_blank = r->after_blank, last_frame = r->last_frame;
+	size_t n;
 	int rc;
 
 	if (len && line[0] == '#') {
 		parse_comment(r, line, len);
 		return 0;
 	}
-	if (is_blank(line, len))
+	if (is_blank(line, len)) {
+		r->after_blank = 1;
+		r->last_frame = 0;
 		return finish_record(r);
-	/* Frame texts repeat: a known one needs no parsing. */
-	if (r->rec.active) {
+	}
+	r->lines++;
+	r->after_blank = r->last_frame = 0;
+	if (chain) {
+		/* Frame texts repeat: a known one needs no parsing. */
 		uint32_t loc = cached_frame(r, line, len);
 
-		if (loc)
+		if (loc) {
+			r->last_frame = 1;
 			return push_frame(r, loc);
-	}
-	/* In a callchain an indented line is a frame; otherwise a header
-	 * starts a record (without callchains perf pads the comm) and
-	 * anything else is a frame (old perf prints them unindented). */
-	if (r->rec.active && !r->rec.single_line && is_space(line[0])) {
-		rc = parse_frame(r, line, len);
-		if (rc)
+		}
+		/* In a callchain an indented line is a frame. */
+		if (is_space(line[0]) && (rc = chain_frame(r, line, len))) {
+			r->last_frame = rc > 0;
 			return rc < 0 ? rc : 0;
-	}
-	if (!is_header(line, len)) {
-		rc = r->rec.active ? parse_frame(r, line, len) : 0;
-		if (rc == 0)
-			bad_line(r, line, len);
+		}
+	} else if (line[0] == '\t' && is_frame_text(line, len)) {
+		/* a callchain under an empty header line (-F ip,sym) */
+		if ((rc = finish_record(r)))
+			return rc;
+		start_record(r);
+		rc = parse_frame(r, line, len, 0);
+		r->last_frame = rc > 0;
 		return rc < 0 ? rc : 0;
 	}
-	if ((rc = finish_record(r)))
-		return rc;
-	if (parse_header(r, line, len, &trailer, &trailer_len) < 0)
-		return pk_error_set(r->ctx, PK_EINPUT, "internal: header mismatch");
-	/* Without callchains the frame ends the header line. */
-	if (trailer_len && pki_hexval(*trailer) >= 0) {
-		rc = parse_frame(r, trailer, trailer_len);
-		if (rc < 0)
-			return rc;
-		r->rec.single_line = rc;
+	n = tokenize(line, len, tok, MAX_TOKENS);
+	find_fields(tok, n, &h);
+	/* a header starts a record (without callchains perf pads the comm) */
+	if (h.strong || h.frame < n)
+		return new_record(r, line, len, tok, n, &h);
+	if (last_frame && is_srcline(line, len))
+		return 0;
+	if (chain && is_brstack_line(line, tok, n)) {
+		r->after_blank = 1;	/* it ends the record */
+		return finish_record(r);
 	}
+	/* old perf prints frames unindented */
+	if (r->rec.active && (rc = parse_frame(r, line, len, 1))) {
+		r->last_frame = rc > 0;
+		return rc < 0 ? rc : 0;
+	}
+	/* a header of comm or event alone, which frames must follow */
+	if (after_blank && !r->rec.active)
+		return new_record(r, line, len, tok, n, &h);
+	/* a lone comm before this was no header either: warn in order */
+	if (r->rec.weak && !r->nframes && !r->npending && (rc = finish_record(r)))
+		return rc;
+	bad_line(r, line, len);
 	return 0;
 }
 
@@ -774,6 +1053,7 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	r.key_comm = pk_profile_intern_cstr(p, "comm");
 	r.key_cpu = pk_profile_intern_cstr(p, "cpu");
 	r.str_inlined = pk_profile_intern_cstr(p, "inlined");
+	r.after_blank = 1;
 	for (;;) {
 		uint64_t start = pk_input_offset(in);
 
@@ -806,6 +1086,16 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 				  "%s: no perf script samples found (expected "
 				  "'comm pid [cpu] time: event:' lines)",
 				  pk_input_name(in));
+	/* a few odd lines are warnings; mostly odd lines are another format */
+	if (!rc && r.bad_lines * 2 > r.lines)
+		rc = pk_error_set(ctx, PK_EINPUT,
+				  "%s: line %llu: not a perf script line: '%s' "
+				  "(%llu of %llu lines are not; expected "
+				  "'comm pid [cpu] time: event:' headers and "
+				  "'address symbol (dso)' frames)",
+				  pk_input_name(in), (unsigned long long)r.first_bad,
+				  r.first_bad_text, (unsigned long long)r.bad_lines,
+				  (unsigned long long)r.lines);
 	pk_profile_free(r.frame_text);
 	pki_idtab_release(&r.frame_tab);
 	free(r.frame_cache);
@@ -816,16 +1106,36 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 
 /* ---- probe ---- */
 
+/* A token laid out as perf lays out an address: "\t%16lx", " %16lx". */
+static int has_address_at(const struct token *tok, size_t ntok)
+{
+	size_t i;
+
+	for (i = 0; i < ntok; i++)
+		if (is_address_at(&tok[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Headers with a pid are perf's own; frames that end in a dso may be
+ * anything's, so without such a header the frames must be laid out as
+ * perf lays them out, and any other line (a comm, an event, a time
+ * alone) counts only when such a frame follows it.
+ */
 static int perf_script_probe(const unsigned char *buf, size_t len)
 {
 	const char *s = (const char *)buf, *end = s + len;
-	int headers = 0, frames = 0, others = 0;
+	int headers = 0, frames = 0, laid_out = 0, others = 0;
+	int pending = 0, last_frame = 0;
 
 	while (s < end && headers + frames + others < 40) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		struct token tok[MAX_TOKENS];
+		struct header h;
 		size_t ntok;
+		int frame = 0;
 
 		if (!nl && s != (const char *)buf)
 			break;	/* a cut-off last line proves nothing */
@@ -834,18 +1144,34 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 		ntok = tokenize(s, n, tok, MAX_TOKENS);
 		if (memchr(s, '\0', n))
 			return 0;
-		if ((n && s[0] == '#') || is_blank(s, n))
-			;
-		else if (find_pid_token(tok, ntok))
+		find_fields(tok, ntok, &h);
+		if ((n && s[0] == '#') || is_blank(s, n)) {
+			others += pending;
+			pending = 0;
+		} else if (h.strong && h.pid) {
 			headers++;
-		else if (ntok >= 2 && s[n - 1] == ')' && pki_hexval(tok[0].s[0]) >= 0)
+		} else if (has_address_at(tok, ntok)) {
 			frames++;
-		else
-			others++;
+			laid_out++;
+			frame = 1;
+			pending = 0;
+		} else if (ntok >= 2 && s[n - 1] == ')' && pki_hexval(tok[0].s[0]) >= 0) {
+			frames++;
+			frame = 1;
+		} else if (last_frame && is_srcline(s, n)) {
+			frame = 1;
+		} else {
+			others += pending;
+			pending = 1;
+		}
+		last_frame = frame;
 		s = nl ? nl + 1 : end;
 	}
+	others += pending;
 	if (headers && others * 4 <= headers + frames)
 		return headers + frames >= 4 ? 80 : 50;
+	if (!headers && laid_out >= 4 && others * 4 <= frames)
+		return others ? 50 : 75;
 	return 0;
 }
 

@@ -166,6 +166,187 @@ static void test_garbage(void)
 	pk_profile_free(p);
 }
 
+static const char *mapping_file(struct pk_profile *p, size_t i, size_t k)
+{
+	size_t depth;
+	const uint32_t *stack = pk_profile_stack(p, pk_profile_sample(p, i)->stack, &depth);
+	const struct pk_mapping *m;
+
+	if (k >= depth)
+		return "(no frame)";
+	m = pk_profile_mapping(p, pk_profile_location(p, stack[k])->mapping);
+	return m ? pk_profile_string(p, m->file) : "(none)";
+}
+
+static size_t stack_depth(struct pk_profile *p, size_t i)
+{
+	size_t depth;
+
+	pk_profile_stack(p, pk_profile_sample(p, i)->stack, &depth);
+	return depth;
+}
+
+/* Field sets other than the default, as perf 6.1 prints them. */
+static void test_callchain_field_sets(void)
+{
+	int rc;
+	struct pk_profile *p;
+
+	/* -F ip,sym: an empty header line, frames without dso or offset */
+	p = read_text("\n"
+		      "\t           15c1a init_cpu_features.constprop.0\n"
+		      "\t               0 [unknown]\n"
+		      "\n"
+		      "\n"
+		      "\t    561235326169 hot_loop\n"
+		      "\t    561235326200 (anonymous namespace)::run()\n"
+		      "\n", &rc);
+	is_int(rc, 0, "-F ip,sym read");
+	is_int(pk_profile_sample_count(p), 2, "a sample per callchain under an empty header");
+	is_str(frame_fn(p, 0, 0, 0), "init_cpu_features.constprop.0", "a frame without dso");
+	is_str(mapping_file(p, 0, 0), "(none)", "and without a mapping");
+	is_str(label_str(p, 1, "comm"), "(none)", "no comm label without comm");
+	is_int(label_num(p, 1, "tid"), -1, "no tid label without tid");
+	is_str(frame_fn(p, 1, 1, 0), "(anonymous namespace)::run()",
+	       "a name in parentheses without a dso is a name");
+	pk_profile_free(p);
+
+	/* -F comm,tid,ip,sym,srcline: srclines skipped, "(inlined)" there too */
+	p = read_text("work er 0  5958 \n"
+		      "\t            e2bc elf_machine_rela_relative\n"
+		      "  dl-machine.h:483 (inlined)\n"
+		      "\t            e2bc _dl_relocate_object\n"
+		      "  dl-reloc.c:301\n"
+		      "\t           1ab77 _start\n"
+		      "  :0\n"
+		      "\n"
+		      "worker 0 \n"
+		      "\t            1196 [unknown]\n"
+		      "  cxx-dwarf[1196]\n"
+		      "\n", &rc);
+	is_int(rc, 0, "-F comm,tid,ip,sym,srcline read");
+	is_int(pk_profile_sample_count(p), 2, "two samples");
+	is_int(stack_depth(p, 0), 3, "srcline lines are no frames");
+	is_str(label_str(p, 0, "comm"), "work er 0", "comm ending in digits, then the tid");
+	is_int(label_num(p, 0, "tid"), 5958, "the tid");
+	is_str(label_str(p, 1, "comm"), "worker 0", "a number not padded as a tid ends the comm");
+	is_int(label_num(p, 1, "tid"), -1, "so there is no tid");
+	pk_profile_free(p);
+
+	/* headers without comm: tid, time, period, event alone */
+	p = read_text(" 4011 \n\t 1613 hot\n\n"
+		      " 2421.514369: \n\t 1613 hot (/x)\n\n"
+		      "    500000 \n\t 1613 hot\n\n"
+		      "cpu-clock: \n\t 1613 hot\n\n", &rc);
+	is_int(rc, 0, "headers of one field read");
+	is_int(pk_profile_sample_count(p), 4, "four samples");
+	is_int(label_num(p, 0, "tid"), 4011, "-F tid: the tid");
+	is_int(pk_profile_sample(p, 1)->time, 2421514369000ULL, "-F time: the time");
+	is_int(label_num(p, 2, "tid"), -1, "-F period: a number padded as a period is no tid");
+	is_int(pk_profile_event_count(p), 1, "no event is named by the samples without one");
+	pk_profile_free(p);
+
+	/* -F ...,brstack: branch entries end the callchain, no blank line */
+	p = read_text("c-fp \n"
+		      "\t            1613 hot (/x)\n"
+		      " 0x4005b0/0x400590/P/-/-/0  0x4005c0(/x)/0x4005a0(/x)/M/-/-/12/COND/- \n"
+		      "c-fp \n"
+		      "\t            1700 main (/x)\n"
+		      " main+0x10/hot+0x0/P/-/-/0 \n", &rc);
+	is_int(rc, 0, "branch stacks after callchains read");
+	is_int(pk_profile_sample_count(p), 2, "two samples");
+	is_str(frame_fn(p, 1, 0, 0), "main", "the second one's frame");
+	pk_profile_free(p);
+}
+
+/* Without callchains (perf script -G, or a recording without -g). */
+static void test_single_line_field_sets(void)
+{
+	int rc;
+	struct pk_profile *p = read_text(
+		"     7f5754e95c1a init_cpu_features.constprop.0\n"
+		" 4011      561235326169 hot_loop\n"
+		"  main.c:12\n"
+		"              dd      561235326169 hot_loop (/tmp/rec/c-fp)\n"
+		"            c-fp      561235326169\n"
+		" 2421.515863:      561235326169 hot_loop+0x20 (/tmp/rec/c-fp)  0x4005b0/0x400590/P/-/-/0 \n"
+		"            c-fp  4011  2421.515863:     500000      561235326169 hot_loop\n",
+		&rc);
+
+	is_int(rc, 0, "single-line field sets read");
+	is_int(pk_profile_sample_count(p), 6, "one sample per line, the srcline skipped");
+	is_str(frame_fn(p, 0, 0, 0), "init_cpu_features.constprop.0", "-F ip,sym");
+	is_int(label_num(p, 1, "tid"), 4011, "-F tid,ip,sym: the tid");
+	is_str(frame_fn(p, 1, 0, 0), "hot_loop", "and the frame");
+	is_str(label_str(p, 2, "comm"), "dd", "a padded comm that looks like hex, before an address");
+	is_str(mapping_file(p, 2, 0), "/tmp/rec/c-fp", "the dso");
+	is_str(frame_fn(p, 3, 0, 0), "", "-F comm,ip: an address alone");
+	is_int(pk_profile_location(p, pk_profile_stack(p, pk_profile_sample(p, 3)->stack,
+						       &(size_t){ 0 })[0])->address,
+	       0x561235326169ULL, "its address");
+	is_str(mapping_file(p, 4, 0), "/tmp/rec/c-fp", "branch entries after the frame are dropped");
+	is_int(pk_profile_sample_values(p, 5)[1], 500000, "a period without event, by its padding");
+	pk_profile_free(p);
+}
+
+static void test_mostly_bad(void)
+{
+	int rc;
+	struct pk_profile *p = read_text(
+		"c-fp  4011  2421.514369: cpu-clock: \n"
+		"\t 15c1a main (/x)\n"
+		"\n"
+		"hello\n"
+		"world\n"
+		"foo bar\n", &rc);
+
+	is_int(rc, PK_EINPUT, "mostly other lines: an error");
+	ok(strstr(pk_context_error(ctx)->message,
+		  "test: line 4: not a perf script line: 'hello' (3 of 5 lines are not") != NULL,
+	   "naming the first bad line: %s", pk_context_error(ctx)->message);
+	pk_profile_free(p);
+
+	p = read_text("hello\n", &rc);
+	is_int(rc, PK_EINPUT, "a lone comm with no frames is no sample");
+	pk_profile_free(p);
+}
+
+static void test_detects(const char *text, const char *what)
+{
+	const struct pk_reader *r = NULL;
+	struct pk_input *in;
+	int rc;
+
+	pk_context_clear_error(ctx);
+	rc = pk_input_open_memory(ctx, "sample", text, strlen(text), &in);
+	if (!rc)
+		rc = pk_reader_detect(ctx, in, &r);
+	ok(rc == 0 && r && strcmp(r->name, "perf-script") == 0, "found without --from: %s", what);
+	if (!rc)
+		pk_input_close(in);
+}
+
+static void test_probe(void)
+{
+	test_detects("\n\t           15c1a init\n\t               0 [unknown]\n\n"
+		     "\n\t           13608 _dl_load_cache_lookup\n\t            81e3 _dl_map_object\n\n",
+		     "-F ip,sym");
+	test_detects("c-fp \n\t           15c1a init (/x)\n\t               0 [unknown] ([unknown])\n\n"
+		     "c-fp \n\t           13608 lookup (/x)\n\t            81e3 map (/x)\n\n",
+		     "-F comm,ip,sym,dso");
+	test_detects("c-fp  4011 \n\t           15c1a init\n  cpu-features.c:303\n"
+		     "\t               0 [unknown]\n\nc-fp  4011 \n\t           13608 lookup\n"
+		     "  dl-cache.c:430\n\t            81e3 map\n  dl-load.c:2139\n\n",
+		     "-F comm,tid,ip,sym,srcline");
+	test_detects("     7f5754e95c1a init\n     7f5754e93608 lookup\n"
+		     "     7f5754d39a60 ifunc\n     561235326169 hot_loop\n",
+		     "-F ip,sym without callchains");
+	test_detects(" 2421.514369: \n\t           15c1a init (/x)\n\n"
+		     " 2421.514870: \n\t           13608 lookup (/x)\n\t            81e3 map (/x)\n\n"
+		     " 2421.515376: \n\t           b0a60 ifunc (/x)\n\n",
+		     "-F time,ip,sym,dso");
+}
+
 int main(void)
 {
 	ctx = pk_context_new();
@@ -174,6 +355,10 @@ int main(void)
 	test_odd_layouts();
 	test_no_callchain();
 	test_garbage();
+	test_callchain_field_sets();
+	test_single_line_field_sets();
+	test_mostly_bad();
+	test_probe();
 	pk_context_free(ctx);
 	return done_testing();
 }
