@@ -586,11 +586,13 @@ static void test_producers(void)
 			total += pk_profile_sample_values(p, i)[0];
 			if (depth == 2 && f && !strcmp(pk_profile_string(p, f->name), "work"))
 				leaf_work += pk_profile_sample_values(p, i)[0];
-			if (depth == 4)
+			if (depth == 4) {
+				const struct pk_location *caller = pk_profile_location(p, stack[1]);
+
 				unnamed = !pk_profile_location(p, stack[0])->nlines &&
-					  pk_profile_location(p, stack[1])->nlines == 1 &&
-					  pk_profile_location_lines(p, pk_profile_location(p, stack[1]))
-						  [0].function == 0;
+					  caller->nlines == 1 &&
+					  pk_profile_location_lines(p, caller)[0].function == 0;
+			}
 		}
 		ok(total == 7 && leaf_work == 5, "values by stack: 5 at work, 7 in all");
 		ok(unnamed, "a line with function_id 0 and a location without lines");
