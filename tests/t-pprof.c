@@ -482,12 +482,14 @@ static void put_strings(struct pb *m)
 
 /*
  * main -> work (leaf), and work -> a line without a function (id 0) ->
- * a location without lines or mapping: values 5 and 2. "packed" writes
- * repeated numbers packed, in profile.proto's field order, string table
- * last (as Go does); otherwise unpacked, the fields in reverse order and
- * the string table first, no period, time or mapping anywhere.
+ * a location without lines or mapping: values 5 and 2. Shape 0: repeated
+ * numbers unpacked, the fields in reverse order, the string table first,
+ * no period, time or mapping. Shape 1: packed, Go's order (time first,
+ * string table last). Shape 2: async-profiler's JfrToPprof order: one
+ * sample type, a comment, samples, a mapping no location names, then
+ * locations, functions, strings, time and duration last.
  */
-static void encode_producer(struct pb *out, int packed)
+static void encode_producer(struct pb *out, int shape)
 {
 	struct pb vt = { .n = 0 }, s1 = { .n = 0 }, s2 = { .n = 0 }, f1 = { .n = 0 },
 		f2 = { .n = 0 }, loc[4], line = { .n = 0 }, pk = { .n = 0 };
@@ -513,7 +515,7 @@ static void encode_producer(struct pb *out, int packed)
 			put_message(&loc[i], 4, &line);
 		}
 	}
-	if (packed) {
+	if (shape) {
 		pk.n = 0, put_varint(&pk, 7), put_varint(&pk, 9);
 		put_bytes(&s1, 1, pk.b, pk.n);
 		pk.n = 0, put_varint(&pk, 5);
@@ -523,6 +525,25 @@ static void encode_producer(struct pb *out, int packed)
 		put_bytes(&s2, 1, pk.b, pk.n);
 		pk.n = 0, put_varint(&pk, 2);
 		put_bytes(&s2, 2, pk.b, pk.n);
+	}
+	if (shape == 2) {
+		struct pb map = { .n = 0 };
+
+		put_field(&map, 1, 1), put_field(&map, 2, 0);
+		put_field(&map, 3, INT64_MAX), put_field(&map, 5, 5);
+		put_message(out, 1, &vt);
+		put_field(out, 13, 1);
+		put_message(out, 2, &s1);
+		put_message(out, 2, &s2);
+		put_message(out, 3, &map);
+		for (i = 0; i < 4; i++)
+			put_message(out, 4, &loc[i]);
+		put_message(out, 5, &f1);
+		put_message(out, 5, &f2);
+		put_strings(out);
+		put_field(out, 9, 1700000000000000000ULL);
+		put_field(out, 10, 1000000000);
+	} else if (shape == 1) {
 		put_field(out, 9, 1700000000000000000ULL);
 		put_message(out, 1, &vt);
 		put_message(out, 2, &s1);
@@ -551,9 +572,12 @@ static void encode_producer(struct pb *out, int packed)
 
 static void test_producers(void)
 {
-	int packed;
+	static const char *const shapes[] = {
+		"unpacked, reversed", "packed, Go's order", "async-profiler's order",
+	};
+	int shape;
 
-	for (packed = 0; packed <= 1; packed++) {
+	for (shape = 0; shape <= 2; shape++) {
 		struct pk_context *ctx = pk_context_new();
 		struct pk_options *opts = pk_options_new();
 		struct pk_profile *p = pk_profile_new(0);
@@ -565,12 +589,12 @@ static void test_producers(void)
 		struct pb m;
 		int rc;
 
-		encode_producer(&m, packed);
+		encode_producer(&m, shape);
 		rc = pk_input_open_memory(ctx, "producer", m.b, m.n, &in);
 		if (!rc)
 			rc = pk_reader_detect(ctx, in, &r);
 		ok(!rc && r && !strcmp(r->name, "pprof"), "%s: detected as pprof",
-		   packed ? "packed, Go's order" : "unpacked, reversed");
+		   shapes[shape]);
 		if (!rc)
 			rc = pk_read(ctx, in, r, p, opts);
 		ok(!rc && pk_profile_sample_count(p) == 2, "read: two samples (%s)",
