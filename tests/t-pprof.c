@@ -526,35 +526,33 @@ static void encode_producer(struct pb *out, int shape)
 		pk.n = 0, put_varint(&pk, 2);
 		put_bytes(&s2, 2, pk.b, pk.n);
 	}
-	if (shape == 2) {
+	if (shape) {
 		struct pb map = { .n = 0 };
 
 		put_field(&map, 1, 1), put_field(&map, 2, 0);
 		put_field(&map, 3, INT64_MAX), put_field(&map, 5, 5);
+		if (shape == 1)
+			put_field(out, 9, 1700000000000000000ULL);
 		put_message(out, 1, &vt);
-		put_field(out, 13, 1);
+		if (shape == 2)
+			put_field(out, 13, 1);
 		put_message(out, 2, &s1);
 		put_message(out, 2, &s2);
-		put_message(out, 3, &map);
+		if (shape == 2)
+			put_message(out, 3, &map);
 		for (i = 0; i < 4; i++)
 			put_message(out, 4, &loc[i]);
 		put_message(out, 5, &f1);
 		put_message(out, 5, &f2);
+		if (shape == 1) {
+			put_message(out, 11, &vt);
+			put_field(out, 12, 1);
+		}
 		put_strings(out);
-		put_field(out, 9, 1700000000000000000ULL);
-		put_field(out, 10, 1000000000);
-	} else if (shape == 1) {
-		put_field(out, 9, 1700000000000000000ULL);
-		put_message(out, 1, &vt);
-		put_message(out, 2, &s1);
-		put_message(out, 2, &s2);
-		for (i = 0; i < 4; i++)
-			put_message(out, 4, &loc[i]);
-		put_message(out, 5, &f1);
-		put_message(out, 5, &f2);
-		put_message(out, 11, &vt);
-		put_field(out, 12, 1);
-		put_strings(out);
+		if (shape == 2) {
+			put_field(out, 9, 1700000000000000000ULL);
+			put_field(out, 10, 1000000000);
+		}
 	} else {
 		put_field(&s1, 1, 7), put_field(&s1, 1, 9), put_field(&s1, 2, 5);
 		put_field(&s2, 2, 2), put_field(&s2, 1, 4), put_field(&s2, 1, 3);
