@@ -372,7 +372,7 @@ static int print_table(const struct pk_profile *p, const struct pk_top *top, siz
 	static const char *const labels[] = { "", " (inline)", " (partial-inline)" };
 	const char *unit;
 	char a[64], b[64], c[16], d[16], e[16];
-	size_t i, n = 0;
+	size_t i, n, kept = 0;
 
 	if (!rows || !label) {
 		free(rows);
@@ -385,9 +385,10 @@ static int print_table(const struct pk_profile *p, const struct pk_top *top, siz
 		flat_total += top->rows[i].flat;
 	node_cutoff = llabs((int64_t)((double)flat_total * 0.005));
 	edge_cutoff = llabs((int64_t)((double)flat_total * 0.001));
-	for (i = 0; i < top->nrows && (!limit || n < limit); i++)
+	for (i = 0; i < top->nrows; i++)
 		if (!node_cutoff || llabs(top->rows[i].cum) >= node_cutoff)
-			rows[n++] = &top->rows[i];
+			rows[kept++] = &top->rows[i];
+	n = limit && limit < kept ? limit : kept;
 	if (inline_labels(p, top->column, rows, n, edge_cutoff, label) < 0) {
 		free(rows);
 		free(label);
@@ -400,8 +401,14 @@ static int print_table(const struct pk_profile *p, const struct pk_top *top, siz
 	format_value(b, sizeof(b), total, sample_unit, unit);
 	format_percent(c, sizeof(c), shown, total);
 	printf("Showing nodes accounting for %s, %s of %s total\n", a, c + strspn(c, " "), b);
-	if (n < top->nrows)
-		printf("Showing top %zu nodes out of %zu\n", n, top->nrows);
+	if (total && kept < top->nrows) {
+		format_value(a, sizeof(a), llabs((int64_t)((double)total * 0.005)),
+			     sample_unit, unit);
+		printf("Dropped %zu node%s (cum <= %s)\n", top->nrows - kept,
+		       top->nrows - kept > 1 ? "s" : "", a);
+	}
+	if (total && n < kept)
+		printf("Showing top %zu nodes out of %zu\n", n, kept);
 	printf("%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
 	for (i = 0; i < n; i++) {
 		sum += rows[i]->flat;
