@@ -156,11 +156,11 @@ static int read_location(struct pprof_reader *r, const Perftools__Profiles__Loca
 	if (pl->n_line > PK_ARRAY_SIZE(small) && !(lines = malloc(pl->n_line * sizeof(*lines))))
 		return PK_ENOMEM;
 	for (i = 0; i < pl->n_line; i++) {
-		/* function_id 0 is a line without a function, as pprof reads it */
+		/* pprof rejects function_id 0 too ("a line with nil function") */
 		lines[i].function = lookup(r->functions, r->pb->n_function,
 					   pl->line[i]->function_id);
 		lines[i].line = pl->line[i]->line;
-		if (!lines[i].function && pl->line[i]->function_id)
+		if (!lines[i].function)
 			break;
 	}
 	*out = i == pl->n_line ?
