@@ -12,6 +12,9 @@
 #include "internal.h"
 #include "proto/profile.pb-c.h"
 
+/* A fact for viewers: the sample type pprof shows when none is asked for. */
+#define PK_PPROF_DEFAULT_SAMPLE_TYPE "default_sample_type"
+
 /* pprof ids are arbitrary numbers: a sorted table maps them to ours. */
 struct id_map {
 	uint64_t id;
@@ -153,6 +156,7 @@ static int read_location(struct pprof_reader *r, const Perftools__Profiles__Loca
 	if (pl->n_line > PK_ARRAY_SIZE(small) && !(lines = malloc(pl->n_line * sizeof(*lines))))
 		return PK_ENOMEM;
 	for (i = 0; i < pl->n_line; i++) {
+		/* pprof rejects function_id 0 too ("a line with nil function") */
 		lines[i].function = lookup(r->functions, r->pb->n_function,
 					   pl->line[i]->function_id);
 		lines[i].line = pl->line[i]->line;
@@ -308,6 +312,13 @@ static int read_header(struct pprof_reader *r)
 					      pk_profile_string(r->p, unit), pb->period);
 	}
 	pk_profile_set_time(r->p, pb->time_nanos, pb->duration_nanos);
+	if (!rc && pb->default_sample_type) {
+		/* what pprof shows first (Go's allocs profile: alloc_space) */
+		rc = string_of(r, pb->default_sample_type, &type);
+		if (!rc)
+			pk_profile_set_meta(r->p, PK_PPROF_DEFAULT_SAMPLE_TYPE,
+					    pk_profile_string(r->p, type));
+	}
 	if (!rc)
 		rc = read_frame_filter(r, pb->drop_frames, PK_META_DROP_FRAMES);
 	if (!rc)
@@ -360,17 +371,91 @@ static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 
-/* ---- probe: does the start parse as profile.proto's fields? ---- */
+/* ---- probe: does the start parse as profile.proto's messages? ---- */
 
+/*
+ * Producers write the fields in any order (Go's runtime/pprof starts with
+ * time_nanos or period_type, pprof -proto with sample_type, Go puts the
+ * string table last), so the probe walks every top-level field in the
+ * window and checks each against profile.proto: the field number is
+ * known, its wire type is the one that number has (varint, or
+ * length-delimited for messages, strings and packed repeated numbers),
+ * and each message that fits in the window holds only its own fields.
+ * Random bytes fail within a few fields; text fails at its first
+ * message. The walk stops at the first field the window cuts.
+ */
+
+#define W_VARINT (1u << 0)
+#define W_LEN (1u << 2)
+#define W_PACKED (W_VARINT | W_LEN)	/* repeated number: packed or not */
+
+enum schema { S_NONE, S_VALUE_TYPE, S_SAMPLE, S_LABEL, S_MAPPING, S_LOCATION,
+	      S_LINE, S_FUNCTION, S_BYTES };
+
+struct field_rule {
+	unsigned char wire;		/* W_* bits allowed */
+	unsigned char schema;		/* what a length-delimited field holds */
+};
+
+/* Indexed by field number; a zero rule is an unknown field. */
+static const struct field_rule profile_fields[16] = {
+	[1] = { W_LEN, S_VALUE_TYPE },	[2] = { W_LEN, S_SAMPLE },
+	[3] = { W_LEN, S_MAPPING },	[4] = { W_LEN, S_LOCATION },
+	[5] = { W_LEN, S_FUNCTION },	[6] = { W_LEN, S_BYTES },
+	[7] = { W_VARINT, 0 },		[8] = { W_VARINT, 0 },
+	[9] = { W_VARINT, 0 },		[10] = { W_VARINT, 0 },
+	[11] = { W_LEN, S_VALUE_TYPE },	[12] = { W_VARINT, 0 },
+	[13] = { W_PACKED, 0 },		[14] = { W_VARINT, 0 },
+	[15] = { W_LEN, S_BYTES },
+};
+static const struct field_rule value_type_fields[3] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 },
+};
+static const struct field_rule sample_fields[4] = {
+	[1] = { W_PACKED, 0 }, [2] = { W_PACKED, 0 }, [3] = { W_LEN, S_LABEL },
+};
+static const struct field_rule label_fields[5] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 }, [3] = { W_VARINT, 0 },
+	[4] = { W_VARINT, 0 },
+};
+static const struct field_rule mapping_fields[11] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 }, [3] = { W_VARINT, 0 },
+	[4] = { W_VARINT, 0 }, [5] = { W_VARINT, 0 }, [6] = { W_VARINT, 0 },
+	[7] = { W_VARINT, 0 }, [8] = { W_VARINT, 0 }, [9] = { W_VARINT, 0 },
+	[10] = { W_VARINT, 0 },
+};
+static const struct field_rule location_fields[6] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 }, [3] = { W_VARINT, 0 },
+	[4] = { W_LEN, S_LINE }, [5] = { W_VARINT, 0 },
+};
+static const struct field_rule line_fields[4] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 }, [3] = { W_VARINT, 0 },
+};
+static const struct field_rule function_fields[6] = {
+	[1] = { W_VARINT, 0 }, [2] = { W_VARINT, 0 }, [3] = { W_VARINT, 0 },
+	[4] = { W_VARINT, 0 }, [5] = { W_VARINT, 0 },
+};
+
+static const struct { const struct field_rule *rules; size_t n; } schemas[] = {
+	[S_VALUE_TYPE] = { value_type_fields, PK_ARRAY_SIZE(value_type_fields) },
+	[S_SAMPLE] = { sample_fields, PK_ARRAY_SIZE(sample_fields) },
+	[S_LABEL] = { label_fields, PK_ARRAY_SIZE(label_fields) },
+	[S_MAPPING] = { mapping_fields, PK_ARRAY_SIZE(mapping_fields) },
+	[S_LOCATION] = { location_fields, PK_ARRAY_SIZE(location_fields) },
+	[S_LINE] = { line_fields, PK_ARRAY_SIZE(line_fields) },
+	[S_FUNCTION] = { function_fields, PK_ARRAY_SIZE(function_fields) },
+};
+
+/* 0 and the value, or -1 when the bytes end first or it is over 10 bytes. */
 static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
 	int shift = 0;
 
 	*v = 0;
-	while (*p < end && shift < 64) {
+	while (*p < end && shift < 70) {
 		unsigned char b = *(*p)++;
 
-		*v |= (uint64_t)(b & 0x7f) << shift;
+		*v |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 0);
 		if (!(b & 0x80))
 			return 0;
 		shift += 7;
@@ -378,66 +463,89 @@ static int read_varint(const unsigned char **p, const unsigned char *end, uint64
 	return -1;
 }
 
-/* A ValueType message: type (1) and unit (2), both varints. */
-static int is_value_type(const unsigned char *p, const unsigned char *end)
+/* Whole varints and nothing else: a packed repeated number. */
+static int is_packed(const unsigned char *p, const unsigned char *end)
 {
-	uint64_t tag, v;
+	uint64_t v;
 
-	if (p == end)
-		return 0;
 	while (p < end)
-		if (read_varint(&p, end, &tag) < 0 || (tag != 0x08 && tag != 0x10) ||
-		    read_varint(&p, end, &v) < 0)
+		if (read_varint(&p, end, &v) < 0)
 			return 0;
 	return 1;
 }
 
-/*
- * pprof and Go write the fields in order, so a profile starts with a
- * sample_type; then every field must have profile.proto's wire type.
- */
+/* A whole message of the schema: its fields, each of its wire type. */
+static int is_message(const unsigned char *p, const unsigned char *end,
+		      enum schema schema, int depth)
+{
+	const struct field_rule *rules = schemas[schema].rules;
+
+	if (depth > 3)
+		return 0;
+	while (p < end) {
+		uint64_t tag, v;
+		struct field_rule rule;
+
+		if (read_varint(&p, end, &tag) < 0 || (tag >> 3) >= schemas[schema].n)
+			return 0;
+		rule = rules[tag >> 3];
+		if (!(rule.wire & (1u << (tag & 7))))
+			return 0;
+		if (read_varint(&p, end, &v) < 0)
+			return 0;
+		if ((tag & 7) == 0)
+			continue;
+		if (v > (uint64_t)(end - p))
+			return 0;
+		if (rule.schema ? !is_message(p, p + v, rule.schema, depth + 1) :
+		    !is_packed(p, p + v))
+			return 0;
+		p += v;
+	}
+	return 1;
+}
+
 static int pprof_probe(const unsigned char *buf, size_t len)
 {
 	const unsigned char *p = buf, *end = buf + len;
-	int fields = 0;
-
-	if (len < 4 || buf[0] != 0x0a || buf[1] < 2 || buf[1] > 24 ||
-	    (size_t)buf[1] + 2 > len || !is_value_type(buf + 2, buf + 2 + buf[1]))
-		return 0;
+	int fields = 0, messages = 0, strings = 0;
 
 	while (p < end) {
 		uint64_t tag, v;
-		unsigned field, wire;
+		struct field_rule rule;
 
 		if (read_varint(&p, end, &tag) < 0)
-			break;	/* cut off by the probe window */
-		field = (unsigned)(tag >> 3);
-		wire = (unsigned)(tag & 7);
-		/* messages and strings (1-8), repeated ints (13), or scalars */
-		if (field < 1 || field > 15)
+			break;	/* cut by the window */
+		rule = (tag >> 3) < PK_ARRAY_SIZE(profile_fields) ?
+			profile_fields[tag >> 3] : (struct field_rule){ 0, 0 };
+		if (!(rule.wire & (1u << (tag & 7))))
 			return 0;
-		if (wire == 2) {
-			if (field >= 9 && field <= 12 && field != 11)
+		if (read_varint(&p, end, &v) < 0)
+			break;
+		if ((tag & 7) == 0) {
+			fields++;
+			continue;
+		}
+		if (v > (uint64_t)(end - p))
+			break;	/* runs past the window */
+		if (rule.schema == S_BYTES) {
+			/* string_table[0] must be "" */
+			if ((tag >> 3) == 6 && strings++ == 0 && v != 0)
 				return 0;
-			if (read_varint(&p, end, &v) < 0)
-				break;
-			if (v > (uint64_t)(end - p)) {
-				p = end;	/* runs past the window */
-				fields++;
-				break;
-			}
-			p += v;
-		} else if (wire == 0) {
-			if (field <= 6 || field == 11)
+		} else if (rule.schema) {
+			if (!is_message(p, p + v, rule.schema, 0))
 				return 0;
-			if (read_varint(&p, end, &v) < 0)
-				break;
-		} else {
+			messages++;
+		} else if (!is_packed(p, p + v)) {
 			return 0;
 		}
+		p += v;
 		fields++;
 	}
-	return fields >= 3 ? 60 : 0;
+	/* Above every text format's score, under the magic numbers'. */
+	if (messages && fields >= 3)
+		return 90;
+	return 0;
 }
 
 const struct pk_reader pki_reader_pprof = {

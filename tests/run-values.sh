@@ -230,12 +230,12 @@ testrun_compare "DOT: shares of the fractional total" "$t/expected" \
 	sh -c "profkit-convert --to=dot '$w' | grep -o 'label=\"[^\"]*\"'"
 
 expect <<'EOF'
-Showing nodes accounting for 3.75, 100.00% of 3.75 total
+Showing nodes accounting for 3.75, 100% of 3.75 total
       flat  flat%   sum%        cum   cum%
          2 53.33% 53.33%          2 53.33%  c
-       1.5 40.00% 93.33%       1.75 46.67%  a
-      0.25  6.67% 100.00%       0.25  6.67%  b
-         0  0.00% 100.00%       3.75 100.00%  main
+      1.50 40.00% 93.33%       1.75 46.67%  a
+      0.25  6.67%   100%       0.25  6.67%  b
+         0     0%   100%       3.75   100%  main
 EOF
 testrun_compare "top: flat and cum as decimals" "$t/expected" profkit-top "$w"
 

@@ -2,9 +2,10 @@
 /*
  * The pprof writer: build a small model by hand, write it, unpack the
  * bytes with protobuf-c and check what pprof would see (and what its
- * CheckValid demands).
+ * CheckValid demands); and the reader, on what other producers write.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <profkit/profkit.h>
 
@@ -436,6 +437,216 @@ static void test_edges(void)
 	pk_profile_free(p);
 }
 
+/* ---- reading what other producers write ---- */
+
+struct pb {
+	unsigned char b[512];
+	size_t n;
+};
+
+static void put_varint(struct pb *m, uint64_t v)
+{
+	do {
+		m->b[m->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void put_field(struct pb *m, unsigned field, uint64_t v)
+{
+	put_varint(m, field << 3);
+	put_varint(m, v);
+}
+
+static void put_bytes(struct pb *m, unsigned field, const void *data, size_t n)
+{
+	put_varint(m, field << 3 | 2);
+	put_varint(m, n);
+	memcpy(m->b + m->n, data, n);
+	m->n += n;
+}
+
+static void put_message(struct pb *m, unsigned field, const struct pb *sub)
+{
+	put_bytes(m, field, sub->b, sub->n);
+}
+
+static void put_strings(struct pb *m)
+{
+	static const char *const s[] = { "", "samples", "count", "main", "work", "/bin/app" };
+	size_t i;
+
+	for (i = 0; i < 6; i++)
+		put_bytes(m, 6, s[i], strlen(s[i]));
+}
+
+/*
+ * main -> work (leaf), and work -> main (another address) -> a location
+ * without lines or mapping: values 5 and 2; with zero_fn the line of
+ * that other address has function_id 0, which pprof rejects. Shape 0: repeated
+ * numbers unpacked, the fields in reverse order, the string table first,
+ * no period, time or mapping. Shape 1: packed, Go's order (time first,
+ * string table last). Shape 2: async-profiler's JfrToPprof order: one
+ * sample type, a comment, samples, a mapping no location names, then
+ * locations, functions, strings, time and duration last.
+ */
+static void encode_producer(struct pb *out, int shape, int zero_fn)
+{
+	struct pb vt = { .n = 0 }, s1 = { .n = 0 }, s2 = { .n = 0 }, f1 = { .n = 0 },
+		f2 = { .n = 0 }, loc[4], line = { .n = 0 }, pk = { .n = 0 };
+	static const uint64_t ids[4] = { 7, 9, 3, 4 };
+	uint64_t fn[3] = { 2, 1, 1 };
+	int i;
+
+	fn[2] = zero_fn ? 0 : 1;
+
+	memset(out, 0, sizeof(*out));
+	put_field(&vt, 1, 1);
+	put_field(&vt, 2, 2);
+	put_field(&f1, 1, 1);
+	put_field(&f1, 2, 3);
+	put_field(&f2, 1, 2);
+	put_field(&f2, 2, 4);
+	for (i = 0; i < 4; i++) {
+		memset(&loc[i], 0, sizeof(loc[i]));
+		put_field(&loc[i], 1, ids[i]);
+		put_field(&loc[i], 3, 0x1000 * (uint64_t)(i + 1));
+		if (i < 3) {
+			line.n = 0;
+			if (fn[i])	/* 0 is the field left out */
+				put_field(&line, 1, fn[i]);
+			put_field(&line, 2, 10 + (uint64_t)i);
+			put_message(&loc[i], 4, &line);
+		}
+	}
+	if (shape) {
+		pk.n = 0, put_varint(&pk, 7), put_varint(&pk, 9);
+		put_bytes(&s1, 1, pk.b, pk.n);
+		pk.n = 0, put_varint(&pk, 5);
+		put_bytes(&s1, 2, pk.b, pk.n);
+		pk.n = 0, put_varint(&pk, 4), put_varint(&pk, 3), put_varint(&pk, 7);
+		put_varint(&pk, 9);
+		put_bytes(&s2, 1, pk.b, pk.n);
+		pk.n = 0, put_varint(&pk, 2);
+		put_bytes(&s2, 2, pk.b, pk.n);
+	}
+	if (shape) {
+		struct pb map = { .n = 0 };
+
+		put_field(&map, 1, 1), put_field(&map, 2, 0);
+		put_field(&map, 3, INT64_MAX), put_field(&map, 5, 5);
+		if (shape == 1)
+			put_field(out, 9, 1700000000000000000ULL);
+		put_message(out, 1, &vt);
+		if (shape == 2)
+			put_field(out, 13, 1);
+		put_message(out, 2, &s1);
+		put_message(out, 2, &s2);
+		if (shape == 2)
+			put_message(out, 3, &map);
+		for (i = 0; i < 4; i++)
+			put_message(out, 4, &loc[i]);
+		put_message(out, 5, &f1);
+		put_message(out, 5, &f2);
+		if (shape == 1) {
+			put_message(out, 11, &vt);
+			put_field(out, 12, 1);
+		}
+		put_strings(out);
+		if (shape == 2) {
+			put_field(out, 9, 1700000000000000000ULL);
+			put_field(out, 10, 1000000000);
+		}
+	} else {
+		put_field(&s1, 1, 7), put_field(&s1, 1, 9), put_field(&s1, 2, 5);
+		put_field(&s2, 2, 2), put_field(&s2, 1, 4), put_field(&s2, 1, 3);
+		put_field(&s2, 1, 7), put_field(&s2, 1, 9);
+		put_strings(out);
+		put_message(out, 5, &f2);
+		put_message(out, 5, &f1);
+		for (i = 3; i >= 0; i--)
+			put_message(out, 4, &loc[i]);
+		put_message(out, 2, &s2);
+		put_message(out, 2, &s1);
+		put_message(out, 1, &vt);
+	}
+}
+
+/* pprof's CheckValid: "location id: 3 has a line with nil function" */
+static void test_zero_function(void)
+{
+	struct pk_context *ctx = pk_context_new();
+	struct pk_options *opts = pk_options_new();
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_input *in = NULL;
+	struct pb m;
+	int rc;
+
+	encode_producer(&m, 1, 1);
+	rc = pk_input_open_memory(ctx, "zero", m.b, m.n, &in);
+	if (!rc)
+		rc = pk_read(ctx, in, NULL, p, opts);
+	ok(rc == PK_EINPUT && strstr(pk_context_error(ctx)->message, "unknown function 0"),
+	   "a line with function_id 0 is an error, as pprof says (%s)",
+	   pk_context_error(ctx)->message);
+	pk_input_close(in);
+	pk_profile_free(p);
+	pk_options_free(opts);
+	pk_context_free(ctx);
+}
+
+static void test_producers(void)
+{
+	static const char *const shapes[] = {
+		"unpacked, reversed", "packed, Go's order", "async-profiler's order",
+	};
+	int shape;
+
+	for (shape = 0; shape <= 2; shape++) {
+		struct pk_context *ctx = pk_context_new();
+		struct pk_options *opts = pk_options_new();
+		struct pk_profile *p = pk_profile_new(0);
+		const struct pk_reader *r = NULL;
+		struct pk_input *in = NULL;
+		int64_t total = 0, leaf_work = 0;
+		int unnamed = 0;
+		size_t i, depth;
+		struct pb m;
+		int rc;
+
+		encode_producer(&m, shape, 0);
+		rc = pk_input_open_memory(ctx, "producer", m.b, m.n, &in);
+		if (!rc)
+			rc = pk_reader_detect(ctx, in, &r);
+		ok(!rc && r && !strcmp(r->name, "pprof"), "%s: detected as pprof",
+		   shapes[shape]);
+		if (!rc)
+			rc = pk_read(ctx, in, r, p, opts);
+		ok(!rc && pk_profile_sample_count(p) == 2, "read: two samples (%s)",
+		   pk_context_error(ctx)->message);
+		for (i = 0; !rc && i < pk_profile_sample_count(p); i++) {
+			const uint32_t *stack = pk_profile_stack(p, pk_profile_sample(p, i)->stack,
+								 &depth);
+			const struct pk_location *leaf = pk_profile_location(p, stack[0]);
+			const struct pk_line *lines = pk_profile_location_lines(p, leaf);
+			const struct pk_function *f = leaf->nlines ?
+				pk_profile_function(p, lines[0].function) : NULL;
+
+			total += pk_profile_sample_values(p, i)[0];
+			if (depth == 2 && f && !strcmp(pk_profile_string(p, f->name), "work"))
+				leaf_work += pk_profile_sample_values(p, i)[0];
+			if (depth == 4)
+				unnamed = !pk_profile_location(p, stack[0])->nlines;
+		}
+		ok(total == 7 && leaf_work == 5, "values by stack: 5 at work, 7 in all");
+		ok(unnamed, "a location without lines or mapping");
+		pk_input_close(in);
+		pk_profile_free(p);
+		pk_options_free(opts);
+		pk_context_free(ctx);
+	}
+}
+
 int main(void)
 {
 	struct model m;
@@ -458,6 +669,8 @@ int main(void)
 	test_options(m.p);
 	test_gzip(m.p);
 	test_edges();
+	test_producers();
+	test_zero_function();
 	pk_options_free(opts);
 	pk_profile_free(m.p);
 	return done_testing();
