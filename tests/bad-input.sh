@@ -123,6 +123,12 @@ half_expects() {
 	app.threads) echo "line 10: the file ends mid-line (truncated file?)" ;;
 	c-fp.pb|cxx-threads.heap.by-pprof.pb) echo "not a pprof profile" ;;
 	cxx-threads.cpu.by-pprof.pb.gz) echo "offset 1688: gzip stream is truncated" ;;
+	go-allocs.pb.gz) echo "offset 1297: gzip stream is truncated" ;;
+	go-block.pb.gz) echo "offset 295: gzip stream is truncated" ;;
+	go-cpu.pb.gz) echo "offset 855: gzip stream is truncated" ;;
+	go-goroutine.pb.gz) echo "offset 301: gzip stream is truncated" ;;
+	go-heap.pb.gz) echo "offset 976: gzip stream is truncated" ;;
+	go-mutex.pb.gz) echo "offset 164: gzip stream is truncated" ;;
 	esac
 }
 for f in $inputs; do
