@@ -10,7 +10,7 @@
 
 #include <sys/utsname.h>
 
-#include <profkit/symbolize.h>
+#include "symbolize/symbolizer.h"
 
 #include "internal.h"
 
@@ -37,7 +37,7 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	struct pk_symbolizer *s;
 	int rc;
 
-	pk_symbolize_options_init(&so);
+	pki_symbolize_options_init(&so);
 	so.binary = opts->binary;
 	so.symbol_path = opts->symbol_path;
 	so.symfs = opts->symfs;
@@ -50,11 +50,11 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	so.no_inline = !opts->inline_frames &&
 		       (reader->flags & PK_READER_NO_INLINE) && !unwound;
 	so.names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
-	s = pk_symbolizer_new(ctx, &so);
+	s = pki_symbolizer_new(ctx, &so);
 	if (!s)
 		return pk_context_error(ctx)->code;
-	rc = pk_symbolize(s, p);
-	pk_symbolizer_free(s);
+	rc = pki_symbolize(s, p);
+	pki_symbolizer_free(s);
 	return rc;
 }
 

@@ -22,7 +22,7 @@
 #include <gnu/libc-version.h>
 
 #include <profkit/profkit.h>
-#include <profkit/symbolize.h>
+#include "symbolize/symbolizer.h"
 
 #include "tap.h"
 
@@ -103,10 +103,10 @@ static struct pk_symbolizer *symbolizer(struct pk_context *ctx,
 {
 	struct pk_symbolize_options o;
 
-	pk_symbolize_options_init(&o);
+	pki_symbolize_options_init(&o);
 	o.symbol_path = symbol_path;
 	o.binary = binary;
-	return pk_symbolizer_new(ctx, &o);
+	return pki_symbolizer_new(ctx, &o);
 }
 
 /* c-fp as perf recorded it: r-xp at 0x561235326000, file offset 0x1000. */
@@ -136,7 +136,7 @@ static void test_pie_with_frame_pointers(void)
 	pk_profile_add_sample(p, stack, 0, 0, &v, 1);
 
 	s = symbolizer(ctx, "testdata/bin", NULL);
-	is_int(pk_symbolize(s, p), 0, "c-fp: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "c-fp: symbolize succeeds");
 	is_int(w.count, 0, "c-fp: no warnings");
 	is_str(frame_name(p, hot, 0), "hot_loop", "c-fp: hot_loop+0x20");
 	is_int(frame_line(p, hot, 0), 6, "c-fp: hot_loop at line 6 (addr2line)");
@@ -162,9 +162,9 @@ static void test_pie_with_frame_pointers(void)
 		is_int(pk_profile_intern_location(p, m, CFP_START + 0x169, &line, 1),
 		       hot, "c-fp: a symbolized location interns to its id");
 	}
-	is_int(pk_symbolize(s, p), 0, "c-fp: symbolizing again is harmless");
+	is_int(pki_symbolize(s, p), 0, "c-fp: symbolizing again is harmless");
 	is_int(nframes(p, hot), 1, "c-fp: ... and changes nothing");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -242,7 +242,7 @@ static void test_inline_frames(void)
 	vec = location(p, m, CXX_START + 0x196);
 	map = location(p, m, CXX_START + 0x59f);
 	s = symbolizer(ctx, "testdata/bin", NULL);
-	is_int(pk_symbolize(s, p), 0, "cxx-dwarf: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "cxx-dwarf: symbolize succeeds");
 	check_frames(p, vec, vector_ctor, ARRAY_SIZE(vector_ctor),
 		     "cxx-dwarf 0x1196 (std::vector ctor)");
 	check_frames(p, map, map_index, ARRAY_SIZE(map_index),
@@ -257,7 +257,7 @@ static void test_inline_frames(void)
 	is_str(f ? pk_profile_string(p, f->system_name) : "", "_Z8map_worki",
 	       "cxx-dwarf: outer function named by the symbol table");
 	is_int(w.count, 0, "cxx-dwarf: no warnings");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -320,7 +320,7 @@ static void test_live_mappings(void)
 		libc_loc = location(p, mapping(p, path, "", start, limit, off),
 				    libc);
 	ok(self_loc && libc_loc, "live: found this test's and libc's mappings");
-	is_int(pk_symbolize(s, p), 0, "live: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "live: symbolize succeeds");
 	is_str(self_loc ? frame_name(p, self_loc, 0) : "", "self_target",
 	       "live: a function of this PIE, mapped where the kernel put it");
 	f = self_loc ? frame_fn(p, self_loc, 0) : NULL;
@@ -340,7 +340,7 @@ static void test_live_mappings(void)
 	is_int(w.count, 0, "live: no warnings");
 	if (w.count)
 		diag("%s", w.last);
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -369,10 +369,10 @@ static void test_kallsyms(void)
 	l[3] = location(p, mod, 0xffffffffc0a01010ULL);
 	l[4] = location(p, mod, 0xffffffffc0a01084ULL);
 	l[5] = location(p, k, 0xffffffff82400010ULL);	/* data, not text */
-	pk_symbolize_options_init(&o);
+	pki_symbolize_options_init(&o);
 	o.kallsyms = "testdata/symbolize/kallsyms";
-	s = pk_symbolizer_new(ctx, &o);
-	is_int(pk_symbolize(s, p), 0, "kallsyms: symbolize succeeds");
+	s = pki_symbolizer_new(ctx, &o);
+	is_int(pki_symbolize(s, p), 0, "kallsyms: symbolize succeeds");
 	is_str(frame_name(p, l[0], 0), "pvm_irq_enable",
 	       "kallsyms: pvm_irq_enable+0x19");
 	is_str(frame_name(p, l[1], 0), "asm_exc_page_fault",
@@ -387,7 +387,7 @@ static void test_kallsyms(void)
 	ok(mp->has_functions && !mp->has_filenames && !mp->has_line_numbers &&
 	   !mp->has_inline_frames, "kallsyms: mapping has functions only");
 	is_int(w.count, 0, "kallsyms: no warnings");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 
 	/* no kallsyms, not the running kernel: one warning for both */
@@ -397,13 +397,13 @@ static void test_kallsyms(void)
 	mod = mapping(p, "[foo]", "", 0xffffffffc0a01000ULL, 0xffffffffc0a02000ULL, 0);
 	l[0] = location(p, k, 0xffffffff8225f2d9ULL);
 	l[1] = location(p, mod, 0xffffffffc0a01010ULL);
-	s = pk_symbolizer_new(ctx, NULL);
-	is_int(pk_symbolize(s, p), 0, "no kallsyms: symbolize succeeds");
+	s = pki_symbolizer_new(ctx, NULL);
+	is_int(pki_symbolize(s, p), 0, "no kallsyms: symbolize succeeds");
 	is_int(w.count, 1, "no kallsyms: one warning");
 	ok(strstr(w.last, "--kallsyms") != NULL, "no kallsyms: it says what to do");
 	is_int(nframes(p, l[0]) + nframes(p, l[1]), 0,
 	       "no kallsyms: locations unchanged");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -439,13 +439,13 @@ static void test_perf_map(void)
 		l[i] = location(p, m, want[i].addr);
 	location(p, gone, 0x7f3d00000010ULL);
 	s = symbolizer(ctx, "testdata/symbolize", NULL);
-	is_int(pk_symbolize(s, p), 0, "perf map: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "perf map: symbolize succeeds");
 	for (i = 0; i < ARRAY_SIZE(want); i++)
 		is_str(frame_name(p, l[i], 0), want[i].name,
 		       "perf map: 0x%llx", (unsigned long long)want[i].addr);
 	is_int(w.count, 1, "perf map: one warning, for the missing map");
 	ok(strstr(w.last, "perf-999999.map") != NULL, "perf map: naming it");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -472,7 +472,7 @@ static void test_missing_and_build_ids(void)
 	location(p, a, 0x7f0000000200ULL);
 	lb = location(p, b, 0x7f1000000100ULL);
 	s = symbolizer(ctx, "testdata/bin", NULL);
-	is_int(pk_symbolize(s, p), 0, "missing: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "missing: symbolize succeeds");
 	is_int(w.count, 1, "missing: one warning per library, not per address");
 	ok(strstr(w.last, "'/nonexistent/libgone.so.1'") &&
 	   strstr(w.last, "testdata/bin/libgone.so.1"),
@@ -491,25 +491,25 @@ static void test_missing_and_build_ids(void)
 	kept = mapping(p, "/tmp/rec/c-fp", CFP_ID, CFP_START,
 		       CFP_START + 0x1000, 0x1000);
 	lk = pk_profile_intern_location(p, kept, CFP_START + 0x169, &line, 1);
-	is_int(pk_symbolize(s, p), 0, "build id: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "build id: symbolize succeeds");
 	is_int(nframes(p, lw), 0,
 	       "build id: a file with another build id is not used");
 	ok(w.count == 1 && strstr(w.last, "build id " CFP_ID),
 	   "build id: the warning gives the file's build id");
 	is_str(frame_name(p, lk, 0), "kept",
 	       "build id: symbolized locations untouched");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 
 	/* --binary is used for the program whatever its build id */
 	w.count = 0;
 	s = symbolizer(ctx, NULL, "testdata/bin/c-fp");
-	is_int(pk_symbolize(s, p), 0, "--binary: symbolize succeeds");
+	is_int(pki_symbolize(s, p), 0, "--binary: symbolize succeeds");
 	is_str(frame_name(p, lw, 0), "hot_loop",
 	       "--binary: replaces the main program");
 	is_int(nframes(p, la), 0, "--binary: libraries are not replaced");
 	ok(w.count == 2 && strstr(w.last, "using 'testdata/bin/c-fp'"),
 	   "--binary: warns that the build ids differ");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -530,16 +530,16 @@ static void test_symfs(void)
 	host = location(p, mapping(p, "/bin/sh", "", 0x555555554000ULL,
 				   0x555555570000ULL, 0x1000),
 			0x555555555000ULL);
-	pk_symbolize_options_init(&o);
+	pki_symbolize_options_init(&o);
 	o.symfs = "testdata";
-	s = pk_symbolizer_new(ctx, &o);
-	is_int(pk_symbolize(s, p), 0, "symfs: symbolize succeeds");
+	s = pki_symbolizer_new(ctx, &o);
+	is_int(pki_symbolize(s, p), 0, "symfs: symbolize succeeds");
 	is_str(frame_name(p, found, 0), "hot_loop",
 	       "symfs: /bin/c-fp is testdata/bin/c-fp");
 	is_int(nframes(p, host), 0, "symfs: this machine's /bin/sh is not used");
 	ok(w.count == 1 && strstr(w.last, "testdata/bin/sh"),
 	   "symfs: one warning, naming testdata/bin/sh");
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 }
@@ -584,7 +584,7 @@ static int frames_main(int argc, char **argv)
 	int addr2line = 0, i = 1, first, rc;
 	uint32_t m;
 
-	pk_symbolize_options_init(&o);
+	pki_symbolize_options_init(&o);
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--demangle=full") == 0)
 			o.demangle = PK_DEMANGLE_FULL;
@@ -603,14 +603,14 @@ static int frames_main(int argc, char **argv)
 	first = i + 4;
 	for (i = first; i < argc; i++)
 		location(p, m, strtoull(argv[i], NULL, 0));
-	s = pk_symbolizer_new(ctx, &o);
-	rc = s ? pk_symbolize(s, p) : -1;
+	s = pki_symbolizer_new(ctx, &o);
+	rc = s ? pki_symbolize(s, p) : -1;
 	for (i = first; rc == 0 && i < argc; i++)
 		print_frames(p, (uint32_t)(i - first + 1),
 			     strtoull(argv[i], NULL, 0), addr2line);
 	if (rc)
 		fprintf(stderr, "t-symbolize: %s\n", pk_context_error(ctx)->message);
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);
 	return rc ? 1 : 0;

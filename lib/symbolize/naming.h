@@ -13,7 +13,7 @@
 #include <elfutils/libdw.h>
 #include <stddef.h>
 
-#include <profkit/symbolize.h>
+#include "symbolize/symbolizer.h"
 
 #include "frame.h"
 #include "idtab.h"

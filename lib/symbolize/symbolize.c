@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <profkit/symbolize.h>
+#include "symbolize/symbolizer.h"
 
 #include "demangle.h"
 #include "dwarf.h"
@@ -523,7 +523,7 @@ static int symbolize_locations(struct run *r)
 	return pk_profile_failed(p) ? PK_ENOMEM : 0;
 }
 
-int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
+int pki_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 {
 	struct run r;
 	int rc;
@@ -549,13 +549,13 @@ int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 
 /* ---- the symbolizer ---- */
 
-void pk_symbolize_options_init(struct pk_symbolize_options *o)
+void pki_symbolize_options_init(struct pk_symbolize_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->demangle = PK_DEMANGLE_SHORT;
 }
 
-struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
+struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 					const struct pk_symbolize_options *o)
 {
 	struct pk_symbolizer *s = calloc(1, sizeof(*s));
@@ -566,7 +566,7 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 	if (o)
 		s->o = *o;
 	else
-		pk_symbolize_options_init(&s->o);
+		pki_symbolize_options_init(&s->o);
 	sym_naming_init(&s->naming, &s->o);
 	if (s->o.kallsyms && *s->o.kallsyms &&
 	    !(s->kallsyms = strdup(s->o.kallsyms)))
@@ -580,12 +580,12 @@ struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
 			sym_finder_home_debug(s->finder), s->o.local_kernel);
 	return s;
 nomem:
-	pk_symbolizer_free(s);
+	pki_symbolizer_free(s);
 	pk_error_set(ctx, PK_ENOMEM, "symbolize: out of memory");
 	return NULL;
 }
 
-void pk_symbolizer_free(struct pk_symbolizer *s)
+void pki_symbolizer_free(struct pk_symbolizer *s)
 {
 	size_t i;
 

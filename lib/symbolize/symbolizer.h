@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The symbolizer: fills in the lines of locations that have a mapping and
+ * The symbolizer, internal to the library (pk_load runs it): fills in the lines of locations that have a mapping and
  * an address but no lines, from the ELF files the mappings name (symbol
  * tables and DWARF through elfutils' libdwfl), from kallsyms for the
  * kernel, and from /tmp/perf-PID.map files for JIT code.
@@ -13,10 +13,10 @@
  * profiles (profkit-merge) pay for each library once. Files that cannot
  * be found cost one warning each, never one per address. While it reads
  * the files' DWARF, a thread of its own reads the kernel's symbols
- * (kallsyms); the thread has ended when pk_symbolize returns.
+ * (kallsyms); the thread has ended when pki_symbolize returns.
  */
-#ifndef PROFKIT_SYMBOLIZE_H
-#define PROFKIT_SYMBOLIZE_H
+#ifndef PROFKIT_SYMBOLIZER_H
+#define PROFKIT_SYMBOLIZER_H
 
 #include <profkit/error.h>
 #include <profkit/profile.h>
@@ -48,9 +48,6 @@ struct pk_symbolize_options {
 	 * /proc/kallsyms may be used when kallsyms is NULL. A build id on
 	 * the kernel mapping decides instead when there is one. */
 	unsigned local_kernel : 1;
-	/* Let libdwfl ask the debuginfod servers in $DEBUGINFOD_URLS for
-	 * missing debug info. Off by default: it may download a lot. */
-	unsigned debuginfod : 1;
 	/* One frame per address, the function holding it, without the
 	 * functions inlined there: perf script's frame-pointer callchains. */
 	unsigned no_inline : 1;
@@ -61,20 +58,20 @@ struct pk_symbolize_options {
 	enum pk_demangle demangle;
 };
 
-void pk_symbolize_options_init(struct pk_symbolize_options *o);
+void pki_symbolize_options_init(struct pk_symbolize_options *o);
 
 struct pk_symbolizer;
 
 /* NULL on failure, with the error in ctx. o may be NULL for defaults. */
-struct pk_symbolizer *pk_symbolizer_new(struct pk_context *ctx,
+struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 					const struct pk_symbolize_options *o);
 /*
  * Symbolize every location of p that has a mapping, an address and no
  * lines. Missing files are warnings; returns 0, or a negative pk_err
  * (out of memory).
  */
-int pk_symbolize(struct pk_symbolizer *s, struct pk_profile *p);
-void pk_symbolizer_free(struct pk_symbolizer *s);
+int pki_symbolize(struct pk_symbolizer *s, struct pk_profile *p);
+void pki_symbolizer_free(struct pk_symbolizer *s);
 
 #ifdef __cplusplus
 }
