@@ -1,8 +1,11 @@
 #!/bin/sh
-# --help, --version and --list-formats of every command.
+# --help, --version, the man page and --list-formats of every command.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-commands="profkit-convert profkit-info profkit-top profkit-merge profkit-diff profkit-filter profkit-flamegraph profkit-symbolize"
-plan $(( $(echo $commands | wc -w) * 3 + 1 ))
+# the commands as the dispatcher lists them (from cmd/commands.am)
+commands=$(profkit --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/profkit-\1/p')
+[ -n "$commands" ] || { echo "Bail out! profkit --help lists no commands"; exit 1; }
+plan $(( $(echo $commands | wc -w) * 4 + 2 ))
+version=$(profkit --version | sed 's/^profkit //')
 
 for c in $commands; do
 	$c --version >"$tmpdir/v" 2>&1 && grep -q "^$c (profkit) [0-9]" "$tmpdir/v" &&
@@ -14,7 +17,12 @@ for c in $commands; do
 	[ -f "$man" ] && grep -q '^\.SH OPTIONS' "$man" && grep -q 'help' "$man" &&
 		! grep -q '@OPTIONS@' "$man" && pass "$c has a man page with its options" ||
 		fail "$c man page"
+	grep -q "^\.TH .*\"profkit $version\"" "$man" &&
+		pass "$c's man page shows version $version" ||
+		{ fail "$c's man page shows the version"; diag_file "$man" 1; }
 done
+grep -q "^\.TH .*\"profkit $version\"" "$top_builddir/doc/profkit.1" &&
+	pass "profkit(1) shows version $version" || fail "profkit(1) shows the version"
 profkit-convert --list-formats >"$tmpdir/f" && grep -q '^  perf-script ' "$tmpdir/f" &&
 	grep -q '^  folded ' "$tmpdir/f" && pass "--list-formats" || fail "--list-formats"
 finish
