@@ -111,15 +111,12 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 int pk_load(struct pk_context *ctx, const char *path,
 	    const struct pk_options *opts, struct pk_profile *p)
 {
-	struct pk_options defaults;
 	struct pk_input *in;
 	int rc;
 
 	pk_context_clear_error(ctx);
-	if (!opts) {
-		pki_options_init(&defaults);
-		opts = &defaults;
-	}
+	if (!opts)
+		opts = &pki_default_options;
 	rc = pk_input_open(ctx, path, &in);
 	if (rc)
 		return rc;
@@ -134,15 +131,12 @@ int pk_write(struct pk_context *ctx, const struct pk_profile *p,
 	     const struct pk_writer *writer, const struct pk_options *opts,
 	     const char *path)
 {
-	struct pk_options defaults;
 	struct pk_output *out;
 	int rc;
 
 	pk_context_clear_error(ctx);
-	if (!opts) {
-		pki_options_init(&defaults);
-		opts = &defaults;
-	}
+	if (!opts)
+		opts = &pki_default_options;
 	rc = pk_output_open(ctx, path, &out);
 	if (rc)
 		return rc;

@@ -112,21 +112,19 @@ static const char **string_field(struct pk_options *o, const struct option_key *
 	return (const char **)(void *)((char *)o + k->offset);
 }
 
-void pki_options_init(struct pk_options *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->value = PK_VALUE_AUTO;
-	opts->demangle = -1;
-	opts->node_thres = 0.5;
-	opts->edge_thres = 0.1;
-}
+const struct pk_options pki_default_options = {
+	.value = PK_VALUE_AUTO,
+	.demangle = -1,
+	.node_thres = 0.5,
+	.edge_thres = 0.1,
+};
 
 struct pk_options *pk_options_new(void)
 {
 	struct pk_options *o = malloc(sizeof(*o));
 
 	if (o)
-		pki_options_init(o);
+		*o = pki_default_options;
 	return o;
 }
 

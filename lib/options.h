@@ -59,7 +59,7 @@ struct pk_options {
 				 * user stacks at the sampled frame */
 };
 
-/* Defaults into a struct the caller owns (tests, fuzzers): owns no strings. */
-void pki_options_init(struct pk_options *opts);
+/* The defaults, for calls given no options; they own no strings. */
+extern const struct pk_options pki_default_options;
 
 #endif
