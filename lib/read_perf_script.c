@@ -262,9 +262,11 @@ static int is_tid_at(const struct token *tok, const struct token *t)
 	return memchr(t->s, '/', t->len) != NULL || pad_of(tok, t) + t->len >= 6;
 }
 
+/* "cpu-clock:", "sched:sched_switch:"; never a number ("20000000:") */
 static int is_event_token(const struct token *t)
 {
-	return ends_with_colon(t) && !is_time_token(t);
+	return ends_with_colon(t) && !is_time_token(t) &&
+	       !all_digits(t->s, t->len - 1);
 }
 
 /*
@@ -306,7 +308,7 @@ static int pid_follows(const struct token *tok, size_t n, size_t k)
 
 	if (k + 1 >= n || !is_pid_token(&tok[k]))
 		return 0;
-	if (is_cpu_token(t) || is_time_token(t) || ends_with_colon(t))
+	if (is_cpu_token(t) || is_time_token(t) || is_event_token(t))
 		return 1;
 	return k + 2 < n && is_period_at(tok, t) && is_event_token(&tok[k + 2]);
 }

@@ -67,6 +67,45 @@ static void test_random_buffers(void)
 	   PK_PROBE_MIN, worst, worst_name);
 }
 
+/* The highest score any reader gives text, and which reader gives it. */
+static int best_score(const char *text, const char **name)
+{
+	size_t i;
+	int best = 0, s;
+
+	*name = "none";
+	for (i = 0; pk_readers[i]; i++) {
+		s = pk_readers[i]->probe((const unsigned char *)text, strlen(text));
+		if (s > best) {
+			best = s;
+			*name = pk_readers[i]->name;
+		}
+	}
+	return best;
+}
+
+/*
+ * pprof -raw lines ("     2   20000000: 1 2 3") look like perf script
+ * headers with a pid and an event: an event is never a number.
+ */
+static void test_pprof_raw_is_no_profile(void)
+{
+	char buf[4096];
+	size_t len;
+	const char *name;
+	int i, s;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "PeriodType: cpu nanoseconds\n"
+				 "Period: 10000000\nSamples:\n"
+				 "samples/count cpu/nanoseconds\n");
+	for (i = 1; i <= 30; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"%11d %10d: %d 2 3 4 5 6 7 8 9 10 \n",
+					i, i * 10000000, i + 10);
+	s = best_score(buf, &name);
+	ok(s < PK_PROBE_MIN, "pprof -raw text is no reader's (best %d, %s)", s, name);
+}
+
 static void test_detects(const char *text, const char *want)
 {
 	struct pk_context *ctx = pk_context_new();
@@ -284,6 +323,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_random_buffers();
+	test_pprof_raw_is_no_profile();
 	test_detects("prog  1234 [000] 1.000001:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n"
 		     "prog  1234 [000] 1.000002:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n",
 		     "perf-script");
