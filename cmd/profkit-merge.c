@@ -12,48 +12,14 @@ static const char *const merge_usage[] = {
 
 static const struct command_info info = {
 	.name = "profkit-merge",
-	.summary = "Sum profiles whose sample types agree, in any input formats. The sum is\n"
+	.summary = "Sum profiles whose sample types agree, in any input formats, as pprof\n"
+		   "merges them: durations add up, one binary is one mapping. The sum is\n"
 		   "associative, so merges can run as a tree of reduce steps.",
 	.usage = merge_usage,
 	.examples =
 		"  profkit-merge server.cpu.prof.* --to=pprof -o all.pb.gz\n"
 		"  profkit-merge a.folded b.folded > both.folded\n",
 };
-
-/* Folded stacks carry one plain count and no event. */
-static int is_plain(const struct pk_profile *p)
-{
-	return pk_profile_sample_type_count(p) == 1 && !pk_profile_event_count(p);
-}
-
-/*
- * Sum *p into *sum. Equal sample types add up column by column; plain
- * folded counts add to the value folded output shows, so a merge of
- * formats equals the sum of their folded forms.
- */
-static int add_profile(struct pk_context *ctx, struct pk_profile **sum,
-		       struct pk_profile **p, const char *name,
-		       const struct pk_options *opts)
-{
-	struct pk_profile *t;
-	int column;
-
-	if (is_plain(*sum) && !is_plain(*p)) {
-		t = *sum;	/* the richer profile becomes the sum */
-		*sum = *p;
-		*p = t;
-	}
-	if (is_plain(*p) && !is_plain(*sum)) {
-		column = pk_value_column(ctx, *sum, opts);
-		if (column < 0)
-			return pk_context_error(ctx)->code ? pk_context_error(ctx)->code :
-				pk_error_set(ctx, PK_EINPUT, "%s: nothing to add to", name);
-		return pk_profile_merge_column(ctx, *sum, *p, 0, (size_t)column);
-	}
-	if (pk_profile_check_compatible(ctx, *sum, *p, name))
-		return pk_context_error(ctx)->code;
-	return pk_profile_merge(ctx, *sum, *p, 1);
-}
 
 int main(int argc, char **argv)
 {
@@ -91,7 +57,7 @@ int main(int argc, char **argv)
 			sum = p;
 			continue;
 		}
-		rc = add_profile(ctx, &sum, &p, argv[i], cmd_options());
+		rc = pk_profile_accumulate(ctx, &sum, &p, argv[i], cmd_options());
 		pk_profile_free(p);
 	}
 	if (!rc)

@@ -107,6 +107,7 @@ void pki_copy_release(struct pk_copy *c)
 {
 	free(c->strings);
 	free(c->mappings);
+	free(c->shifts);
 	free(c->functions);
 	free(c->locations);
 	free(c->columns);
@@ -178,7 +179,9 @@ uint32_t pki_copy_location(struct pk_copy *c, uint32_t id)
 		lines[i].line = src_lines[i].line;
 	}
 	c->locations[id] = pk_profile_intern_location(c->dst, pki_copy_mapping(c, loc->mapping),
-						      loc->address, lines, loc->nlines);
+						      loc->address + (uint64_t)(c->shifts ?
+						      c->shifts[loc->mapping] : 0),
+						      lines, loc->nlines);
 	if (lines != small)
 		free(lines);
 	return c->locations[id];
@@ -188,21 +191,24 @@ uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id)
 {
 	struct pk_label small[8], *l = small;
 	const struct pk_label *src;
-	size_t n, i;
+	size_t n, i, k = 0;
 	uint32_t out;
 
 	src = pk_profile_labels(c->src, id, &n);
-	if (!n)
+	if (!n && !c->extra_label.key)
 		return 0;
-	if (n > PK_ARRAY_SIZE(small) && !(l = malloc(n * sizeof(*l))))
+	if (n >= PK_ARRAY_SIZE(small) && !(l = malloc((n + 1) * sizeof(*l))))
 		return 0;
 	for (i = 0; i < n; i++) {
-		l[i] = src[i];
-		l[i].key = pki_copy_string(c, src[i].key);
-		l[i].str = pki_copy_string(c, src[i].str);
-		l[i].unit = pki_copy_string(c, src[i].unit);
+		l[k] = src[i];
+		l[k].key = pki_copy_string(c, src[i].key);
+		l[k].str = pki_copy_string(c, src[i].str);
+		l[k].unit = pki_copy_string(c, src[i].unit);
+		k += l[k].key != c->extra_label.key;	/* the extra one replaces it */
 	}
-	out = pk_profile_intern_labels(c->dst, l, n);
+	if (c->extra_label.key)
+		l[k++] = c->extra_label;
+	out = pk_profile_intern_labels(c->dst, l, k);
 	if (l != small)
 		free(l);
 	return out;

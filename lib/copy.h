@@ -15,6 +15,11 @@ struct pk_copy {
 	int64_t factor;		/* values are multiplied by it */
 	uint32_t *strings;	/* dst id + 1, 0 when not copied yet */
 	uint32_t *mappings, *functions, *locations;
+	/* src mapping id -> added to its addresses (a merge rebases
+	 * mappings moved by address space randomization), or NULL */
+	int64_t *shifts;
+	/* added to every copied sample's labels unless its key is 0 */
+	struct pk_label extra_label;
 	int *columns;		/* src column -> dst column */
 	int64_t *multipliers;	/* src column: factor times the scale change */
 	int bad_column;		/* src column that overflowed, or -1 */
@@ -53,5 +58,10 @@ int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 		   size_t depth);
 /* Facts, period and time the destination does not have yet. */
 void pki_copy_metadata(struct pk_copy *c);
+
+/* pk_profile_merge(), each copied sample labelled key=value (lib/merge.c). */
+int pki_merge_labelled(struct pk_context *ctx, struct pk_profile *dst,
+		       const struct pk_profile *src, int64_t factor,
+		       const char *key, const char *value);
 
 #endif

@@ -38,7 +38,11 @@ int pk_output_count(struct pk_output *out, int64_t value, int64_t scale);
 
 /*
  * Add src's samples, times factor (1 to sum, -1 for a difference), to
- * dst; sample types missing in dst are added.
+ * dst; sample types missing in dst are added. As pprof merges: a mapping
+ * of src with the build id (else file), offset and page-rounded size of
+ * one of dst's becomes that one, its addresses rebased; dst's time
+ * becomes the earlier of the two, its duration the sum of both, its
+ * period the longer.
  */
 int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
 		     const struct pk_profile *src, int64_t factor);
@@ -46,10 +50,39 @@ int pk_profile_merge(struct pk_context *ctx, struct pk_profile *dst,
 int pk_profile_merge_column(struct pk_context *ctx, struct pk_profile *dst,
 			    const struct pk_profile *src, size_t src_column,
 			    size_t dst_column);
-/* 0 when b has the sample types of a (names and units, in order). */
+/*
+ * 0 when b has the sample types of a (names and units, in order) and
+ * its period type (unless one has none), as pprof requires to merge.
+ */
 int pk_profile_check_compatible(struct pk_context *ctx,
 				const struct pk_profile *a,
 				const struct pk_profile *b, const char *b_name);
+/*
+ * Add *p to *sum as profkit-merge does: checked with
+ * pk_profile_check_compatible(), except that a plain folded profile (one
+ * count, no event) adds to the column opts chooses; when *sum is the
+ * plain one the two are swapped first. *p is left for the caller to free.
+ */
+int pk_profile_accumulate(struct pk_context *ctx, struct pk_profile **sum,
+			  struct pk_profile **p, const char *name,
+			  const struct pk_options *opts);
+
+/* Scale BASE to NEW's total of the compared column (difffolded.pl -n). */
+#define PK_DIFF_NORMALIZE 1u
+/*
+ * new becomes NEW - BASE as pprof -diff_base computes it: BASE's samples
+ * negated and labelled pprof::base=true (pprof then takes percentages of
+ * BASE's total), headers combined as pk_profile_merge() does. The
+ * compared column (opts) of both is brought to one scale; base is changed.
+ */
+int pk_profile_diff(struct pk_context *ctx, struct pk_profile *base,
+		    struct pk_profile *new, const struct pk_options *opts,
+		    unsigned flags);
+/* Write "stack base new" lines of the column opts chooses, sorted by stack,
+ * as difffolded.pl prints them. */
+int pk_diff_write_folded(struct pk_context *ctx, struct pk_profile *base,
+			 struct pk_profile *new, const struct pk_options *opts,
+			 unsigned flags, struct pk_output *out);
 
 struct pk_filter {
 	const char *focus;	/* keep samples through a matching function */
