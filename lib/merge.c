@@ -92,14 +92,14 @@ static void profile_time(const struct pk_profile *p, int64_t *time,
 /*
  * Headers combine as pprof's merge combines them: the earliest start,
  * the durations summed (not the time between the recordings), the
- * longest period.
+ * longest period. t and d are dst's own, from before the copy widened
+ * its span.
  */
-static void merge_headers(struct pk_copy *c)
+static void merge_headers(struct pk_copy *c, int64_t t, int64_t d)
 {
-	int64_t t, d, src_t, src_d;
+	int64_t src_t, src_d;
 	struct pk_value_type pt = pk_profile_period_type(c->dst);
 
-	profile_time(c->dst, &t, &d);
 	profile_time(c->src, &src_t, &src_d);
 	pki_copy_metadata(c);
 	if (!t || (src_t && src_t < t))
@@ -114,13 +114,16 @@ static void merge_headers(struct pk_copy *c)
 static int copy_samples(struct pk_context *ctx, struct pk_copy *c, int rc)
 {
 	size_t n = pk_profile_sample_count(c->src), i;
+	int64_t t = 0, d = 0;
 
-	if (!rc)
+	if (!rc) {
+		profile_time(c->dst, &t, &d);
 		rc = match_mappings(c);
+	}
 	for (i = 0; !rc && i < n; i++)
 		rc = pki_copy_sample(c, i, NULL, 0);
 	if (!rc)
-		merge_headers(c);
+		merge_headers(c, t, d);
 	if (!rc && pk_profile_failed(c->dst))
 		rc = PK_ENOMEM;
 	if (rc)
