@@ -64,6 +64,18 @@ testrun_compare "multi: the second event" $d/multi.cpu-clock.folded \
 	folded --event=cpu-clock $d/multi.perf.data
 testrun_compare "tp-prog: the tracepoint" $d/tp-prog.sched_switch.folded \
 	folded --event=sched:sched_switch $d/tp-prog.perf.data
+# perf-map-agent's unfoldall names JIT code "A->B->C": node's recording
+# again, with such names in its map; perf script | stackcollapse-perf.pl
+# with that map as /tmp/perf-1262.map made the expected files
+root2=$tmpdir/root2
+mkdir -p "$root2/tmp" && ln -s "$(pwd)/$d/perf-1262.unfoldall.map" "$root2/tmp/perf-1262.map"
+testrun_compare "node, unfoldall JIT map: A;B_[i];C_[i]" $d/node-unfoldall.folded \
+	env HOME="$tmpdir/home" profkit-convert -q --symfs="$root2" --kallsyms=$d/kallsyms \
+	--to=folded $d/node.perf.data
+testrun_compare "node, unfoldall JIT map, --jit" $d/node-unfoldall.jit.folded \
+	env HOME="$tmpdir/home" profkit-convert -q --symfs="$root2" --kallsyms=$d/kallsyms \
+	--to=folded --jit $d/node.perf.data
+
 # PLT stubs in .plt.sec (IBT): perf names them "malloc@plt" since 6.3,
 # as objdump does; perf 6.1 made plt-ibt.folded's stub frames [plt-ibt]
 testrun_compare "plt-ibt: .plt.sec stubs named as perf 6.3 names them" \
