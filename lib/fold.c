@@ -133,6 +133,18 @@ static int mod_is_jit(const char *mod)
 	return strncmp(s, ".map", 4) == 0;
 }
 
+/* Whether the name so far holds mark: the buffer's bytes past its
+ * length are an earlier name's. */
+static int has_mark(const struct pk_strbuf *b, const char *mark)
+{
+	size_t n = strlen(mark), i;
+
+	for (i = 0; i + n <= b->len; i++)
+		if (memcmp(b->s + i, mark, n) == 0)
+			return 1;
+	return 0;
+}
+
 /* One frame's name as stackcollapse-perf.pl tidies it, into f->name. */
 static int frame_name(struct folded *f, const char *fn, const char *mod,
 		      uint64_t addr, int outermost, int java)
@@ -174,10 +186,14 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
 		memmove(b->s, b->s + 1, --b->len);
 	}
+	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
+	 * such frames are marked, not perf's "(inlined)" ones */
+	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
+		return pki_strbuf_adds(b, "_[i]");
 	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
 		return pki_strbuf_adds(b, "_[k]");
 	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
-	    !strstr(b->s, "_[j]"))
+	    !has_mark(b, "_[j]"))
 		return pki_strbuf_adds(b, "_[j]");
 	return 0;
 }

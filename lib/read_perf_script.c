@@ -479,6 +479,16 @@ static size_t strip_offset(const char *s, size_t len)
 	return len;
 }
 
+/* The "->" joining a JIT chain at s[i], not C++'s "operator->". */
+static int is_chain_arrow(const char *s, size_t len, size_t i)
+{
+	static const char op[] = "operator";
+	size_t n = sizeof(op) - 1;
+
+	return i + 1 < len && s[i] == '-' && s[i + 1] == '>' &&
+	       !(i >= n && memcmp(s + i - n, op, n) == 0);
+}
+
 static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 			      const struct token *sym, const struct token *dso)
 {
@@ -489,13 +499,14 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 	if (dso->s)
 		m.file = pk_profile_intern(r->p, dso->s, dso->len);
 	/*
-	 * Old perf joined inlined callers as "outer->inner" on one line;
-	 * the model wants lines innermost first.
+	 * perf-map-agent's unfoldall names JIT code "outer->inner", the
+	 * methods inlined there (as stackcollapse-perf.pl reads it); the
+	 * model wants lines innermost first.
 	 */
 	for (i = 0; i <= len; i++) {
 		struct pk_function f = { 0 };
 
-		if (i < len && !(i + 1 < len && sym->s[i] == '-' && sym->s[i + 1] == '>'))
+		if (i < len && !is_chain_arrow(sym->s, len, i))
 			continue;
 		f.name = f.system_name = pk_profile_intern(r->p, sym->s + start, i - start);
 		if (nlines < PK_ARRAY_SIZE(lines))

@@ -3,7 +3,7 @@
 # expected file is stackcollapse-perf.pl's output for the same input,
 # except where doc/formats.md says the perl script is wrong.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 16
+plan 20
 d=testdata/perf-script
 
 testrun_compare "C with frame pointers" $d/c-fp.folded \
@@ -26,6 +26,14 @@ testrun_compare "--event matches perf's modifier form too" $d/multi.cpu-clock.fo
 	profkit-convert --to=folded --event=cpu-clock:pppH $d/multi.txt
 testrun_compare "tracepoint samples do not slip past --event" $d/tp-prog.cpu-clock.folded \
 	profkit-convert --to=folded --event=cpu-clock $d/tp-prog.txt
+# perf-map-agent's unfoldall names a JIT frame "A->B->C": A with B and C
+# inlined, the inlined ones marked _[i], the annotations on A only
+testrun_compare "JIT inline chains (A->B->C)" $d/jit-inline.folded \
+	profkit-convert --to=folded $d/jit-inline.txt
+for mode in kernel jit all; do
+	testrun_compare "JIT inline chains, --$mode" $d/jit-inline.$mode.folded \
+		profkit-convert --to=folded --$mode $d/jit-inline.txt
+done
 testrun_compare "--value=samples counts samples" $d/c-fp.samples.folded \
 	profkit-convert --to=folded --value=samples $d/c-fp.txt
 

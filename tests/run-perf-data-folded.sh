@@ -10,7 +10,8 @@
 #   HOME=empty perf script --symfs=ROOT --kallsyms=K -i X | stackcollapse-perf.pl
 #
 # except where doc/formats.md lists the perl script's faults (threads,
-# tp-prog: comms; cxx-fp, cxx-dwarf*: names cut at "(").
+# tp-prog: comms; cxx-fp, cxx-dwarf*: names cut at "("), and plt-ibt, whose
+# .plt.sec stubs perf 6.1 leaves [unknown].
 #
 # The *-dwarf recordings (--call-graph dwarf) are unwound here from their
 # registers and stack copies, with their inlined functions, as perf
@@ -29,7 +30,7 @@
 d=testdata/perf-data
 bin=$(pwd)/testdata/bin
 recordings="c-fp threads multi pipe tp-prog cxx-fp stripped zstd-sym node
-	c-dwarf cxx-dwarf cxx-dwarf-threads"
+	c-dwarf cxx-dwarf cxx-dwarf-threads plt"
 
 # the root: each recorded path -> the file here
 root=$tmpdir/root
@@ -41,6 +42,8 @@ link "$bin/c-fp-stripped" /tmp/rec2/c-fp-stripped
 link "$bin/cxx-dwarf" /tmp/rec/cxx-dwarf
 link "$bin/c-dwarf" /tmp/rec3/c-dwarf
 link "$bin/cxx-threads" /tmp/rec3/cxx-threads
+link "$bin/plt" /tmp/rec4/plt
+link "$bin/plt-ibt" /tmp/rec4/plt-ibt
 link "$(pwd)/$d/perf-1262.map" /tmp/perf-1262.map
 mkdir "$tmpdir/home"	# no ~/.debug build-id cache: the root only
 
@@ -61,6 +64,22 @@ testrun_compare "multi: the second event" $d/multi.cpu-clock.folded \
 	folded --event=cpu-clock $d/multi.perf.data
 testrun_compare "tp-prog: the tracepoint" $d/tp-prog.sched_switch.folded \
 	folded --event=sched:sched_switch $d/tp-prog.perf.data
+# perf-map-agent's unfoldall names JIT code "A->B->C": node's recording
+# again, with such names in its map; perf script | stackcollapse-perf.pl
+# with that map as /tmp/perf-1262.map made the expected files
+root2=$tmpdir/root2
+mkdir -p "$root2/tmp" && ln -s "$(pwd)/$d/perf-1262.unfoldall.map" "$root2/tmp/perf-1262.map"
+testrun_compare "node, unfoldall JIT map: A;B_[i];C_[i]" $d/node-unfoldall.folded \
+	env HOME="$tmpdir/home" profkit-convert -q --symfs="$root2" --kallsyms=$d/kallsyms \
+	--to=folded $d/node.perf.data
+testrun_compare "node, unfoldall JIT map, --jit" $d/node-unfoldall.jit.folded \
+	env HOME="$tmpdir/home" profkit-convert -q --symfs="$root2" --kallsyms=$d/kallsyms \
+	--to=folded --jit $d/node.perf.data
+
+# PLT stubs in .plt.sec (IBT): perf names them "malloc@plt" since 6.3,
+# as objdump does; perf 6.1 made plt-ibt.folded's stub frames [plt-ibt]
+testrun_compare "plt-ibt: .plt.sec stubs named as perf 6.3 names them" \
+	$d/plt-ibt.folded folded $d/plt-ibt.perf.data
 testrun_compare "--inline: inlined functions as frames" $d/cxx-fp.inline.folded \
 	folded --inline $d/cxx-fp.perf.data
 # summed in one profile, each recording keeps its own kind of stacks: the
@@ -99,6 +118,21 @@ else
 		[ $name = node ] && name=$name$jit_map
 		same_output "$name: live perf script agrees" "$tmpdir/theirs" "$tmpdir/ours"
 	done
+fi
+
+if perf script --help >/dev/null 2>&1 || command -v perf >/dev/null; then
+	HOME=$tmpdir/home perf script --symfs="$root" --kallsyms=$d/kallsyms -i $d/plt-ibt.perf.data \
+		2>/dev/null | profkit-convert -q --to=folded >"$tmpdir/theirs"
+	folded $d/plt-ibt.perf.data >"$tmpdir/ours"
+	if ! grep -q '@plt' "$tmpdir/theirs"; then
+		# perf before 6.3: every .plt.sec stub is [unknown]
+		sed 's/;[^;]*@plt \([0-9]*\)$/;[plt-ibt] \1/' "$tmpdir/ours" |
+			profkit-convert -q --from=folded --to=folded >"$tmpdir/ours.old"
+		mv "$tmpdir/ours.old" "$tmpdir/ours"
+	fi
+	same_output "plt-ibt: live perf script agrees" "$tmpdir/theirs" "$tmpdir/ours"
+else
+	skip "plt-ibt: live perf script agrees" "no perf (linux-perf)"
 fi
 
 plan $tap_n

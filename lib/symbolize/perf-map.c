@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* JIT code's symbols from perf-PID.map files (perf-map.h). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,56 @@ static int parse_perf_map(struct symtab *t)
 	}
 	symtab_sort(t);
 	return 0;
+}
+
+/* Where the "->" after s[from] joining an unfoldall chain is, or NULL;
+ * C++'s "operator->" joins nothing. */
+static const char *chain_arrow(const char *s, const char *from)
+{
+	static const char op[] = "operator";
+	const char *a;
+
+	for (a = from; (a = strstr(a, "->")); a += 2)
+		if (a - s < (ptrdiff_t)sizeof(op) - 1 ||
+		    memcmp(a - (sizeof(op) - 1), op, sizeof(op) - 1) != 0)
+			return a;
+	return NULL;
+}
+
+size_t sym_perf_map_frames(const char *name, struct sym_frame *frames,
+			   size_t max)
+{
+	const char *part = name, *arrow;
+	size_t n = 0, i;
+
+	memset(&frames[0], 0, sizeof(frames[0]));
+	frames[0].name = name;
+	if (!chain_arrow(name, name))
+		return 1;
+	/* outermost first, as written; reversed below */
+	for (; n < max; part = arrow + 2) {
+		arrow = chain_arrow(name, part);
+		memset(&frames[n], 0, sizeof(frames[n]));
+		frames[n].qualified = arrow ? strndup(part, (size_t)(arrow - part)) :
+			strdup(part);
+		if (!frames[n++].qualified)
+			goto fail;
+		if (!arrow)
+			break;
+	}
+	for (i = 0; i < n / 2; i++) {
+		struct sym_frame t = frames[i];
+
+		frames[i] = frames[n - 1 - i];
+		frames[n - 1 - i] = t;
+	}
+	return n;
+fail:
+	for (i = 0; i < n; i++)
+		free(frames[i].qualified);
+	memset(&frames[0], 0, sizeof(frames[0]));
+	frames[0].name = name;
+	return 1;
 }
 
 struct map_try {

@@ -7,6 +7,7 @@
 #define PROFKIT_SYMBOLIZE_PERF_MAP_H
 
 #include "finder.h"
+#include "frame.h"
 #include "symtab.h"
 
 struct pk_context;
@@ -15,5 +16,14 @@ struct pk_context;
  * when there is none (with a warning). */
 struct symtab *sym_perf_map_load(struct pk_context *ctx,
 				 const struct sym_finder *f, const char *file);
+
+/*
+ * The frames of JIT code named name, innermost first: perf-map-agent's
+ * unfoldall names it "outer->inner->...", the methods inlined there, as
+ * stackcollapse-perf.pl reads it. At most max; the parts are malloc'd
+ * as the frames' qualified names.
+ */
+size_t sym_perf_map_frames(const char *name, struct sym_frame *frames,
+			   size_t max);
 
 #endif

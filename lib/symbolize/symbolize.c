@@ -254,6 +254,8 @@ static size_t table_frames(const struct object *obj, uint64_t addr,
 
 	if (!sym)
 		return 0;
+	if (obj->kind == OBJ_JIT)
+		return sym_perf_map_frames(sym->name, frames, SYM_MAX_FRAMES);
 	memset(&frames[0], 0, sizeof(frames[0]));
 	frames[0].name = sym->name;
 	return 1;
