@@ -1,0 +1,23 @@
+#!/bin/sh
+# What a new user meets first, said plainly: gzip on a terminal, a filter
+# that keeps nothing, an empty recording and several inputs to
+# profkit-info, and speedscope profiles named alike from perf.data and
+# from perf script text of one recording.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+d=testdata/perf-script
+plan 2
+
+# pprof output is gzip: on a terminal (script(1) gives a pty) a warning,
+# as gzip itself refuses; into a file none
+if command -v script >/dev/null 2>&1; then
+	script -qc "profkit-convert --to=pprof $d/c-fp.folded 2>$tmpdir/tty.err" /dev/null >/dev/null
+	echo "profkit-convert: warning: <stdout> is a terminal: writing gzip-compressed data to it; use -o FILE or redirect it" >"$tmpdir/want"
+	cmp -s "$tmpdir/want" "$tmpdir/tty.err" && pass "gzip to a terminal warns" ||
+		{ fail "gzip to a terminal warns"; diag_file "$tmpdir/tty.err"; }
+else
+	skip "gzip to a terminal warns" "no script(1) (util-linux)"
+fi
+profkit-convert --to=pprof $d/c-fp.folded >"$tmpdir/c-fp.pb.gz" 2>"$tmpdir/err"
+[ -s "$tmpdir/c-fp.pb.gz" ] && [ ! -s "$tmpdir/err" ] && pass "gzip to a file: no warning" ||
+	{ fail "gzip to a file: no warning"; diag_file "$tmpdir/err"; }
+finish
