@@ -5,7 +5,7 @@
 # from perf script text of one recording.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
-plan 2
+plan 5
 
 # pprof output is gzip: on a terminal (script(1) gives a pty) a warning,
 # as gzip itself refuses; into a file none
@@ -20,4 +20,20 @@ fi
 profkit-convert --to=pprof $d/c-fp.folded >"$tmpdir/c-fp.pb.gz" 2>"$tmpdir/err"
 [ -s "$tmpdir/c-fp.pb.gz" ] && [ ! -s "$tmpdir/err" ] && pass "gzip to a file: no warning" ||
 	{ fail "gzip to a file: no warning"; diag_file "$tmpdir/err"; }
+
+# a filter that keeps nothing: exit 0, empty output, and a warning naming
+# the tests that dropped the samples
+profkit-filter --focus='^nomatch$' $d/c-fp.txt >"$tmpdir/out" 2>"$tmpdir/err"
+status=$?
+echo "profkit-filter: warning: no sample passed --focus='^nomatch\$': the output is empty" >"$tmpdir/want"
+[ $status -eq 0 ] && [ ! -s "$tmpdir/out" ] && cmp -s "$tmpdir/want" "$tmpdir/err" &&
+	pass "a --focus that matches nothing says so" ||
+	{ fail "a --focus that matches nothing says so (exit $status)"; diag_file "$tmpdir/err"; }
+profkit-filter --tid=4203 --focus=nomatch $d/threads.txt >/dev/null 2>"$tmpdir/err"
+echo "profkit-filter: warning: no sample passed --tid=4203 and --focus='nomatch': the output is empty" >"$tmpdir/want"
+cmp -s "$tmpdir/want" "$tmpdir/err" && pass "each test that dropped samples is named" ||
+	{ fail "each test that dropped samples is named"; diag_file "$tmpdir/err"; }
+profkit-filter --focus=loop $d/c-fp.txt >/dev/null 2>"$tmpdir/err"
+[ ! -s "$tmpdir/err" ] && pass "a filter that keeps samples: no warning" ||
+	{ fail "a filter that keeps samples: no warning"; diag_file "$tmpdir/err"; }
 finish
