@@ -5,7 +5,7 @@
 # from perf script text of one recording.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
-plan 5
+plan 7
 
 # pprof output is gzip: on a terminal (script(1) gives a pty) a warning,
 # as gzip itself refuses; into a file none
@@ -36,4 +36,18 @@ cmp -s "$tmpdir/want" "$tmpdir/err" && pass "each test that dropped samples is n
 profkit-filter --focus=loop $d/c-fp.txt >/dev/null 2>"$tmpdir/err"
 [ ! -s "$tmpdir/err" ] && pass "a filter that keeps samples: no warning" ||
 	{ fail "a filter that keeps samples: no warning"; diag_file "$tmpdir/err"; }
+
+# profkit-info on a recording without samples (perf record -c 1000000000
+# -- true) describes it: its header as perf report --header-only prints it
+testrun_compare "info describes an empty recording" testdata/commands/empty.info \
+	profkit-info testdata/perf-data/empty.perf.data
+# several inputs: each described, a bad one said in between, exit non-zero
+profkit-info testdata/perf-data/empty.perf.data "$tmpdir/missing" $d/c-fp.folded \
+	>"$tmpdir/out" 2>"$tmpdir/err"
+status=$?
+[ $status -ne 0 ] && grep -q "^testdata/perf-data/empty.perf.data: perf-data profile" "$tmpdir/out" &&
+	grep -q "^$d/c-fp.folded: folded profile" "$tmpdir/out" &&
+	grep -q "cannot open '$tmpdir/missing'" "$tmpdir/err" &&
+	pass "info describes each input, past a missing one" ||
+	{ fail "info describes each input, past a missing one (exit $status)"; diag_file "$tmpdir/out"; }
 finish
