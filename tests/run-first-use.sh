@@ -5,7 +5,7 @@
 # from perf script text of one recording.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
-plan 7
+plan 10
 
 # pprof output is gzip: on a terminal (script(1) gives a pty) a warning,
 # as gzip itself refuses; into a file none
@@ -50,4 +50,18 @@ status=$?
 	grep -q "cannot open '$tmpdir/missing'" "$tmpdir/err" &&
 	pass "info describes each input, past a missing one" ||
 	{ fail "info describes each input, past a missing one (exit $status)"; diag_file "$tmpdir/out"; }
+
+# speedscope: the threads of one recording get the same profile names
+# from its perf.data and from its perf script text (which has no pid and
+# loses the trailing space of "trail sp ")
+names() {
+	profkit-convert -q --no-symbolize --to=speedscope "$1" |
+		grep -o '"type":"sampled","name":"[^"]*"' | sort
+}
+for x in c-fp threads multi; do
+	names testdata/perf-data/$x.perf.data >"$tmpdir/data.names"
+	names $d/$x.txt >"$tmpdir/text.names"
+	same_output "speedscope names of $x: perf.data as perf script" \
+		"$tmpdir/text.names" "$tmpdir/data.names"
+done
 finish
