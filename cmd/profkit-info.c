@@ -150,7 +150,8 @@ static void print_text(json_t *d)
 
 	printf("%s: %s profile\n", json_string_value(json_object_get(d, "file")),
 	       json_string_value(json_object_get(d, "format")));
-	printf("  sample types:\n");
+	if (json_array_size(json_object_get(d, "sample_types")))
+		printf("  sample types:\n");
 	json_array_foreach(json_object_get(d, "sample_types"), i, v)
 		printf("    %-28s total %s %s\n",
 		       json_string_value(json_object_get(v, "type")),
@@ -184,6 +185,32 @@ static void print_text(json_t *d)
 		       "(was the recording empty, or made without sampling?)\n");
 }
 
+/* Read and describe one input; a failure is said at once, the next
+ * input is described all the same. */
+static int describe_input(struct pk_context *ctx, const char *path,
+			  int as_json, json_t *all)
+{
+	struct pk_profile *p;
+	json_t *d;
+	int rc = cmd_read_profile(ctx, path, PK_PROFILE_KEEP_ORDER |
+				  PK_PROFILE_KEEP_EMPTY, &p);
+
+	if (rc) {
+		rc = cmd_report(ctx, rc);
+		pk_context_clear_error(ctx);
+		return rc;
+	}
+	d = describe(path, p);
+	pk_profile_free(p);
+	if (as_json) {
+		json_array_append_new(all, d);
+	} else {
+		print_text(d);
+		json_decref(d);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int quiet = 0, as_json = 0, i, rc = 0;
@@ -200,30 +227,21 @@ int main(int argc, char **argv)
 	argc = parse_options(argc, argv, options, &info);
 	if (!(ctx = cmd_context(quiet)))
 		return 1;
-	for (i = 0; i < (argc ? argc : 1) && !rc; i++) {
-		struct pk_profile *p;
-		const char *path = argc ? argv[i] : NULL;
+	for (i = 0; i < (argc ? argc : 1); i++) {
+		int status = describe_input(ctx, argc ? argv[i] : NULL,
+					    as_json, all);
 
-		rc = cmd_read_profile(ctx, path, PK_PROFILE_KEEP_ORDER, &p);
-		if (rc)
-			break;
-		json_array_append_new(all, describe(path, p));
-		pk_profile_free(p);
+		if (status > rc)
+			rc = status;
 	}
-	if (!rc && as_json) {
+	if (as_json) {
 		json_dumpf(all, stdout, JSON_INDENT(2));
 		putchar('\n');
-	} else if (!rc) {
-		json_t *d;
-		size_t k;
-
-		json_array_foreach(all, k, d)
-			print_text(d);
 	}
 	json_decref(all);
-	if (!rc && (fflush(stdout) || ferror(stdout)))
-		rc = pk_error_set(ctx, PK_EIO, "cannot write to standard output");
-	rc = cmd_report(ctx, rc);
+	if (fflush(stdout) || ferror(stdout))
+		rc = cmd_report(ctx, pk_error_set(ctx, PK_EIO,
+				"cannot write to standard output"));
 	pk_context_free(ctx);
 	return rc;
 }

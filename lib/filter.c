@@ -5,10 +5,12 @@
  * ignore and prune_from, plus perf's pid/tid/comm/event/time).
  */
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "copy.h"
+#include "strbuf.h"
 
 struct filter_state {
 	const struct pk_profile *p;
@@ -21,6 +23,12 @@ struct filter_state {
 };
 
 enum { FOCUS, IGNORE, PRUNE };
+
+/* The test a sample failed first, to say which filter kept nothing. */
+enum drop {
+	KEPT, BY_EVENT, BY_PID, BY_TID, BY_COMM, BY_FROM_TIME, BY_TO_TIME,
+	BY_FOCUS, BY_IGNORE, BY_MIN_PERCENT, NDROPS
+};
 
 static int compile(struct pk_context *ctx, regex_t *re, const char *pattern,
 		   const char *option)
@@ -66,30 +74,30 @@ static int stack_matches(struct filter_state *s, int which, regex_t *re,
 	return 0;
 }
 
-static int labels_pass(struct filter_state *s, const struct pk_sample *smp)
+static enum drop labels_pass(struct filter_state *s, const struct pk_sample *smp)
 {
 	const struct pk_label *l;
 
 	if (s->f->pid >= 0) {
 		l = pk_profile_label_find(s->p, smp->labels, s->key_pid);
 		if (!l || l->num != s->f->pid)
-			return 0;
+			return BY_PID;
 	}
 	if (s->f->tid >= 0) {
 		l = pk_profile_label_find(s->p, smp->labels, s->key_tid);
 		if (!l || l->num != s->f->tid)
-			return 0;
+			return BY_TID;
 	}
 	if (s->has_comm) {
 		l = pk_profile_label_find(s->p, smp->labels, s->key_comm);
 		if (!l || regexec(&s->comm, pk_profile_string(s->p, l->str), 0, NULL, 0))
-			return 0;
+			return BY_COMM;
 	}
 	if (s->f->from_time && smp->time < s->f->from_time)
-		return 0;
+		return BY_FROM_TIME;
 	if (s->f->to_time && smp->time > s->f->to_time)
-		return 0;
-	return 1;
+		return BY_TO_TIME;
+	return KEPT;
 }
 
 /* Weight of each distinct stack, for --min-percent. */
@@ -110,24 +118,26 @@ static int64_t *stack_weights(struct filter_state *s, int64_t *total)
 	return w;
 }
 
-static int sample_pass(struct filter_state *s, size_t i, const int64_t *weights,
-		       int64_t total, size_t *depth, const uint32_t **stack)
+static enum drop sample_pass(struct filter_state *s, size_t i,
+			     const int64_t *weights, int64_t total,
+			     size_t *depth, const uint32_t **stack)
 {
 	const struct pk_sample *smp = pk_profile_sample(s->p, i);
+	enum drop why;
 	size_t k;
 
 	*stack = pk_profile_stack(s->p, smp->stack, depth);
 	if (s->event_column >= 0 && !pk_profile_sample_values(s->p, i)[s->event_column])
-		return 0;
-	if (!labels_pass(s, smp))
-		return 0;
+		return BY_EVENT;
+	if ((why = labels_pass(s, smp)) != KEPT)
+		return why;
 	if (s->has_focus && !stack_matches(s, FOCUS, &s->focus, *stack, *depth))
-		return 0;
+		return BY_FOCUS;
 	if (s->has_ignore && stack_matches(s, IGNORE, &s->ignore, *stack, *depth))
-		return 0;
+		return BY_IGNORE;
 	if (s->f->min_percent > 0 && total &&
 	    (double)weights[smp->stack] * 100.0 < s->f->min_percent * (double)total)
-		return 0;
+		return BY_MIN_PERCENT;
 	if (s->has_prune) {
 		/* keep the first matching frame from the root and its callers */
 		for (k = *depth; k-- > 0;) {
@@ -138,7 +148,7 @@ static int sample_pass(struct filter_state *s, size_t i, const int64_t *weights,
 			}
 		}
 	}
-	return 1;
+	return KEPT;
 }
 
 static int setup(struct pk_context *ctx, struct filter_state *s,
@@ -193,6 +203,54 @@ static void teardown(struct filter_state *s)
 		free(s->loc_match[w]);
 }
 
+/* "--focus='RE'", "--pid=42": a test as it was given. */
+static int describe(struct pk_strbuf *b, const struct pk_filter *f,
+		    const struct pk_options *opts, enum drop which)
+{
+	static const char *const option[NDROPS] = {
+		"", "--event", "--pid", "--tid", "--comm", "--from-time",
+		"--to-time", "--focus", "--ignore", "--min-percent",
+	};
+	const char *text = NULL;
+	char num[64] = "";
+
+	switch (which) {
+	case BY_EVENT: text = opts->event; break;
+	case BY_COMM: text = f->comm; break;
+	case BY_FOCUS: text = f->focus; break;
+	case BY_IGNORE: text = f->ignore; break;
+	case BY_PID: snprintf(num, sizeof(num), "%lld", (long long)f->pid); break;
+	case BY_TID: snprintf(num, sizeof(num), "%lld", (long long)f->tid); break;
+	case BY_FROM_TIME: snprintf(num, sizeof(num), "%.9g", (double)f->from_time / 1e9); break;
+	case BY_TO_TIME: snprintf(num, sizeof(num), "%.9g", (double)f->to_time / 1e9); break;
+	case BY_MIN_PERCENT: snprintf(num, sizeof(num), "%g", f->min_percent); break;
+	default: break;
+	}
+	if (text)
+		return pki_strbuf_adds(b, option[which]) ||
+		       pki_strbuf_adds(b, "='") || pki_strbuf_adds(b, text) ||
+		       pki_strbuf_adds(b, "'");
+	return pki_strbuf_adds(b, option[which]) || pki_strbuf_adds(b, "=") ||
+	       pki_strbuf_adds(b, num);
+}
+
+/* Nothing passed: an empty output is easy to take for a tool's fault.
+ * Named: the tests that dropped samples (the first each failed). */
+static void warn_empty(struct pk_context *ctx, const struct pk_filter *f,
+		       const struct pk_options *opts, const size_t *dropped)
+{
+	struct pk_strbuf b = { 0 };
+	int which, rc = 0;
+
+	for (which = KEPT + 1; which < NDROPS && !rc; which++)
+		if (dropped[which])
+			rc = (b.len && pki_strbuf_adds(&b, " and ")) ||
+			     describe(&b, f, opts, (enum drop)which);
+	if (!rc)
+		pk_warn(ctx, "no sample passed %s: the output is empty", b.s);
+	free(b.s);
+}
+
 void pk_filter_init(struct pk_filter *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -207,7 +265,7 @@ int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
 	struct pk_profile *dst = pk_profile_new(pk_profile_flags(src));
 	struct pk_copy c;
 	int64_t *weights = NULL, total = 0;
-	size_t n = pk_profile_sample_count(src), i;
+	size_t n = pk_profile_sample_count(src), i, dropped[NDROPS] = { 0 };
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -220,10 +278,14 @@ int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
 	for (i = 0; !rc && i < n; i++) {
 		const uint32_t *stack;
 		size_t depth;
+		enum drop why = sample_pass(&s, i, weights, total, &depth, &stack);
 
-		if (sample_pass(&s, i, weights, total, &depth, &stack))
+		dropped[why]++;
+		if (why == KEPT)
 			rc = pki_copy_sample(&c, i, stack, depth);
 	}
+	if (!rc && n && !dropped[KEPT])
+		warn_empty(ctx, f, opts, dropped);
 	if (weights) {
 		if (!rc)
 			pki_copy_metadata(&c);

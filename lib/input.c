@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Input streams: a file, stdin or memory, with gzip undone on the fly.
+ * Input streams: a file, stdin or memory, with gzip, zstd, xz or bzip2
+ * undone on the fly.
  * Readers peek (for probing), take lines (text formats) or read bytes
  * (binary formats) from one buffer, so probing a pipe loses nothing.
  */
@@ -11,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "decompress.h"
 #include "internal.h"
 
 #define INPUT_CHUNK (1024 * 1024)
@@ -28,10 +29,13 @@ struct pk_input {
 	int64_t file_size;
 	int raw_eof;
 
-	int gzip;
-	z_stream z;
-	unsigned char *zbuf;
-	size_t zbuf_len;
+	const char *codec;	/* "gzip", "xz", ... or NULL: as it is */
+	struct pki_decoder *dec;
+	unsigned char *cbuf;	/* compressed bytes read, cavail from cnext */
+	size_t cbuf_len, cnext, cavail;
+	uint64_t cused;		/* compressed bytes decoded: the offset */
+	int between;		/* a compressed stream ended, none began */
+	int cdone;		/* the last stream ended at the end of input */
 
 	unsigned char *buf;	/* decompressed bytes [pos, end) */
 	size_t cap, pos, end;
@@ -73,54 +77,95 @@ static ssize_t raw_read(struct pk_input *in, void *dst, size_t n)
 	return got;
 }
 
-static ssize_t gzip_read(struct pk_input *in, unsigned char *dst, size_t n)
+static ssize_t compressed_refill(struct pk_input *in)
 {
-	in->z.next_out = dst;
-	in->z.avail_out = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
-	for (;;) {
+	ssize_t got = raw_read(in, in->cbuf, in->cbuf_len);
+
+	if (got < 0)
+		return got;
+	if (got == 0)
+		in->raw_eof = 1;
+	in->cnext = 0;
+	in->cavail = (size_t)got;
+	return got;
+}
+
+/* One decoder step; 1 when it consumed or produced something. */
+static int compressed_step(struct pk_input *in, struct pki_decoder_io *io)
+{
+	size_t in_before = io->in_len, out_before = io->out_len;
+	const char *why = NULL;
+	int rc = pki_decoder_step(in->dec, io, in->raw_eof, &why);
+
+	in->cused += in_before - io->in_len;
+	in->cnext += in_before - io->in_len;
+	in->cavail = io->in_len;
+	if (rc < 0)
+		return pk_error_set(in->ctx, PK_EINPUT,
+				    "%s: offset %llu: corrupt %s data (%s)",
+				    in->name, (unsigned long long)in->cused,
+				    in->codec, why);
+	if (rc == 1) {
+		in->between = 1;
+		in->cdone = in->raw_eof && !in->cavail;
+		return 1;
+	}
+	if (in_before == io->in_len && out_before == io->out_len)
+		return 0;
+	in->between = 0;
+	return 1;
+}
+
+/* A step that did nothing: the input ended, cleanly or not. */
+static int compressed_stuck(struct pk_input *in)
+{
+	if (in->cavail)
+		return pk_error_set(in->ctx, PK_EINPUT,
+				    "%s: offset %llu: corrupt %s data",
+				    in->name, (unsigned long long)in->cused,
+				    in->codec);
+	if (in->between)
+		return 0;
+	return pk_error_set(in->ctx, PK_EINPUT,
+			    "%s: offset %llu: %s stream is truncated",
+			    in->name, (unsigned long long)in->cused,
+			    in->codec);
+}
+
+static ssize_t compressed_read(struct pk_input *in, unsigned char *dst,
+			       size_t n)
+{
+	struct pki_decoder_io io = { NULL, 0, dst, n };
+
+	while (io.out_len && !in->cdone) {
 		int rc;
 
-		if (in->z.avail_in == 0 && !in->raw_eof) {
-			ssize_t got = raw_read(in, in->zbuf, in->zbuf_len);
+		if (!in->cavail && !in->raw_eof) {
+			ssize_t got = compressed_refill(in);
 
 			if (got < 0)
 				return got;
-			if (got == 0)
-				in->raw_eof = 1;
-			in->z.next_in = in->zbuf;
-			in->z.avail_in = (uInt)got;
 		}
-		if (in->z.avail_in == 0 && in->raw_eof) {
-			/* gzip == 2: the last member ended cleanly. */
-			if (in->z.next_out != dst || in->gzip == 2)
-				break;
-			return pk_error_set(in->ctx, PK_EINPUT,
-					    "%s: offset %llu: gzip stream is "
-					    "truncated", in->name,
-					    (unsigned long long)in->z.total_in);
-		}
-		rc = inflate(&in->z, Z_NO_FLUSH);
-		if (rc == Z_STREAM_END) {
-			/* Concatenated members are one stream, as gzip -d. */
-			in->gzip = 2;
-			inflateReset(&in->z);
-		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			return pk_error_set(in->ctx, PK_EINPUT,
-					    "%s: corrupt gzip data (%s)",
-					    in->name,
-					    in->z.msg ? in->z.msg : "inflate");
-		} else {
-			in->gzip = 1;
-		}
-		if (in->z.next_out != dst || in->z.avail_out == 0)
+		io.in = in->cbuf + in->cnext;
+		io.in_len = in->cavail;
+		rc = compressed_step(in, &io);
+		if (rc < 0)
+			return rc;
+		if (io.out != dst)
 			break;
+		if (rc == 0 && (in->cavail || in->raw_eof)) {
+			rc = compressed_stuck(in);
+			if (rc < 0)
+				return rc;
+			break;
+		}
 	}
-	return (ssize_t)(in->z.next_out - dst);
+	return (ssize_t)(io.out - dst);
 }
 
 static ssize_t stream_read(struct pk_input *in, unsigned char *dst, size_t n)
 {
-	return in->gzip ? gzip_read(in, dst, n) : raw_read(in, dst, n);
+	return in->dec ? compressed_read(in, dst, n) : raw_read(in, dst, n);
 }
 
 /* Read once more into the buffer, growing it when full. <0 on error. */
@@ -159,26 +204,57 @@ static ssize_t stream_more(struct pk_input *in)
 	return got;
 }
 
-static int start_gzip_if_needed(struct pk_input *in)
+/* Up to n bytes, fewer only at the end: a pipe may give them in parts. */
+static ssize_t raw_read_full(struct pk_input *in, unsigned char *dst,
+			     size_t n)
 {
-	unsigned char magic[2];
-	ssize_t got = raw_read(in, magic, 2);
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t got = raw_read(in, dst + done, n - done);
+
+		if (got < 0)
+			return got;
+		if (got == 0)
+			break;
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
+}
+
+static int start_decoder(struct pk_input *in, const unsigned char *magic,
+			 size_t len)
+{
+	const char *why = NULL;
+
+	in->dec = pki_decoder_new(in->codec, &why);
+	if (!in->dec && why)
+		return pk_error_set(in->ctx, PK_EINPUT,
+				    "%s: %s-compressed input, but profkit was "
+				    "built without %s", in->name, in->codec,
+				    why);
+	in->cbuf_len = INPUT_CHUNK;
+	in->cbuf = in->dec ? malloc(in->cbuf_len) : NULL;
+	if (!in->cbuf)
+		return pk_error_set(in->ctx, PK_ENOMEM, "%s: out of memory",
+				    in->name);
+	memcpy(in->cbuf, magic, len);
+	in->cavail = len;
+	return 0;
+}
+
+/* Compressed input gets a decoder, fed the first bytes read here. */
+static int start_decompress_if_needed(struct pk_input *in)
+{
+	unsigned char magic[PKI_CODEC_MAGIC_LEN];
+	ssize_t got = raw_read_full(in, magic, sizeof(magic));
 
 	if (got < 0)
 		return (int)got;
-	if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		in->zbuf_len = INPUT_CHUNK;
-		in->zbuf = malloc(in->zbuf_len);
-		if (!in->zbuf || inflateInit2(&in->z, 15 + 16) != Z_OK)
-			return pk_error_set(in->ctx, PK_ENOMEM,
-					    "%s: out of memory", in->name);
-		memcpy(in->zbuf, magic, 2);
-		in->z.next_in = in->zbuf;
-		in->z.avail_in = 2;
-		in->gzip = 1;
-		return 0;
-	}
-	/* Not gzip: the bytes read become the start of the buffer. */
+	in->codec = pki_codec_sniff(magic, (size_t)got);
+	if (in->codec)
+		return start_decoder(in, magic, (size_t)got);
+	/* As it is: the bytes read become the start of the buffer. */
 	in->buf = malloc(INPUT_CHUNK + 1);
 	if (!in->buf)
 		return pk_error_set(in->ctx, PK_ENOMEM, "%s: out of memory",
@@ -186,7 +262,7 @@ static int start_gzip_if_needed(struct pk_input *in)
 	in->cap = INPUT_CHUNK;
 	memcpy(in->buf, magic, (size_t)got);
 	in->end = (size_t)got;
-	if (got < 2)
+	if ((size_t)got < sizeof(magic))
 		in->eof = 1;
 	return 0;
 }
@@ -243,7 +319,7 @@ int pk_input_open(struct pk_context *ctx, const char *path,
 	if (in->progress_what)	/* no progress without memory: no harm */
 		sprintf(in->progress_what, "reading %s", in->name);
 	in->progress_next = PROGRESS_STEP;
-	rc = start_gzip_if_needed(in);
+	rc = start_decompress_if_needed(in);
 	if (rc) {
 		pk_input_close(in);
 		return rc;
@@ -263,7 +339,7 @@ int pk_input_open_memory(struct pk_context *ctx, const char *name,
 	in->mem = data ? data : (const void *)"";
 	in->mem_size = size;
 	in->file_size = (int64_t)size;
-	rc = start_gzip_if_needed(in);
+	rc = start_decompress_if_needed(in);
 	if (rc) {
 		pk_input_close(in);
 		return rc;
@@ -281,9 +357,8 @@ void pk_input_close(struct pk_input *in)
 	free(in->progress_what);
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
-	if (in->zbuf)
-		inflateEnd(&in->z);
-	free(in->zbuf);
+	pki_decoder_free(in->dec);
+	free(in->cbuf);
 	free(in->buf);
 	free(in->name);
 	free(in);
@@ -299,9 +374,10 @@ int64_t pk_input_file_size(const struct pk_input *in)
 	return in->file_size;
 }
 
+/* Any compression: the file size is then not the data's. */
 int pk_input_is_gzip(const struct pk_input *in)
 {
-	return in->gzip != 0;
+	return in->codec != NULL;
 }
 
 const unsigned char *pk_input_peek(struct pk_input *in, size_t want,

@@ -192,6 +192,12 @@ static int deflate_some(struct pk_output *o, const void *data, size_t n,
 
 int pk_output_start_gzip(struct pk_output *o)
 {
+	/* compressed bytes only garble a terminal; gzip refuses to write
+	 * them there, a warning is enough (the bytes go where asked) */
+	if (o->fd >= 0 && isatty(o->fd))
+		pk_warn(o->ctx, "%s is a terminal: writing gzip-compressed "
+			"data to it; use -o FILE or redirect it",
+			output_name(o));
 	o->zbuf = malloc(OUTPUT_CHUNK);
 	if (!o->zbuf || deflateInit2(&o->z, 6, Z_DEFLATED, 15 + 16, 8,
 				     Z_DEFAULT_STRATEGY) != Z_OK)

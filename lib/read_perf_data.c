@@ -899,6 +899,8 @@ static int finish(struct pd_reader *r)
 		return pk_error_set(r->st.ctx, PK_EINPUT, "%s: no events and no "
 				    "samples: the recording is empty or cut "
 				    "short", r->st.name);
+	if (pk_profile_flags(r->st.p) & PK_PROFILE_KEEP_EMPTY)
+		return 0;
 	for (i = 0; i < r->st.ev.nattrs; i++) {
 		const struct pd_attr *a = &r->st.ev.attrs[i];
 

@@ -591,6 +591,31 @@ static int find_type(const struct pk_profile *p, const char *type)
 }
 
 /*
+ * The unit a tooltip names, as flamegraph.pl's --countname: "samples"
+ * only for sample counts; other counts (perf's page-faults, pprof's
+ * contentions) by their type; times by the short unit, in exact counts.
+ */
+static const char *tooltip_unit(const char *type, const char *unit)
+{
+	static const char *const brief[][2] = {
+		{ "nanoseconds", "ns" }, { "microseconds", "us" },
+		{ "milliseconds", "ms" }, { "seconds", "s" },
+	};
+	size_t i, len = strlen(type);
+
+	for (i = 0; i < PK_ARRAY_SIZE(brief); i++)
+		if (strcmp(unit, brief[i][0]) == 0)
+			return brief[i][1];
+	if (*unit && strcmp(unit, "count") != 0)
+		return unit;
+	/* "new": difffolded's counts, samples to flamegraph.pl */
+	if (!len || strcmp(type, "samples") == 0 || strcmp(type, "new") == 0 ||
+	    (len > 8 && strcmp(type + len - 8, "_samples") == 0))
+		return "samples";
+	return type;
+}
+
+/*
  * Differential when asked, or when the input is difffolded's two-column
  * form (sample types "base" and "new"), as flamegraph.pl switches on a
  * second count column; unless one sample type is asked for by name.
@@ -599,7 +624,6 @@ static int pick_columns(struct flamegraph *fg)
 {
 	int base = find_type(fg->p, "base"), new = find_type(fg->p, "new");
 	const struct pk_value_type *t;
-	const char *unit;
 
 	fg->base_column = -1;
 	if (base >= 0 && new >= 0 && (fg->opts->diff || !fg->opts->sample_type)) {
@@ -631,8 +655,8 @@ static int pick_columns(struct flamegraph *fg)
 		fg->scale *= fg->mult;
 	}
 	t = pk_profile_sample_type(fg->p, (size_t)fg->column);
-	unit = pk_profile_string(fg->p, t->unit);
-	fg->unit = !*unit || strcmp(unit, "count") == 0 ? "samples" : unit;
+	fg->unit = tooltip_unit(pk_profile_string(fg->p, t->type),
+				pk_profile_string(fg->p, t->unit));
 	return 0;
 }
 

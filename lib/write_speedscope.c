@@ -304,7 +304,11 @@ static int name_add(struct speedscope *w, size_t *len, const char *s, size_t n)
 	return 0;
 }
 
-/* "comm pid/tid", "comm tid" without a pid, plus " (event)" if several. */
+/*
+ * "comm tid" (the pid without a tid), plus " (event)" if several: the
+ * same from perf.data as from perf script's default fields, which have
+ * no pid and lose the spaces around a comm.
+ */
 static uint32_t group_of(struct speedscope *w, uint32_t labels, size_t series)
 {
 	const struct pk_profile *p = w->p;
@@ -315,14 +319,18 @@ static uint32_t group_of(struct speedscope *w, uint32_t labels, size_t series)
 	char num[64];
 	int n = 0;
 
-	if (comm && comm->str &&
-	    name_add(w, &len, pk_profile_string(p, comm->str),
-		     pk_profile_string_len(p, comm->str)))
-		return 0;
-	if (pid && tid)
-		n = snprintf(num, sizeof(num), "%s%lld/%lld", len ? " " : "",
-			     (long long)pid->num, (long long)tid->num);
-	else if (tid || pid)
+	if (comm && comm->str) {
+		const char *s = pk_profile_string(p, comm->str);
+		size_t slen = pk_profile_string_len(p, comm->str);
+
+		while (slen && *s == ' ')
+			s++, slen--;
+		while (slen && s[slen - 1] == ' ')
+			slen--;
+		if (name_add(w, &len, s, slen))
+			return 0;
+	}
+	if (tid || pid)
 		n = snprintf(num, sizeof(num), "%s%lld", len ? " " : "",
 			     (long long)(tid ? tid : pid)->num);
 	if (n > 0 && name_add(w, &len, num, (size_t)n))

@@ -5,7 +5,7 @@
 # The frame geometry of c-fp.svg was checked against flamegraph.pl's
 # merge of the same stacks (testdata/perf-script/c-fp.folded).
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 22
+plan 24
 d=testdata/perf-script
 e=testdata/flamegraph
 
@@ -34,10 +34,10 @@ testrun_compare "C with frame pointers, whole SVG" $e/c-fp.svg \
 	profkit-flamegraph $d/c-fp.txt
 profkit-flamegraph $d/c-fp.txt >"$tmpdir/c-fp.svg"
 xml_ok "well-formed XML" "$tmpdir/c-fp.svg"
-grep -q '<title>hot_loop (446,500,000 nanoseconds, 73.99%)</title>' "$tmpdir/c-fp.svg" &&
+grep -q '<title>hot_loop (446,500,000 ns, 73.99%)</title>' "$tmpdir/c-fp.svg" &&
 	pass "hot_loop's tooltip gives its time and share" ||
 	fail "hot_loop's tooltip gives its time and share"
-grep -q '<title>all (603,500,000 nanoseconds, 100%)</title><rect x="10.0" y="117" width="1180.0"' \
+grep -q '<title>all (603,500,000 ns, 100%)</title><rect x="10.0" y="117" width="1180.0"' \
 	"$tmpdir/c-fp.svg" && pass "the root spans the full width at the bottom" ||
 	fail "the root spans the full width at the bottom"
 frames "$tmpdir/c-fp.svg" >"$tmpdir/frames"
@@ -113,4 +113,16 @@ testrun_status "--diff needs two columns" 2 "needs 'base' and 'new'" \
 	profkit-flamegraph --diff $d/c-fp.txt
 testrun_status "unknown --colors" 2 "expected 'hot', 'mem' or 'io'" \
 	profkit-flamegraph --colors=green $d/c-fp.txt
+# the tooltip's unit: "samples" only for sample counts (perf report -i
+# multi.perf.data: "Samples: 235 of event 'page-faults'", "Event count
+# (approx.): 20612"), other counts by their type, as flamegraph.pl's
+# --countname would be given
+profkit-flamegraph --event=page-faults $d/multi.txt 2>/dev/null >"$tmpdir/pf.svg"
+grep -q '<title>all (20,612 page-faults, 100%)</title>' "$tmpdir/pf.svg" &&
+	pass "page-faults are counted as page-faults, not samples" ||
+	{ fail "page-faults are counted as page-faults, not samples"; grep '<title>all' "$tmpdir/pf.svg" | diag_file /dev/stdin; }
+profkit-flamegraph --event=page-faults --value=samples $d/multi.txt 2>/dev/null >"$tmpdir/pfs.svg"
+grep -q '<title>all (235 samples, 100%)</title>' "$tmpdir/pfs.svg" &&
+	pass "--value=samples counts samples" ||
+	{ fail "--value=samples counts samples"; grep '<title>all' "$tmpdir/pfs.svg" | diag_file /dev/stdin; }
 finish

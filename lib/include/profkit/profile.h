@@ -90,6 +90,9 @@ enum pk_profile_flags {
 	 * symbolizer skips files and lines where the symbol table names an
 	 * address. */
 	PK_PROFILE_NAMES_ONLY = 1 << 1,
+	/* A recording without samples is no error but an empty profile
+	 * (profkit-info describes it); other readers' checks stay. */
+	PK_PROFILE_KEEP_EMPTY = 1 << 2,
 };
 
 struct pk_profile;
