@@ -352,6 +352,7 @@ void pd_model_init(struct pd_model *mo, struct pd_state *st)
 {
 	memset(mo, 0, sizeof(*mo));
 	mo->st = st;
+	mo->earlier_columns = pk_profile_sample_type_count(st->p);
 	mo->key_pid = pk_profile_intern_cstr(st->p, "pid");
 	mo->key_tid = pk_profile_intern_cstr(st->p, "tid");
 	mo->key_comm = pk_profile_intern_cstr(st->p, "comm");
@@ -390,9 +391,69 @@ static void note_unwinding(struct pd_model *mo)
 			(unsigned long long)all);
 }
 
+/* The first attribute of an event's: where perf lists the event. */
+static size_t event_rank(const struct pd_model *mo, size_t event)
+{
+	size_t a;
+
+	for (a = 0; a < mo->attr_event_cap; a++)
+		if (mo->attr_event[a] == (int32_t)event)
+			break;
+	return a;
+}
+
+/*
+ * Columns were made as samples came, so the event sampled first leads;
+ * perf report and perf evlist list events in attribute order, and the
+ * first event is the default one. Put the columns in that order, unless
+ * an earlier input's columns are in the profile too: those lead.
+ */
+static int order_events(struct pd_model *mo)
+{
+	struct pd_event_columns sorted[64];
+	size_t order[2 * 64], rank[64], from[64], n = 0, i, j;
+
+	if (mo->earlier_columns || mo->nevents < 2 ||
+	    mo->nevents > PK_ARRAY_SIZE(rank))
+		return 0;
+	for (i = 0; i < mo->nevents; i++) {
+		rank[i] = event_rank(mo, i);
+		n += 1 + (mo->events[i].weight >= 0);
+	}
+	if (n != pk_profile_sample_type_count(mo->st->p))
+		return 0;
+	for (i = 0; i < mo->nevents; i++) {	/* insertion sort: few events */
+		for (j = i; j > 0 && rank[from[j - 1]] > rank[i]; j--)
+			from[j] = from[j - 1];
+		from[j] = i;
+	}
+	for (i = 0, n = 0; i < mo->nevents; i++) {
+		sorted[i] = mo->events[from[i]];
+		order[n] = (size_t)sorted[i].count;
+		sorted[i].count = (int)n++;
+		if (sorted[i].weight >= 0) {
+			order[n] = (size_t)sorted[i].weight;
+			sorted[i].weight = (int)n++;
+		}
+	}
+	if (pki_profile_order_columns(mo->st->p, order))
+		return nomem(mo);
+	memcpy(mo->events, sorted, mo->nevents * sizeof(*sorted));
+	for (i = 0; i < mo->attr_event_cap; i++)
+		for (j = 0; mo->attr_event[i] >= 0 && j < mo->nevents; j++)
+			if (from[j] == (size_t)mo->attr_event[i]) {
+				mo->attr_event[i] = (int32_t)j;
+				break;
+			}
+	return 0;
+}
+
 int pd_model_finish(struct pd_model *mo)
 {
 	int rc = name_sample_types(mo);
+
+	if (!rc)
+		rc = order_events(mo);
 
 	if (!rc)
 		late_build_ids(mo);

@@ -313,6 +313,8 @@ struct pd_model {
 	size_t nmade, made_cap;
 	pk_str key_pid, key_tid, key_comm, key_cpu;
 	uint64_t samples, bad_samples, guest;
+	uint64_t first_time, last_time;	/* of the samples, 0: none */
+	size_t earlier_columns;	/* of inputs read into the profile before */
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 };
 
