@@ -254,6 +254,11 @@ struct pd_state {
 	struct pd_evlist ev;
 	struct pd_machine m;
 	char arch[32];		/* ARCH feature: uname -m of the recording */
+	/* CLOCK_DATA feature (perf record -k): the wall clock, in ns since
+	 * the epoch, at the moment the sample clock read clock_ref_ns */
+	int has_clock_data;
+	uint64_t clock_wall_ns, clock_ref_ns;
+	int64_t file_mtime_ns;	/* of a perf.data file, 0: a stream */
 	uint64_t warnings;
 	const struct pk_options *opts;	/* the reader's, may be NULL */
 };
@@ -324,7 +329,8 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr);
 /* A process exited (EXIT record of its main thread). */
 void pd_model_exit(struct pd_model *mo, int32_t pid);
-/* Once all is read: names the sample types, adds late build ids. */
+/* Once all is read: names and orders the sample types, sets the
+ * profile's period and times, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);
 void pd_model_release(struct pd_model *mo);
 
