@@ -493,6 +493,42 @@ int pk_profile_find_column(const struct pk_profile *p, pk_str event,
 	return -1;
 }
 
+/* Column i becomes old column order[i]; events follow the new order. */
+int pki_profile_order_columns(struct pk_profile *p, const size_t *order)
+{
+	size_t n = p->ntypes, i, k;
+	struct pk_value_type *types = malloc(n * sizeof(*types));
+	int64_t *scales = malloc(n * sizeof(*scales));
+	int64_t *row = malloc(n * sizeof(*row));
+
+	if (!types || !scales || !row) {
+		free(types);
+		free(scales);
+		free(row);
+		return PK_ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		types[k] = p->types[order[k]];
+		scales[k] = p->scales[order[k]];
+	}
+	memcpy(p->types, types, n * sizeof(*types));
+	memcpy(p->scales, scales, n * sizeof(*scales));
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * n];
+
+		for (k = 0; k < n; k++)
+			row[k] = v[order[k]];
+		memcpy(v, row, n * sizeof(*row));
+	}
+	p->nevents = 0;
+	for (k = 0; k < n; k++)
+		add_event(p, p->types[k].event);	/* no growth: same events */
+	free(types);
+	free(scales);
+	free(row);
+	return 0;
+}
+
 size_t pk_profile_event_count(const struct pk_profile *p)
 {
 	return p->nevents;

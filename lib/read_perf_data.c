@@ -709,6 +709,8 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 		    pread(r->fd, check, sizeof(check), 0) == sizeof(check) &&
 		    memcmp(check, head, sizeof(check)) == 0) {
 			r->file_size = (uint64_t)size;
+			r->st.file_mtime_ns = (int64_t)st.st_mtim.tv_sec *
+					      1000000000 + st.st_mtim.tv_nsec;
 			return 0;
 		}
 		if (r->fd >= 0)

@@ -6,6 +6,8 @@
  *     # callgrind format
  *     version: 1
  *     creator: profkit 0.1.0
+ *     desc: Time: 2026-11-25 03:26:15.719121451 UTC
+ *     desc: Duration: 0.079350327 s
  *     positions: line
  *     events: cpu_clock samples
  *     summary: 3000 3
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "formats.h"
 #include "idtab.h"
@@ -435,6 +438,33 @@ static void event_name(struct callgrind *c, size_t k, char *out, size_t size)
 	}
 }
 
+/* When the profile was taken and for how long, as "desc:" lines (free
+ * text that callgrind_annotate and kcachegrind show); the length is the
+ * samples' span when the input gives none. */
+static int write_times(struct callgrind *c, struct pk_output *out)
+{
+	int64_t start = pk_profile_time_nanos(c->p);
+	int64_t length = pk_profile_duration_nanos(c->p);
+	uint64_t first, last;
+	time_t secs = (time_t)(start / 1000000000);
+	struct tm tm;
+	char when[32];
+	int rc = 0;
+
+	pk_profile_time_span(c->p, &first, &last);
+	if (!length)
+		length = (int64_t)(last - first);
+	if (start > 0 && gmtime_r(&secs, &tm) &&
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		rc = pk_output_printf(out, "desc: Time: %s.%09lld UTC\n", when,
+				      (long long)(start % 1000000000));
+	if (!rc && length > 0)
+		rc = pk_output_printf(out, "desc: Duration: %lld.%09lld s\n",
+				      (long long)(length / 1000000000),
+				      (long long)(length % 1000000000));
+	return rc;
+}
+
 static int write_header(struct callgrind *c, struct pk_output *out)
 {
 	const char *cmd = pk_profile_meta(c->p, "cmdline");
@@ -446,6 +476,8 @@ static int write_header(struct callgrind *c, struct pk_output *out)
 			    "creator: profkit " PACKAGE_VERSION "\n");
 	if (!rc && cmd && !strpbrk(cmd, "\r\n"))
 		rc = pk_output_printf(out, "cmd: %s\n", cmd);
+	if (!rc)
+		rc = write_times(c, out);
 	if (!rc)
 		rc = pk_output_puts(out, "positions: line\n");
 	for (k = 0; k < c->ncolumns && !rc; k++) {

@@ -322,11 +322,11 @@ static int fill_header(struct pprof_writer *w)
 	w->msg.period = pk_profile_period(p);
 	w->msg.drop_frames = meta_str(w, PK_META_DROP_FRAMES);
 	w->msg.keep_frames = meta_str(w, PK_META_KEEP_FRAMES);
-	/* Readers that know no start or length get the samples' span. */
+	/* Readers that know no length get the samples' span. Sample times
+	 * are perf's clock, not the wall clock pprof's Time wants: no time
+	 * is better than 1970. */
 	pk_profile_time_span(p, &first, &last);
 	w->msg.time_nanos = pk_profile_time_nanos(p);
-	if (!w->msg.time_nanos)
-		w->msg.time_nanos = (int64_t)first;
 	w->msg.duration_nanos = pk_profile_duration_nanos(p);
 	if (!w->msg.duration_nanos)
 		w->msg.duration_nanos = (int64_t)(last - first);

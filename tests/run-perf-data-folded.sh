@@ -60,10 +60,12 @@ for name in $recordings; do
 	testrun_compare "$name: as perf script | stackcollapse-perf.pl" \
 		$d/$name.folded folded $d/$name.perf.data
 done
-testrun_compare "multi: the second event" $d/multi.cpu-clock.folded \
-	folded --event=cpu-clock $d/multi.perf.data
-testrun_compare "tp-prog: the tracepoint" $d/tp-prog.sched_switch.folded \
-	folded --event=sched:sched_switch $d/tp-prog.perf.data
+# two events: the first attribute's by default (as perf report and perf
+# evlist order them), the other with --event
+testrun_compare "multi: the second event" $d/multi.page-faults.folded \
+	folded --event=page-faults $d/multi.perf.data
+testrun_compare "tp-prog: the second event" $d/tp-prog.cpu-clock.folded \
+	folded --event=cpu-clock $d/tp-prog.perf.data
 # perf-map-agent's unfoldall names JIT code "A->B->C": node's recording
 # again, with such names in its map; perf script | stackcollapse-perf.pl
 # with that map as /tmp/perf-1262.map made the expected files
@@ -112,9 +114,12 @@ else
 				"/tmp/perf-1262.map here is not the recording's"
 			continue
 		fi
+		# perf script's text is in time order: it leads with the event
+		# sampled first, so name perf evlist's first on both sides
+		event=--event=$(perf evlist -i $d/$name.perf.data 2>/dev/null | head -n 1)
 		HOME=$tmpdir/home perf script --symfs="$root" --kallsyms=$d/kallsyms -i $d/$name.perf.data \
-			2>/dev/null | profkit-convert -q --to=folded >"$tmpdir/theirs"
-		folded $d/$name.perf.data >"$tmpdir/ours"
+			2>/dev/null | profkit-convert -q --to=folded "$event" >"$tmpdir/theirs"
+		folded "$event" $d/$name.perf.data >"$tmpdir/ours"
 		[ $name = node ] && name=$name$jit_map
 		same_output "$name: live perf script agrees" "$tmpdir/theirs" "$tmpdir/ours"
 	done

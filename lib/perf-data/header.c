@@ -23,6 +23,7 @@ enum {
 	FEAT_CPUDESC = 8,
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
+	FEAT_CLOCK_DATA = 29,
 };
 
 /* Byte offsets inside perf_event_attr. */
@@ -697,6 +698,24 @@ static void read_nrcpus(struct pd_state *st, struct cursor *c)
 	pk_profile_set_meta(st->p, "nr-cpus", buf);
 }
 
+/* Version 1: clockid, then the wall clock and that clock at one moment. */
+static void read_clock_data(struct pd_state *st, struct cursor *c)
+{
+	uint32_t version, clockid;
+	uint64_t wall, ref;
+
+	if (cur_u32(c, &version) < 0 || version != 1 ||
+	    cur_u32(c, &clockid) < 0 || cur_u64(c, &wall) < 0 ||
+	    cur_u64(c, &ref) < 0) {
+		pd_warn(st, "%s: the clock data is damaged or of an unknown "
+			"version; the profile has no wall-clock time", st->name);
+		return;
+	}
+	st->has_clock_data = 1;
+	st->clock_wall_ns = wall;
+	st->clock_ref_ns = ref;
+}
+
 int pd_read_feature(struct pd_state *st, unsigned feat,
 		    const unsigned char *data, size_t len)
 {
@@ -732,6 +751,9 @@ int pd_read_feature(struct pd_state *st, unsigned feat,
 		if (read_event_desc(st, &c) < 0)
 			pd_warn(st, "%s: the event descriptions are damaged; "
 				"events may lack their names", st->name);
+		break;
+	case FEAT_CLOCK_DATA:
+		read_clock_data(st, &c);
 		break;
 	default:
 		break;		/* the rest matters not for profiles */

@@ -299,6 +299,10 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 	mo->values[c->count] = 1;
 	if (c->weight >= 0 && (a->sample_type & PD_SAMPLE_PERIOD))
 		mo->values[c->weight] = (int64_t)s->period;
+	if (s->time && (!mo->first_time || s->time < mo->first_time))
+		mo->first_time = s->time;
+	if (s->time > mo->last_time)
+		mo->last_time = s->time;
 	stack = pk_profile_intern_stack(mo->st->p, mo->locs, depth);
 	labels = sample_labels(mo, a, s, t);
 	rc = pk_profile_add_sample(mo->st->p, stack, labels, s->time, mo->values,
@@ -352,6 +356,7 @@ void pd_model_init(struct pd_model *mo, struct pd_state *st)
 {
 	memset(mo, 0, sizeof(*mo));
 	mo->st = st;
+	mo->earlier_columns = pk_profile_sample_type_count(st->p);
 	mo->key_pid = pk_profile_intern_cstr(st->p, "pid");
 	mo->key_tid = pk_profile_intern_cstr(st->p, "tid");
 	mo->key_comm = pk_profile_intern_cstr(st->p, "comm");
@@ -390,9 +395,143 @@ static void note_unwinding(struct pd_model *mo)
 			(unsigned long long)all);
 }
 
+/* The first attribute of an event's: where perf lists the event. */
+static size_t event_rank(const struct pd_model *mo, size_t event)
+{
+	size_t a;
+
+	for (a = 0; a < mo->attr_event_cap; a++)
+		if (mo->attr_event[a] == (int32_t)event)
+			break;
+	return a;
+}
+
+/*
+ * Columns were made as samples came, so the event sampled first leads;
+ * perf report and perf evlist list events in attribute order, and the
+ * first event is the default one. Put the columns in that order, unless
+ * an earlier input's columns are in the profile too: those lead.
+ */
+static int order_events(struct pd_model *mo)
+{
+	struct pd_event_columns sorted[64];
+	size_t order[2 * 64], rank[64], from[64], n = 0, i, j;
+
+	if (mo->earlier_columns || mo->nevents < 2 ||
+	    mo->nevents > PK_ARRAY_SIZE(rank))
+		return 0;
+	for (i = 0; i < mo->nevents; i++) {
+		rank[i] = event_rank(mo, i);
+		n += 1 + (mo->events[i].weight >= 0);
+	}
+	if (n != pk_profile_sample_type_count(mo->st->p))
+		return 0;
+	for (i = 0; i < mo->nevents; i++) {	/* insertion sort: few events */
+		for (j = i; j > 0 && rank[from[j - 1]] > rank[i]; j--)
+			from[j] = from[j - 1];
+		from[j] = i;
+	}
+	for (i = 0, n = 0; i < mo->nevents; i++) {
+		sorted[i] = mo->events[from[i]];
+		order[n] = (size_t)sorted[i].count;
+		sorted[i].count = (int)n++;
+		if (sorted[i].weight >= 0) {
+			order[n] = (size_t)sorted[i].weight;
+			sorted[i].weight = (int)n++;
+		}
+	}
+	if (pki_profile_order_columns(mo->st->p, order))
+		return nomem(mo);
+	memcpy(mo->events, sorted, mo->nevents * sizeof(*sorted));
+	for (i = 0; i < mo->attr_event_cap; i++)
+		for (j = 0; mo->attr_event[i] >= 0 && j < mo->nevents; j++)
+			if (from[j] == (size_t)mo->attr_event[i]) {
+				mo->attr_event[i] = (int32_t)j;
+				break;
+			}
+	return 0;
+}
+
+static int is_clock(const char *event)
+{
+	return strcmp(event_unit(event), "nanoseconds") == 0;
+}
+
+/*
+ * pprof's period is one number. A fixed period (-c) is the attribute's;
+ * a clock sampled at a frequency (-F) ticks every 1e9 / F ns; any other
+ * event sampled at a frequency gets the mean period of its samples.
+ */
+static int64_t event_period(const struct pd_model *mo, size_t event,
+			    const struct pd_attr *a)
+{
+	const struct pd_event_columns *c = &mo->events[event];
+	const char *name = pk_profile_string(mo->st->p, c->event);
+	int64_t count;
+
+	if (!(a->flags & PD_ATTR_FREQ))
+		return (int64_t)a->sample_period;
+	if (is_clock(name) && a->sample_period)
+		return (int64_t)(1000000000 / a->sample_period);
+	count = pk_profile_total(mo->st->p, (size_t)c->count);
+	if (c->weight < 0 || count <= 0)
+		return 0;
+	return (pk_profile_total(mo->st->p, (size_t)c->weight) + count / 2) /
+	       count;
+}
+
+/* Period type and period of the first event: a clock's are pprof's
+ * "cpu nanoseconds", as Go's CPU profiles have them. */
+static void set_period(struct pd_model *mo)
+{
+	const char *name;
+	size_t a;
+
+	if (!mo->nevents || pk_profile_period(mo->st->p))
+		return;
+	for (a = 0; a < mo->attr_event_cap && mo->attr_event[a] != 0; a++)
+		;
+	if (a == mo->attr_event_cap)
+		return;
+	name = pk_profile_string(mo->st->p, mo->events[0].event);
+	if (is_clock(name))
+		pk_profile_set_period(mo->st->p, "cpu", "nanoseconds",
+				      event_period(mo, 0, &mo->st->ev.attrs[a]));
+	else
+		pk_profile_set_period(mo->st->p, name, "count",
+				      event_period(mo, 0, &mo->st->ev.attrs[a]));
+}
+
+/*
+ * The profile starts at its first sample and lasts until its last. The
+ * wall clock of a sample time comes from the clock data (perf record -k)
+ * where there is some; else the file's mtime, when perf wrote it at the
+ * end of the recording, stands for it (perf report's "captured on").
+ */
+static void set_times(struct pd_model *mo)
+{
+	const struct pd_state *st = mo->st;
+	int64_t start = st->file_mtime_ns;
+
+	if (pk_profile_time_nanos(st->p) || !mo->first_time)
+		return;
+	if (st->has_clock_data)
+		start = (int64_t)(st->clock_wall_ns +
+				  (mo->first_time - st->clock_ref_ns));
+	pk_profile_set_time(st->p, start,
+			    (int64_t)(mo->last_time - mo->first_time));
+}
+
 int pd_model_finish(struct pd_model *mo)
 {
 	int rc = name_sample_types(mo);
+
+	if (!rc)
+		rc = order_events(mo);
+	if (!rc) {
+		set_period(mo);
+		set_times(mo);
+	}
 
 	if (!rc)
 		late_build_ids(mo);

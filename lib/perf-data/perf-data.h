@@ -254,6 +254,11 @@ struct pd_state {
 	struct pd_evlist ev;
 	struct pd_machine m;
 	char arch[32];		/* ARCH feature: uname -m of the recording */
+	/* CLOCK_DATA feature (perf record -k): the wall clock, in ns since
+	 * the epoch, at the moment the sample clock read clock_ref_ns */
+	int has_clock_data;
+	uint64_t clock_wall_ns, clock_ref_ns;
+	int64_t file_mtime_ns;	/* of a perf.data file, 0: a stream */
 	uint64_t warnings;
 	const struct pk_options *opts;	/* the reader's, may be NULL */
 };
@@ -313,6 +318,8 @@ struct pd_model {
 	size_t nmade, made_cap;
 	pk_str key_pid, key_tid, key_comm, key_cpu;
 	uint64_t samples, bad_samples, guest;
+	uint64_t first_time, last_time;	/* of the samples, 0: none */
+	size_t earlier_columns;	/* of inputs read into the profile before */
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 };
 
@@ -322,7 +329,8 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr);
 /* A process exited (EXIT record of its main thread). */
 void pd_model_exit(struct pd_model *mo, int32_t pid);
-/* Once all is read: names the sample types, adds late build ids. */
+/* Once all is read: names and orders the sample types, sets the
+ * profile's period and times, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);
 void pd_model_release(struct pd_model *mo);
 
