@@ -69,6 +69,8 @@ static const struct option options[] = {
 	OPT_PK(0, "labels", "WHICH", "sample labels (pid, tid, comm, cpu): 'all' or 'none'"),
 	OPT_GROUP("speedscope output"),
 	OPT_PK(0, "speedscope-evented", NULL, "one evented timeline per thread, from the times"),
+	OPT_GROUP("perf script output"),
+	OPT_PK(0, "addresses-only", NULL, "addresses and dsos only, no functions"),
 	OPT_GROUP("Call graphs (dot, as gprof2dot)"),
 	OPT_PK(0, "node-thres", "PCT", "hide functions under PCT% of the total (0.5)"),
 	OPT_PK(0, "edge-thres", "PCT", "hide calls under PCT% of the total (0.1)"),

@@ -35,6 +35,7 @@ FLAG_SETTER(no_comm)
 FLAG_SETTER(no_gzip)
 FLAG_SETTER(no_labels)
 FLAG_SETTER(speedscope_evented)
+FLAG_SETTER(addresses_only)
 FLAG_SETTER(icicle)
 FLAG_SETTER(diff)
 FLAG_SETTER(no_symbolize)
@@ -88,6 +89,7 @@ static const struct option_key keys[] = {
 	{ "gzip", KIND_NOT_FLAG, 0, set_no_gzip, NULL },
 	{ "labels", KIND_CHOICE, 0, set_no_labels, label_choices },
 	FLAG("speedscope-evented", speedscope_evented),
+	FLAG("addresses-only", addresses_only),
 	STRING("title", title),
 	{ "colors", KIND_STRING, offsetof(struct pk_options, colors), NULL,
 	  palette_choices },

@@ -37,6 +37,9 @@ struct pk_options {
 	/* speedscope */
 	unsigned speedscope_evented : 1;
 
+	/* perf script: -F comm,pid,tid,time,event,ip,dso (no symbols) */
+	unsigned addresses_only : 1;
+
 	/* flamegraph */
 	const char *title;	/* NULL: "Flame Graph" or "Icicle Graph" */
 	const char *colors;	/* palette "hot" (NULL), "mem" or "io" */

@@ -5,7 +5,7 @@
 #
 #   perf script -i X -F comm,pid,tid,time,event,ip,dso
 #
-# For each X, three checks on `profkit-convert --no-symbolize
+# For each X, three checks on `profkit-convert --no-symbolize --addresses-only
 # --to=perf-script X`:
 # the number of samples of each event, the raw callchain addresses of
 # each sample in order, and everything (comm, pid/tid, time, event,
@@ -82,7 +82,7 @@ plan $(($(echo "$inputs" | wc -l) * 3))
 full=0 total=0
 for x in $inputs; do
 	total=$((total + 1))
-	if ! profkit-convert -q --no-symbolize --to=perf-script "$dir/$x" >"$tmpdir/out" 2>"$tmpdir/err"; then
+	if ! profkit-convert -q --no-symbolize --addresses-only --to=perf-script "$dir/$x" >"$tmpdir/out" 2>"$tmpdir/err"; then
 		fail "$x: counts (exit $?)"
 		diag_file "$tmpdir/err" 5
 		fail "$x: addresses"

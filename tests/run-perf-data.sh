@@ -1,6 +1,6 @@
 #!/bin/sh
 # The perf.data reader against perf itself: each recording in
-# testdata/perf-data converted with --to=perf-script must print what
+# testdata/perf-data converted with --to=perf-script --addresses-only must print what
 #
 #   perf script -F comm,pid,tid,time,event,ip,dso -i X.perf.data
 #
@@ -19,7 +19,7 @@
 plan 33
 d=testdata/perf-data
 # no symbols: the writer prints addresses, and the test is of the reader
-script() { profkit-convert --no-symbolize --to=perf-script "$@"; }
+script() { profkit-convert --no-symbolize --addresses-only --to=perf-script "$@"; }
 
 for name in c-fp multi threads pipe tp-prog exec; do
 	testrun_compare "$name.perf.data as perf script prints it" \
@@ -29,9 +29,9 @@ testrun_compare "big-endian file (2ELIFREP)" $d/threads.perf-script.txt \
 	script $d/threads-be.perf.data
 testrun_compare "file mode from stdin (read into memory)" \
 	$d/c-fp.perf-script.txt \
-	sh -c "cat $d/c-fp.perf.data | profkit-convert --no-symbolize --to=perf-script"
+	sh -c "cat $d/c-fp.perf.data | profkit-convert --no-symbolize --addresses-only --to=perf-script"
 testrun_compare "pipe mode from stdin" $d/pipe.perf-script.txt \
-	sh -c "cat $d/pipe.perf.data | profkit-convert --no-symbolize --to=perf-script"
+	sh -c "cat $d/pipe.perf.data | profkit-convert --no-symbolize --addresses-only --to=perf-script"
 gzip -c $d/tp-prog.perf.data >"$tmpdir/tp-prog.perf.data.gz"
 testrun_compare "gzip-compressed file" $d/tp-prog.perf-script.txt \
 	script "$tmpdir/tp-prog.perf.data.gz"
@@ -66,7 +66,7 @@ patch() {
 # file and an offset; 124 is timeout's, anything else a crash.
 damaged() {
 	name=$1 file=$2
-	timeout 60 profkit-convert --no-symbolize --to=perf-script "$file" \
+	timeout 60 profkit-convert --no-symbolize --addresses-only --to=perf-script "$file" \
 		>"$tmpdir/out" 2>"$tmpdir/err"
 	got=$?
 	base=$(basename "$file")
@@ -126,7 +126,7 @@ for off in 0 8 24 40 56 72 120 136 170 200 264 272 300 400 600 1000 1320 \
 	   2000 5000 9000 20000 40000 80000 107380 107400 107600 108000 110000; do
 	cp $d/c-fp.perf.data "$tmpdir/ff.perf.data"
 	patch "$tmpdir/ff.perf.data" $off '\377\377\377\377\377\377\377\377'
-	timeout 60 profkit-convert --no-symbolize --to=perf-script "$tmpdir/ff.perf.data" \
+	timeout 60 profkit-convert --no-symbolize --addresses-only --to=perf-script "$tmpdir/ff.perf.data" \
 		>/dev/null 2>"$tmpdir/err"
 	got=$?
 	if [ $got -gt 1 ]; then

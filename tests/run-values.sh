@@ -258,7 +258,7 @@ expect <<'EOF'
 5
 EOF
 testrun_compare "perf-script: each sample rounded, at least once" "$t/expected" \
-	sh -c "profkit-convert --to=perf-script '$w' | grep -c '^ '"
+	sh -c "profkit-convert --to=perf-script '$w' | grep -c '^$'"
 
 expect <<'EOF'
     samples                      total 3.75 count
