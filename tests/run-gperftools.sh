@@ -27,11 +27,29 @@ for prof in alloc-threads.cpu alloc-threads.heap cxx-threads.cpu cxx-threads.hea
 		profkit-top -q -n 8 --binary="$bin" --symfs="$tmpdir/no-root" "$d/$prof"
 done
 
+# With Go pprof: profkit-top prints what `pprof -top` prints of each
+# legacy file, header included ("Time:" is in the local zone), frames
+# unsymbolized on both sides (named "[libc.so.6]" by their mapping).
+find_pprof
+TZ=UTC
+export TZ
+for input in "$d"/*; do
+	case $input in *.txt|*.top|*.folded|*.pl) continue ;; esac
+	name="${input#$d/}: profkit-top prints what pprof -top prints"
+	if [ -z "$pprof" ]; then
+		skip "$name" "no Go pprof"
+		continue
+	fi
+	HOME=$tmpdir "$pprof" -top -nodecount=1000 -symbolize=none "$input" \
+		>"$tmpdir/theirs" 2>/dev/null
+	profkit-top -q -n 0 --symfs="$tmpdir/no-root" "$input" >"$tmpdir/ours" 2>&1
+	same_output "$name" "$tmpdir/theirs" "$tmpdir/ours"
+done
+
 # With Go pprof: pprof's reading of our pprof output, symbolized here,
 # lists what pprof lists from the legacy file and the binary. At one
 # address libc has __memcpy_avx512_unaligned_erms and its alias
 # __memmove_...: pprof shows the first, profkit perf's choice, the second.
-find_pprof
 for prof in alloc-threads.cpu alloc-threads.heap cxx-threads.cpu cxx-threads.heap; do
 	bin=testdata/bin/${prof%.*}
 	name="$prof: pprof -top of ours is pprof -top BINARY PROFILE"
