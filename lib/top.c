@@ -401,6 +401,12 @@ static struct edge *edge_find(struct edges *e, uint64_t key)
 	return &e->slots[i];
 }
 
+/* Each location's rows (-1: not shown), outermost line last. */
+struct location_rows {
+	long *rows;
+	size_t *first;		/* location id: its first in rows; id + 1: the end */
+};
+
 /* The row of a line, named as pk_profile_top names it; -1 when not shown. */
 static long row_of(const struct pk_profile *p, struct pk_profile *names, size_t nnames,
 		   const long *row_of_name, const struct pk_location *loc,
@@ -411,106 +417,120 @@ static long row_of(const struct pk_profile *p, struct pk_profile *names, size_t 
 	return s < nnames ? row_of_name[s] : -1;
 }
 
-/* inline_label[i]: 0, 1 "(inline)", 2 "(partial-inline)" for row i. */
-static int inline_labels(const struct pk_profile *p, int column,
-			 const struct pk_top_row *const *rows, size_t n,
-			 int64_t edge_cutoff, int *label)
+static int fill_location_rows(const struct pk_profile *p, struct pk_profile *names,
+			      const long *row_of_name, struct location_rows *lr)
 {
-	struct pk_profile *names = pk_profile_new(0);
-	size_t nnames, i, k, j, depth, nloc = pk_profile_location_count(p);
-	long *row_of_name = NULL, *loc_rows = NULL;
-	size_t *loc_first = NULL;
-	struct edges e = { NULL, 0, 0 };
-	int rc = -1, *has_inline = NULL, *has_other = NULL;
+	size_t nnames = pk_profile_string_count(names), i, j;
+	size_t nloc = pk_profile_location_count(p);
 
-	if (!names)
+	if (!(lr->first = calloc(nloc + 2, sizeof(*lr->first))))
 		return -1;
-	for (i = 0; i < n; i++)
-		pk_profile_intern_cstr(names, rows[i]->name);
-	/* names the rows do not have are interned later: room for them */
-	nnames = pk_profile_string_count(names);
-	row_of_name = malloc(nnames * sizeof(*row_of_name));
-	loc_first = calloc(nloc + 2, sizeof(*loc_first));
-	has_inline = calloc(n + 1, sizeof(*has_inline));
-	has_other = calloc(n + 1, sizeof(*has_other));
-	if (!row_of_name || !loc_first || !has_inline || !has_other)
-		goto out;
-	for (i = 0; i < nnames; i++)
-		row_of_name[i] = -1;
-	for (i = 0; i < n; i++)
-		row_of_name[pk_profile_intern_cstr(names, rows[i]->name)] = (long)i;
-	/* each location's rows, outermost line last, cached once */
 	for (i = 1; i <= nloc; i++) {
 		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
 
-		loc_first[i + 1] = loc_first[i] + (loc->nlines ? loc->nlines : 1);
+		lr->first[i + 1] = lr->first[i] + (loc->nlines ? loc->nlines : 1);
 	}
-	if (!(loc_rows = malloc((loc_first[nloc + 1] + 1) * sizeof(*loc_rows))))
-		goto out;
+	if (!(lr->rows = malloc((lr->first[nloc + 1] + 1) * sizeof(*lr->rows))))
+		return -1;
 	for (i = 1; i <= nloc; i++) {
 		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
 		const struct pk_line *lines = pk_profile_location_lines(p, loc);
 
 		if (!loc->nlines)
-			loc_rows[loc_first[i]] = row_of(p, names, nnames, row_of_name, loc, NULL);
+			lr->rows[lr->first[i]] = row_of(p, names, nnames, row_of_name, loc, NULL);
 		for (j = 0; j < loc->nlines; j++)
-			loc_rows[loc_first[i] + j] = row_of(p, names, nnames, row_of_name,
+			lr->rows[lr->first[i] + j] = row_of(p, names, nnames, row_of_name,
 							     loc, &lines[j]);
 	}
-	for (i = 0; i < pk_profile_sample_count(p); i++) {
-		int64_t v = pk_profile_sample_values(p, i)[column];
-		const uint32_t *stack = pk_profile_stack(p, pk_profile_sample(p, i)->stack,
-							 &depth);
-		long parent = -1;
+	return 0;
+}
 
-		if (!v)
-			continue;
-		for (k = depth; k-- > 0;) {
-			size_t first = loc_first[stack[k]];
-			size_t nl = loc_first[stack[k] + 1] - first;
+/* The rows of every location line, by the names of the n rows shown. */
+static int location_rows(const struct pk_profile *p, const struct pk_top_row *const *rows,
+			 size_t n, struct location_rows *lr)
+{
+	struct pk_profile *names = pk_profile_new(0);
+	long *row_of_name = NULL;
+	size_t nnames, i;
+	int rc = -1;
 
-			for (j = nl; j-- > 0;) {
-				long row = loc_rows[first + j];
-				struct edge *ed;
-
-				if (row < 0)
-					continue;
-				if (parent >= 0 && row != parent) {
-					ed = edge_find(&e, ((uint64_t)parent << 32 |
-							    (uint64_t)row) + 1);
-					if (!ed)
-						goto out;
-					if (ed->stamp != i + 1) {
-						ed->stamp = i + 1;
-						ed->weight += v;
-						if (j == nl - 1)
-							ed->inline_only = 0;
-					}
-				}
-				parent = row;
-			}
-		}
-	}
-	for (i = 0; i < e.cap; i++) {
-		const struct edge *ed = &e.slots[i];
-
-		if (!ed->key || llabs(ed->weight) < edge_cutoff)
-			continue;
-		if (ed->inline_only)
-			has_inline[(ed->key - 1) & 0xffffffffu] = 1;
-		else
-			has_other[(ed->key - 1) & 0xffffffffu] = 1;
-	}
+	if (!names)
+		return -1;
 	for (i = 0; i < n; i++)
-		label[i] = has_inline[i] ? (has_other[i] ? 2 : 1) : 0;
-	rc = 0;
-out:
+		pk_profile_intern_cstr(names, rows[i]->name);
+	/* names the rows do not have are interned later, past nnames */
+	nnames = pk_profile_string_count(names);
+	if ((row_of_name = malloc(nnames * sizeof(*row_of_name)))) {
+		for (i = 0; i < nnames; i++)
+			row_of_name[i] = -1;
+		for (i = 0; i < n; i++)
+			row_of_name[pk_profile_intern_cstr(names, rows[i]->name)] = (long)i;
+		rc = fill_location_rows(p, names, row_of_name, lr);
+	}
 	pk_profile_free(names);
 	free(row_of_name);
-	free(loc_first);
-	free(loc_rows);
-	free(has_inline);
-	free(has_other);
+	return rc;
+}
+
+/* The edges of sample i, weighing v, from the root down. */
+static int add_edges(const struct pk_profile *p, const struct location_rows *lr,
+		     size_t i, int64_t v, struct edges *e)
+{
+	size_t k, j, depth;
+	const uint32_t *stack = pk_profile_stack(p, pk_profile_sample(p, i)->stack, &depth);
+	long parent = -1;
+
+	for (k = depth; k-- > 0;) {
+		size_t first = lr->first[stack[k]], nl = lr->first[stack[k] + 1] - first;
+
+		for (j = nl; j-- > 0;) {
+			long row = lr->rows[first + j];
+			struct edge *ed;
+
+			if (row < 0)
+				continue;
+			if (parent >= 0 && row != parent) {
+				ed = edge_find(e, ((uint64_t)parent << 32 | (uint64_t)row) + 1);
+				if (!ed)
+					return -1;
+				if (ed->stamp != i + 1) {
+					ed->stamp = i + 1;
+					ed->weight += v;
+					if (j == nl - 1)
+						ed->inline_only = 0;
+				}
+			}
+			parent = row;
+		}
+	}
+	return 0;
+}
+
+/* label[i] (zeroed): 0, 1 "(inline)", 2 "(partial-inline)" for row i. */
+static int inline_labels(const struct pk_profile *p, int column,
+			 const struct pk_top_row *const *rows, size_t n,
+			 int64_t edge_cutoff, int *label)
+{
+	struct location_rows lr = { NULL, NULL };
+	struct edges e = { NULL, 0, 0 };
+	size_t i;
+	int rc = location_rows(p, rows, n, &lr);
+
+	for (i = 0; i < pk_profile_sample_count(p) && !rc; i++) {
+		int64_t v = pk_profile_sample_values(p, i)[column];
+
+		if (v)
+			rc = add_edges(p, &lr, i, v, &e);
+	}
+	/* bit 1: an inline edge comes in, bit 2: another one */
+	for (i = 0; i < e.cap && !rc; i++)
+		if (e.slots[i].key && llabs(e.slots[i].weight) >= edge_cutoff)
+			label[(e.slots[i].key - 1) & 0xffffffffu] |=
+				e.slots[i].inline_only ? 1 : 2;
+	for (i = 0; i < n && !rc; i++)
+		label[i] = label[i] & 1 ? (label[i] & 2 ? 2 : 1) : 0;
+	free(lr.rows);
+	free(lr.first);
 	free(e.slots);
 	return rc;
 }
