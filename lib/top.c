@@ -18,7 +18,6 @@ struct top_state {
 	struct pk_top_row *rows;
 	size_t rows_cap;
 	uint64_t *seen;			/* per row: the last sample counted */
-	uint32_t *loc_names;		/* per location line: row id, cached */
 };
 
 /* filepath.Base: the last element of a path, trailing slashes dropped. */

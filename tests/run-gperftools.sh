@@ -33,17 +33,31 @@ done
 find_pprof
 TZ=UTC
 export TZ
+top_as_pprof() {
+	if [ -z "$pprof" ]; then
+		skip "$1" "no Go pprof"
+		return
+	fi
+	HOME=$tmpdir "$pprof" -top -nodecount=1000 -symbolize=none "$2" \
+		>"$tmpdir/theirs" 2>/dev/null
+	profkit-top -q -n 0 --symfs="$tmpdir/no-root" "$2" >"$tmpdir/ours" 2>&1
+	same_output "$1" "$tmpdir/theirs" "$tmpdir/ours"
+}
 for input in "$d"/*; do
 	case $input in *.txt|*.top|*.folded|*.pl) continue ;; esac
-	name="${input#$d/}: profkit-top prints what pprof -top prints"
-	if [ -z "$pprof" ]; then
-		skip "$name" "no Go pprof"
-		continue
+	top_as_pprof "${input#$d/}: profkit-top prints what pprof -top prints" "$input"
+done
+# The same of the legacy profiles in Debian's pprof sources, where
+# golang-github-google-pprof-dev is installed.
+src=/usr/share/gocode/src/github.com/google/pprof/profile/testdata
+for input in cppbench.cpu cppbench.heap cppbench.growth cppbench.contention \
+	cppbench.thread.all gobench.cpu gobench.heap go.crc32.cpu; do
+	name="pprof's $input: profkit-top prints what pprof -top prints"
+	if [ -f "$src/$input" ]; then
+		top_as_pprof "$name" "$src/$input"
+	else
+		skip_optional "$name" "no $src (golang-github-google-pprof-dev)"
 	fi
-	HOME=$tmpdir "$pprof" -top -nodecount=1000 -symbolize=none "$input" \
-		>"$tmpdir/theirs" 2>/dev/null
-	profkit-top -q -n 0 --symfs="$tmpdir/no-root" "$input" >"$tmpdir/ours" 2>&1
-	same_output "$name" "$tmpdir/theirs" "$tmpdir/ours"
 done
 
 # With Go pprof: pprof's reading of our pprof output, symbolized here,
