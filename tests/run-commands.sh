@@ -5,7 +5,10 @@
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
 e=testdata/commands
-plan 21
+# profkit-top's "Time:" is in the local zone
+TZ=UTC
+export TZ
+plan 22
 
 testrun_compare "info names every event with its count" $e/multi.info \
 	profkit-info $d/multi.txt
@@ -15,6 +18,9 @@ profkit-info --json $d/c-fp.txt >"$tmpdir/json" &&
 testrun_compare "top -n 5: flat order and columns as pprof -top" $e/c-fp.top \
 	profkit-top -n 5 $d/c-fp.txt
 testrun_compare "top --cum" $e/cxx-dwarf.cum.top profkit-top --cum -n 4 $d/cxx-dwarf.txt
+# c-fp.top-samples: pprof -top of our pprof conversion (run-convert-pprof.sh)
+testrun_compare "top: pprof -top of the converted file, header included" \
+	testdata/pprof/c-fp.top-samples profkit-top -n 5 --sample-type=samples $d/c-fp.txt
 testrun_status "top of an unknown sample type" 2 "no sample type 'alloc_space'" \
 	profkit-top --sample-type=alloc_space $d/c-fp.txt
 

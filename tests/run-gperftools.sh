@@ -27,11 +27,43 @@ for prof in alloc-threads.cpu alloc-threads.heap cxx-threads.cpu cxx-threads.hea
 		profkit-top -q -n 8 --binary="$bin" --symfs="$tmpdir/no-root" "$d/$prof"
 done
 
+# With Go pprof: profkit-top prints what `pprof -top` prints of each
+# legacy file, header included ("Time:" is in the local zone), frames
+# unsymbolized on both sides (named "[libc.so.6]" by their mapping).
+find_pprof
+TZ=UTC
+export TZ
+top_as_pprof() {
+	if [ -z "$pprof" ]; then
+		skip "$1" "no Go pprof"
+		return
+	fi
+	HOME=$tmpdir "$pprof" -top -nodecount=1000 -symbolize=none "$2" \
+		>"$tmpdir/theirs" 2>/dev/null
+	profkit-top -q -n 0 --symfs="$tmpdir/no-root" "$2" >"$tmpdir/ours" 2>&1
+	same_output "$1" "$tmpdir/theirs" "$tmpdir/ours"
+}
+for input in "$d"/*; do
+	case $input in *.txt|*.top|*.folded|*.pl) continue ;; esac
+	top_as_pprof "${input#$d/}: profkit-top prints what pprof -top prints" "$input"
+done
+# The same of the legacy profiles in Debian's pprof sources, where
+# golang-github-google-pprof-dev is installed.
+src=/usr/share/gocode/src/github.com/google/pprof/profile/testdata
+for input in cppbench.cpu cppbench.heap cppbench.growth cppbench.contention \
+	cppbench.thread.all gobench.cpu gobench.heap go.crc32.cpu; do
+	name="pprof's $input: profkit-top prints what pprof -top prints"
+	if [ -f "$src/$input" ]; then
+		top_as_pprof "$name" "$src/$input"
+	else
+		skip_optional "$name" "no $src (golang-github-google-pprof-dev)"
+	fi
+done
+
 # With Go pprof: pprof's reading of our pprof output, symbolized here,
 # lists what pprof lists from the legacy file and the binary. At one
 # address libc has __memcpy_avx512_unaligned_erms and its alias
 # __memmove_...: pprof shows the first, profkit perf's choice, the second.
-find_pprof
 for prof in alloc-threads.cpu alloc-threads.heap cxx-threads.cpu cxx-threads.heap; do
 	bin=testdata/bin/${prof%.*}
 	name="$prof: pprof -top of ours is pprof -top BINARY PROFILE"

@@ -230,6 +230,7 @@ testrun_compare "DOT: shares of the fractional total" "$t/expected" \
 	sh -c "profkit-convert --to=dot '$w' | grep -o 'label=\"[^\"]*\"'"
 
 expect <<'EOF'
+Type: samples
 Showing nodes accounting for 3.75, 100% of 3.75 total
       flat  flat%   sum%        cum   cum%
          2 53.33% 53.33%          2 53.33%  c

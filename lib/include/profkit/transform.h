@@ -124,6 +124,13 @@ int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
 		   const struct pk_options *opts, int by_cumulative,
 		   struct pk_top *top);
 void pk_top_release(struct pk_top *top);
+/*
+ * What pprof -top prints of top, character for character: the profile's
+ * labels (File, Build ID, Type, Time, Duration), what is shown and
+ * dropped, and the first limit rows (0: all) of those pprof keeps.
+ */
+int pk_top_write(struct pk_context *ctx, const struct pk_profile *p,
+		 const struct pk_top *top, size_t limit, struct pk_output *out);
 
 #ifdef __cplusplus
 }
