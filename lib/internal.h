@@ -78,6 +78,8 @@ int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
 /* Reorder a profile's columns: column i becomes old column order[i] (a
  * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */
 int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
+int64_t pki_profile_duration(const struct pk_profile *p);
+int pki_is_shared_library(const char *path);
 
 /* Lowercase hex digit value, or -1. */
 static inline int pki_hexval(int c)

@@ -626,6 +626,29 @@ void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
 	*last = p->last_time;
 }
 
+/*
+ * What a pprof file of p says for its duration: the reader's, else the
+ * samples' span. (Sample times are perf's clock, not the wall clock a
+ * start time wants, so there is no such fallback for the start.)
+ */
+int64_t pki_profile_duration(const struct pk_profile *p)
+{
+	int64_t d = pk_profile_duration_nanos(p);
+
+	return d ? d : (int64_t)(p->last_time - p->first_time);
+}
+
+/* pprof's libRx, "[.]so$|[.]so[._][0-9]+": a shared library's path. */
+int pki_is_shared_library(const char *path)
+{
+	const char *so;
+
+	for (so = strstr(path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
+			return 1;
+	return 0;
+}
+
 /* ---- mappings ---- */
 
 static uint64_t mapping_hash(const struct pk_mapping *m)

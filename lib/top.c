@@ -608,20 +608,6 @@ static int write_time(struct pk_output *out, int64_t nanos)
 				tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
-/* The time and duration a pprof file of p says: the pprof writer's. */
-static void profile_times(const struct pk_profile *p, int64_t *time, int64_t *duration)
-{
-	uint64_t first, last;
-
-	pk_profile_time_span(p, &first, &last);
-	*time = pk_profile_time_nanos(p);
-	if (!*time)
-		*time = (int64_t)first;
-	*duration = pk_profile_duration_nanos(p);
-	if (!*duration)
-		*duration = (int64_t)(last - first);
-}
-
 /*
  * "Duration: 2s, Total samples = 1760ms (87.91%)": the share only for
  * time values, and after "= X " even without it, as pprof prints.
@@ -642,17 +628,6 @@ static int write_duration(struct pk_output *out, const struct top_view *v, int64
 				view_value(v, v->total, t, sizeof(t)), r);
 }
 
-/* pprof's libRx, "[.]so$|[.]so[._][0-9]+": a shared library's path. */
-static int is_library(const char *path)
-{
-	const char *so;
-
-	for (so = strstr(path, ".so"); so; so = strstr(so + 1, ".so"))
-		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
-			return 1;
-	return 0;
-}
-
 /*
  * pprof's "File:" is its first mapping's. Our pprof writer and pprof's
  * legacy parsers put first the first mapping the samples use that is
@@ -667,7 +642,7 @@ static void pick_main(const struct pk_profile *p, const struct pk_mapping *m,
 	if (m && (!*first || m < *first))		/* ids in array order */
 		*first = m;
 	if (m && (!*main_map || m < *main_map) && *file && *file != '[' &&
-	    !is_library(file))
+	    !pki_is_shared_library(file))
 		*main_map = m;
 }
 
@@ -705,7 +680,8 @@ static int write_profile_labels(struct pk_output *out, const struct top_view *v)
 				      pk_profile_string(v->p, main_map->build_id));
 	if (!rc && *type)
 		rc = pk_output_printf(out, "Type: %s\n", type);
-	profile_times(v->p, &time, &duration);
+	time = pk_profile_time_nanos(v->p);
+	duration = pki_profile_duration(v->p);
 	if (!rc && time)
 		rc = write_time(out, time);
 	if (!rc && duration)

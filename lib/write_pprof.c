@@ -305,7 +305,6 @@ static int fill_header(struct pprof_writer *w)
 	const struct pk_profile *p = w->p;
 	size_t ntypes = pk_profile_sample_type_count(p), i;
 	struct pk_value_type period = pk_profile_period_type(p);
-	uint64_t first, last;
 
 	for (i = 0; i < ntypes; i++) {
 		fill_value_type(w, &w->types[i], pk_profile_sample_type(p, i));
@@ -322,23 +321,9 @@ static int fill_header(struct pprof_writer *w)
 	w->msg.period = pk_profile_period(p);
 	w->msg.drop_frames = meta_str(w, PK_META_DROP_FRAMES);
 	w->msg.keep_frames = meta_str(w, PK_META_KEEP_FRAMES);
-	/* Readers that know no length get the samples' span. Sample times
-	 * are perf's clock, not the wall clock pprof's Time wants: no time
-	 * is better than 1970. */
-	pk_profile_time_span(p, &first, &last);
 	w->msg.time_nanos = pk_profile_time_nanos(p);
-	w->msg.duration_nanos = pk_profile_duration_nanos(p);
-	if (!w->msg.duration_nanos)
-		w->msg.duration_nanos = (int64_t)(last - first);
+	w->msg.duration_nanos = pki_profile_duration(p);
 	return 0;
-}
-
-static int is_shared_library(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	const char *so = strstr(base ? base : path, ".so");
-
-	return so && (so[3] == '\0' || so[3] == '.' || so[3] == '_');
 }
 
 /*
@@ -355,7 +340,7 @@ static void put_main_first(struct pprof_writer *w)
 		pb_mapping *m = w->map_ptrs[i];
 		const char *file = w->strings[m->filename];
 
-		if (!*file || *file == '[' || is_shared_library(file))
+		if (!*file || *file == '[' || pki_is_shared_library(file))
 			continue;
 		memmove(&w->map_ptrs[1], &w->map_ptrs[0],
 			i * sizeof(*w->map_ptrs));
