@@ -509,6 +509,7 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 {
 	const unsigned char *p = buf, *end = buf + len;
 	int fields = 0, messages = 0, strings = 0;
+	int cut = 0;	/* the field number of a field the window cuts */
 
 	while (p < end) {
 		uint64_t tag, v;
@@ -526,8 +527,10 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 			fields++;
 			continue;
 		}
-		if (v > (uint64_t)(end - p))
-			break;	/* runs past the window */
+		if (v > (uint64_t)(end - p)) {
+			cut = (int)(tag >> 3);	/* runs past the window */
+			break;
+		}
 		if (rule.schema == S_BYTES) {
 			/* string_table[0] must be "" */
 			if ((tag >> 3) == 6 && strings++ == 0 && v != 0)
@@ -542,8 +545,12 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 		p += v;
 		fields++;
 	}
-	/* Above every text format's score, under the magic numbers'. */
-	if (messages && fields >= 3)
+	/*
+	 * Above every text format's score, under the magic numbers'. A
+	 * sample deeper than the window after the sample types is a known
+	 * field the window cuts: it counts as the third.
+	 */
+	if (messages && (fields >= 3 || cut == 2))
 		return 90;
 	return 0;
 }
