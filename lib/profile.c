@@ -1136,7 +1136,10 @@ const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
 const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 					size_t index)
 {
-	return &p->values[index * p->ntypes];
+	static const int64_t none[1];
+
+	/* no sample types: no values array to point into */
+	return p->values ? &p->values[index * p->ntypes] : none;
 }
 
 void pk_profile_scale_column(struct pk_profile *p, size_t column,
