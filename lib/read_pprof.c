@@ -483,6 +483,150 @@ static int read_header(struct pprof_reader *r)
 	return rc;
 }
 
+/* ---- deep samples: cut before protobuf-c expands them ---- */
+
+static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
+/* One field of a message: its bytes, and its payload when length-delimited. */
+struct pb_field {
+	uint64_t tag, len;
+	const unsigned char *start, *payload, *end;
+};
+
+static int next_field(const unsigned char **p, const unsigned char *end,
+		      struct pb_field *f)
+{
+	uint64_t v;
+
+	f->start = *p;
+	f->payload = NULL;
+	if (read_varint(p, end, &f->tag) < 0)
+		return -1;
+	switch (f->tag & 7) {
+	case 0:
+		if (read_varint(p, end, &v) < 0)
+			return -1;
+		break;
+	case 1: case 5:
+		if ((size_t)(end - *p) < ((f->tag & 7) == 1 ? 8u : 4u))
+			return -1;
+		*p += (f->tag & 7) == 1 ? 8 : 4;
+		break;
+	case 2:
+		if (read_varint(p, end, &f->len) < 0 || f->len > (uint64_t)(end - *p))
+			return -1;
+		f->payload = *p;
+		*p += f->len;
+		break;
+	default:
+		return -1;
+	}
+	f->end = *p;
+	return 0;
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v > 0x7f; v >>= 7)
+		n++;
+	return n;
+}
+
+static unsigned char *put_varint(unsigned char *out, uint64_t v)
+{
+	for (; v > 0x7f; v >>= 7)
+		*out++ = (unsigned char)(v | 0x80);
+	*out++ = (unsigned char)v;
+	return out;
+}
+
+/* How many payload bytes of packed location ids (field 1) a sample keeps. */
+static uint64_t kept_ids(const struct pb_field *f, size_t max)
+{
+	const unsigned char *p = f->payload, *end = f->payload + f->len;
+	uint64_t v;
+	size_t n;
+
+	if (f->tag != (1 << 3 | 2))
+		return f->len;
+	for (n = 0; n < max && p < end; n++)
+		if (read_varint(&p, end, &v) < 0)
+			return f->len;
+	return (uint64_t)(p - f->payload);
+}
+
+/*
+ * Copy a sample (field 2's payload) to out with at most max packed
+ * location ids, leaf first; the end of what was written, or NULL when
+ * the sample does not parse (protobuf-c then says so).
+ */
+static unsigned char *cut_sample(const struct pb_field *sample, size_t max,
+				 unsigned char *out)
+{
+	const unsigned char *end = sample->payload + sample->len, *p;
+	struct pb_field f;
+	uint64_t len = 0, keep;
+
+	for (p = sample->payload; p < end;) {
+		if (next_field(&p, end, &f) < 0)
+			return NULL;
+		keep = f.payload ? kept_ids(&f, max) : f.len;
+		len += keep == f.len ? (uint64_t)(f.end - f.start) :
+			varint_size(f.tag) + varint_size(keep) + keep;
+	}
+	out = put_varint(put_varint(out, 2 << 3 | 2), len);
+	for (p = sample->payload; p < end;) {
+		next_field(&p, end, &f);	/* parsed above */
+		keep = f.payload ? kept_ids(&f, max) : f.len;
+		if (keep == f.len) {
+			memcpy(out, f.start, (size_t)(f.end - f.start));
+			out += f.end - f.start;
+		} else {
+			out = put_varint(put_varint(out, f.tag), keep);
+			memcpy(out, f.payload, (size_t)keep);
+			out += keep;
+		}
+	}
+	return out;
+}
+
+/*
+ * protobuf-c expands each packed location id, a byte for small ids, to
+ * eight: a 78 KB gzip file of one sample of 80 million ids would unpack
+ * to 640 MB. So the ids past the first max go from the bytes before they
+ * are unpacked (and unchecked: pprof would check them). *data is
+ * replaced by the copy unless the message does not parse.
+ */
+static int cut_deep_samples(unsigned char **data, size_t *size, size_t max)
+{
+	const unsigned char *p = *data, *end = *data + *size;
+	unsigned char *copy, *out;
+	struct pb_field f;
+
+	if (!(copy = malloc(*size ? *size : 1)))
+		return PK_ENOMEM;
+	for (out = copy; out && p < end;) {
+		if (next_field(&p, end, &f) < 0) {
+			out = NULL;
+		} else if (f.tag == (2 << 3 | 2)) {
+			out = cut_sample(&f, max, out);
+		} else {
+			memcpy(out, f.start, (size_t)(f.end - f.start));
+			out += f.end - f.start;
+		}
+	}
+	if (!out) {
+		free(copy);	/* it does not parse: protobuf-c says so */
+		return 0;
+	}
+	free(*data);
+	*data = copy;
+	*size = (size_t)(out - copy);
+	return 0;
+}
+
 static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 		      struct pk_profile *p, const struct pk_options *opts)
 {
@@ -495,6 +639,12 @@ static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(ctx) / 4, &data, &size);
 	if (rc)
 		return rc;
+	/* one id more than is kept: the profile counts the stacks it cuts */
+	if (pki_profile_max_stack(p) < SIZE_MAX &&
+	    cut_deep_samples(&data, &size, pki_profile_max_stack(p) + 1)) {
+		free(data);
+		return pk_error_set(ctx, PK_ENOMEM, "%s: out of memory", pk_input_name(in));
+	}
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.p = p;

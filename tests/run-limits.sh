@@ -3,7 +3,7 @@
 # stacks (as perf script --max-stack does) with one warning, whichever
 # reader; --max-memory makes an input too big for it fail with exit 1.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 9
+plan 8
 d=testdata/perf-data
 
 # perf's own cut of a recording's callchains, and ours of the same file
