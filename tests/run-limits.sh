@@ -3,7 +3,7 @@
 # stacks (as perf script --max-stack does) with one warning, whichever
 # reader; --max-memory makes an input too big for it fail with exit 1.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 8
+plan 9
 d=testdata/perf-data
 
 # perf's own cut of a recording's callchains, and ours of the same file
@@ -29,6 +29,12 @@ testrun_compare "folded --max-stack=2: the two leaf-side frames" "$tmpdir/want" 
 grep -q "small.folded: 1 stacks were deeper than 2 frames: cut to their 2 leaf-side frames (see --max-stack)" \
 	"$tmpdir/err" && pass "one warning says how many stacks were cut" ||
 	{ fail "one warning says how many stacks were cut"; diag_file "$tmpdir/err"; }
+
+# perf script lists the leaf first; its reader stops collecting past the cut
+printf 'x 1 1.0: 1 cpu-clock:\n\t1 a (/b)\n\t2 b (/b)\n\t3 c (/b)\n\n' >"$tmpdir/small.txt"
+echo "x;b;a 1" >"$tmpdir/want"
+testrun_compare "perf script --max-stack=2: the two leaf-side frames" "$tmpdir/want" \
+	profkit-convert -q --max-stack=2 --to=folded "$tmpdir/small.txt"
 
 # the default: 4096 frames of a 5000-frame stack, f904 to f4999
 seq 0 4999 | sed 's/^/f/' | paste -sd';' | sed 's/$/ 1/' >"$tmpdir/deep.folded"
