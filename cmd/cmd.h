@@ -34,7 +34,8 @@ int cmd_opt_pk(const struct option *o, const char *arg);
 int cmd_set_option(const char *key, const char *value);
 #define OPT_PK(s, l, a, h) OPT_CALLBACK((s), (l), NULL, (a), (h), cmd_opt_pk)
 
-/* The options every command that reads raw addresses takes. */
+/* The options every command that reads raw addresses takes, and the
+ * bound on stack depth that every reader obeys. */
 #define OPT_SYMBOLS \
 	OPT_GROUP("Symbols"), \
 	OPT_PK(0, "binary", "FILE", "the main program's binary"), \
@@ -44,7 +45,9 @@ int cmd_set_option(const char *key, const char *value);
 	OPT_PK(0, "demangle", "STYLE", "names as 'perf' or 'pprof' shows them, 'full' or 'none'"), \
 	OPT_PK(0, "inline", NULL, "inlined functions as frames (perf.data: unwound stacks have them)"), \
 	OPT_PK(0, "no-unwind", NULL, "--call-graph dwarf: the sampled user frame only"), \
-	OPT_PK(0, "no-symbolize", NULL, "keep raw addresses")
+	OPT_PK(0, "no-symbolize", NULL, "keep raw addresses"), \
+	OPT_GROUP("Input limits"), \
+	OPT_PK(0, "max-stack", "N", "keep the N leaf-side frames of deeper stacks (4096)")
 
 /* How a command treats damage and memory: -q, --strict, --max-memory. */
 struct cmd_robustness {

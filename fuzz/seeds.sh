@@ -1,13 +1,38 @@
 #!/bin/sh
-# The seed inputs of one reader: its test files under testdata/, small ones.
+# The seed inputs of one reader, small ones only: its own test files under
+# testdata/, what other producers wrote (Go's runtime/pprof, Java, C++ and
+# pprof itself in testdata/pprof/producers, Debian's pprof test profiles,
+# ../shared/conformance when present), the inputs pprof rejects, and a
+# few files of every other format, which reach the readers' error paths.
+#   fuzz/seeds.sh SRCDIR READER
 src=$1
-case $2 in
-perf-script) ls "$src"/testdata/perf-script/*.txt ;;
-folded) ls "$src"/testdata/perf-script/*.folded "$src"/testdata/folded/*.folded ;;
-perf-data) ls "$src"/testdata/perf-data/*.perf.data ;;
-gperftools-cpu) ls "$src"/testdata/gperftools/*.cpu ;;
-gperftools-heap) ls "$src"/testdata/gperftools/*.heap "$src"/testdata/gperftools/*.growth "$src"/testdata/gperftools/*.contention "$src"/testdata/gperftools/*.mutex "$src"/testdata/gperftools/*.threads ;;
-pprof) ls "$src"/testdata/pprof/*.pb* 2>/dev/null ;;
-esac | while read -r f; do
-	[ "$(stat -c %s "$f")" -le 2000000 ] && echo "$f"
+pprof_testdata=/usr/share/gocode/src/github.com/google/pprof/profile/testdata
+shared=$src/../shared/conformance
+t=$src/testdata
+
+own() {
+	case $1 in
+	perf-script) ls "$t"/perf-script/*.txt "$shared"/perf-script/*.txt "$shared"/perf-data/*.perf-script.txt ;;
+	folded) ls "$t"/perf-script/*.folded "$t"/folded/*.folded "$shared"/perf-script/results/*.txt ;;
+	perf-data) ls "$t"/perf-data/*.perf.data "$shared"/perf-data/*.perf.data "$shared"/perf-data/perf.data.*[0-9] ;;
+	gperftools-cpu) ls "$t"/gperftools/*.cpu "$shared"/gperftools/*.cpu "$pprof_testdata"/*.cpu ;;
+	gperftools-heap) ls "$t"/gperftools/*.heap "$t"/gperftools/*.growth "$t"/gperftools/*.contention \
+		"$t"/gperftools/*.mutex "$t"/gperftools/*.threads "$shared"/gperftools/*.heap \
+		"$shared"/gperftools/*.growth "$shared"/gperftools/*.contention "$shared"/gperftools/*.thread* \
+		"$pprof_testdata"/*.heap "$pprof_testdata"/*.growth "$pprof_testdata"/*.contention \
+		"$pprof_testdata"/*.thread* ;;
+	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
+		"$t"/bad/pprof/* ;;
+	esac
+}
+
+# one or two of every format, whichever reader this is
+others() {
+	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
+		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
+		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz
+}
+
+{ own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do
+	[ -f "$f" ] && [ "$(stat -c %s "$f")" -le 2000000 ] && echo "$f"
 done

@@ -100,6 +100,8 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 			return rc;
 	}
 	pk_profile_set_memory_limit(p, pk_context_max_memory(ctx));
+	pki_profile_set_max_stack(p, opts && opts->max_stack ? opts->max_stack :
+				  PK_DEFAULT_MAX_STACK);
 	if (!pk_profile_meta(p, PK_META_INPUT))
 		pk_profile_set_meta(p, PK_META_INPUT, pk_input_name(in));
 	if (!pk_profile_meta(p, PK_META_FORMAT))
@@ -114,5 +116,10 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 				  pk_input_name(in),
 				  (unsigned long long)(pk_context_max_memory(ctx) >> 20));
 	}
+	if (!rc && pki_profile_cut_stacks(p))
+		pk_warn(ctx, "%s: %zu stacks were deeper than %zu frames: cut to "
+			"their %zu leaf-side frames (see --max-stack)",
+			pk_input_name(in), pki_profile_cut_stacks(p),
+			pki_profile_max_stack(p), pki_profile_max_stack(p));
 	return rc;
 }

@@ -398,7 +398,8 @@ const char *pk_input_line(struct pk_input *in, size_t *len)
 	size_t scanned = 0;
 
 	for (;;) {
-		unsigned char *start = in->buf + in->pos;
+		/* no buffer yet before a gzip stream's first bytes */
+		unsigned char *start = in->buf ? in->buf + in->pos : NULL;
 		size_t avail = in->end - in->pos;
 		unsigned char *nl = avail > scanned ?
 			memchr(start + scanned, '\n', avail - scanned) : NULL;

@@ -38,6 +38,21 @@ void sym_finders_free(struct sym_finder *list);
 /* Default cap on memory that sizes read from an input may drive. */
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
 
+/*
+ * Default frames kept per stack (--max-stack): far above what unwinders
+ * give (perf's kernel.perf_event_max_stack is 127, gperftools' 254),
+ * deep enough for deep recursion, and a bound on hostile input.
+ */
+#define PK_DEFAULT_MAX_STACK 4096
+
+/* Cut stacks deeper than frames (0: keep all) to their leaf-side frames,
+ * and restart the count of stacks cut. */
+void pki_profile_set_max_stack(struct pk_profile *p, size_t frames);
+/* The frames a stack keeps (SIZE_MAX: all): readers need read no more. */
+size_t pki_profile_max_stack(const struct pk_profile *p);
+/* How many stacks were cut since pki_profile_set_max_stack. */
+size_t pki_profile_cut_stacks(const struct pk_profile *p);
+
 /* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
 static inline uint64_t pki_hash_bytes(const void *data, size_t len, uint64_t seed)
 {

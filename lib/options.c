@@ -19,6 +19,7 @@ enum option_kind {
 	KIND_CHOICE,		/* one of a list of words, into an int */
 	KIND_PERCENT,		/* 0 to 100, into a double */
 	KIND_PIXELS,		/* a positive width, into an unsigned */
+	KIND_COUNT,		/* a positive whole number, into an unsigned */
 };
 
 /* Bit fields have no address: a flag names a setter instead. */
@@ -80,6 +81,7 @@ static const struct option_key keys[] = {
 	CHOICE("value", value, value_choices),
 	STRING("event", event),
 	STRING("sample-type", sample_type),
+	{ "max-stack", KIND_COUNT, offsetof(struct pk_options, max_stack), NULL, NULL },
 	FLAG("pid", include_pid),
 	FLAG("tid", include_tid),
 	FLAG("kernel", annotate_kernel),
@@ -211,7 +213,12 @@ static int set_number(struct pk_context *ctx, struct pk_options *o,
 		*(double *)(void *)((char *)o + k->offset) = d;
 		return 0;
 	}
-	if (!(d >= 200 && d <= 1000000) || d != (double)(unsigned)d)
+	if (k->kind == KIND_COUNT &&
+	    (!(d >= 1 && d <= UINT32_MAX) || d != (double)(unsigned)d))
+		return pk_error_set(ctx, PK_EUSAGE, "%s: '%s' is not a whole "
+				    "number from 1", k->key, value ? value : "");
+	if (k->kind == KIND_PIXELS &&
+	    (!(d >= 200 && d <= 1000000) || d != (double)(unsigned)d))
 		return pk_error_set(ctx, PK_EUSAGE, "%s: '%s' is not a width "
 				    "from 200 to 1000000 pixels", k->key,
 				    value ? value : "");
@@ -253,6 +260,7 @@ int pk_options_set(struct pk_context *ctx, struct pk_options *opts,
 			return set_choice(ctx, opts, k, value);
 		case KIND_PERCENT:
 		case KIND_PIXELS:
+		case KIND_COUNT:
 			return set_number(ctx, opts, k, value);
 		case KIND_FLAG:
 		case KIND_NOT_FLAG:

@@ -21,6 +21,8 @@ struct pk_options {
 	enum pk_value_choice value;
 	const char *event;	/* keep this event only; NULL: the first */
 	const char *sample_type;	/* show this sample type (by name) */
+	unsigned max_stack;	/* frames kept per stack, leaf side;
+				 * 0: PK_DEFAULT_MAX_STACK */
 
 	/* folded */
 	unsigned include_pid : 1;

@@ -32,6 +32,8 @@ struct pk_profile {
 	unsigned flags;
 	int failed;
 	size_t bytes, limit;
+	size_t max_stack;	/* frames a stack keeps, leaf first; 0: all */
+	size_t cut_stacks;	/* stacks cut to max_stack since it was set */
 
 	/* strings: chunks of text plus an index */
 	char **chunks;
@@ -204,6 +206,22 @@ size_t pk_profile_memory(const struct pk_profile *p)
 void pk_profile_set_memory_limit(struct pk_profile *p, uint64_t bytes)
 {
 	p->limit = bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+void pki_profile_set_max_stack(struct pk_profile *p, size_t frames)
+{
+	p->max_stack = frames;
+	p->cut_stacks = 0;
+}
+
+size_t pki_profile_max_stack(const struct pk_profile *p)
+{
+	return p->max_stack ? p->max_stack : SIZE_MAX;
+}
+
+size_t pki_profile_cut_stacks(const struct pk_profile *p)
+{
+	return p->cut_stacks;
 }
 
 /* ---- strings ---- */
@@ -936,12 +954,21 @@ static int stack_match(const void *owner, uint32_t id, const void *key)
 uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
 				 size_t depth)
 {
-	struct u32_key key = { locs, depth };
-	uint64_t hash = pki_hash_bytes(locs, depth * sizeof(*locs), 1);
+	struct u32_key key;
+	uint64_t hash;
 	ptrdiff_t alias;
 	size_t slot;
 	uint32_t id;
 
+	/* As perf's callchains stop at kernel.perf_event_max_stack: the
+	 * leaf side stays, the root side goes, and nothing past it is read. */
+	if (p->max_stack && depth > p->max_stack) {
+		depth = p->max_stack;
+		p->cut_stacks++;
+	}
+	key.v = locs;
+	key.n = depth;
+	hash = pki_hash_bytes(locs, depth * sizeof(*locs), 1);
 	id = pki_idtab_find(&p->stack_tab, hash, stack_match, p, &key, &slot);
 	if (id)
 		return id;
@@ -1168,7 +1195,10 @@ const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
 const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 					size_t index)
 {
-	return &p->values[index * p->ntypes];
+	static const int64_t none[1];
+
+	/* no sample types: no values array to point into */
+	return p->values ? &p->values[index * p->ntypes] : none;
 }
 
 void pk_profile_scale_column(struct pk_profile *p, size_t column,

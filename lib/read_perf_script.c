@@ -529,6 +529,10 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 
 static int append_frame(struct ps_reader *r, uint32_t loc)
 {
+	/* leaf first: one frame past what the profile keeps tells it to
+	 * count the cut; the rest need no room */
+	if (r->nframes > pki_profile_max_stack(r->p))
+		return 0;
 	if (pki_grow(&r->frames, &r->frames_cap, r->nframes + 1,
 		    sizeof(*r->frames)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");

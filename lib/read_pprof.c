@@ -5,6 +5,9 @@
  * index is checked before use; an inconsistent profile is an error that
  * names the message and the id, as pprof's CheckValid would reject it.
  */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,21 +32,32 @@ struct pprof_reader {
 	pk_str *strings;	/* string table index -> model string */
 	struct id_map *mappings, *functions, *locations;
 	uint32_t *stack;
+	size_t stack_cap;
 	int64_t *values;
 	struct pk_label *labels;
 	size_t labels_cap;
 };
 
-static int bad(struct pprof_reader *r, const char *what, unsigned long long n)
+/* pprof's reason for rejecting the profile, after the input's name. */
+static int bad(struct pprof_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(struct pprof_reader *r, const char *fmt, ...)
 {
-	return pk_error_set(r->ctx, PK_EINPUT, "%s: invalid pprof profile: %s %llu",
-			    r->name, what, n);
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: invalid pprof profile: %s",
+			    r->name, reason);
 }
 
 static int string_of(struct pprof_reader *r, int64_t index, pk_str *out)
 {
 	if (index < 0 || (uint64_t)index >= r->pb->n_string_table)
-		return bad(r, "string index out of range:", (unsigned long long)index);
+		return bad(r, "string index out of range: %lld", (long long)index);
 	*out = r->strings[index];
 	return 0;
 }
@@ -64,17 +78,166 @@ static uint32_t lookup(const struct id_map *map, size_t n, uint64_t id)
 	return hit ? hit->ours : 0;
 }
 
-/* Sort a table and reject id 0 and duplicates, as CheckValid does. */
-static int sort_ids(struct pprof_reader *r, struct id_map *map, size_t n,
-		    const char *what)
+/* ---- validity, as pprof's CheckValid judges it, in its order ---- */
+
+/*
+ * One table's ids sorted with their places in the file: lookups, and
+ * for each element whether an earlier one has its id (pprof reports
+ * the first element in file order that repeats an id).
+ */
+struct id_index {
+	struct id_map *sorted;	/* .ours is the index in the file */
+	uint64_t *ids;		/* in file order */
+	unsigned char *repeats;
+	size_t n;
+};
+
+static int compare_id_places(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return x->id != y->id ? compare_ids(a, b) : (x->ours > y->ours) - (x->ours < y->ours);
+}
+
+/* Index n ids, element i's at (char *)table[i] + offset of its message. */
+static int index_ids(struct id_index *t, void *const *table, size_t n,
+		     size_t offset)
 {
 	size_t i;
 
-	qsort(map, n, sizeof(*map), compare_ids);
-	for (i = 0; i < n; i++)
-		if (!map[i].id || (i && map[i].id == map[i - 1].id))
-			return bad(r, what, (unsigned long long)map[i].id);
+	t->n = n;
+	t->sorted = calloc(n + 1, sizeof(*t->sorted));
+	t->ids = calloc(n + 1, sizeof(*t->ids));
+	t->repeats = calloc(n + 1, 1);
+	if (!t->sorted || !t->ids || !t->repeats)
+		return PK_ENOMEM;
+	for (i = 0; i < n; i++) {
+		memcpy(&t->ids[i], (const char *)table[i] + offset, sizeof(uint64_t));
+		t->sorted[i].id = t->ids[i];
+		t->sorted[i].ours = (uint32_t)i;
+	}
+	qsort(t->sorted, n, sizeof(*t->sorted), compare_id_places);
+	for (i = 1; i < n; i++)
+		if (t->sorted[i].id == t->sorted[i - 1].id)
+			t->repeats[t->sorted[i].ours] = 1;
 	return 0;
+}
+
+/* Whether the id is in the table; 0 too, as pprof finds an id 0. */
+static int has_id(const struct id_index *t, uint64_t id)
+{
+	struct id_map key = { id, 0 };
+
+	return bsearch(&key, t->sorted, t->n, sizeof(key), compare_ids) != NULL;
+}
+
+static void release_ids(struct id_index *t)
+{
+	free(t->sorted);
+	free(t->ids);
+	free(t->repeats);
+}
+
+/* Mappings' or functions' ids: none 0, none twice. */
+static int check_ids(struct pprof_reader *r, const struct id_index *t,
+		     const char *what, const char *id_word)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (!t->ids[i])
+			return bad(r, "found %s with reserved %s=0", what, id_word);
+		if (t->repeats[i])
+			return bad(r, "multiple %ss with same id: %llu", what,
+				   (unsigned long long)t->ids[i]);
+	}
+	return 0;
+}
+
+static int check_samples(struct pprof_reader *r, const struct id_index *locations)
+{
+	const Perftools__Profiles__Profile *pb = r->pb;
+	size_t i, k;
+
+	if (!pb->n_sample_type && pb->n_sample)
+		return bad(r, "missing sample type information");
+	for (i = 0; i < pb->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+
+		if (s->n_value != pb->n_sample_type)
+			return bad(r, "mismatch: sample has %zu values vs. %zu types",
+				   s->n_value, pb->n_sample_type);
+		for (k = 0; k < s->n_location_id; k++)
+			if (!has_id(locations, s->location_id[k]))
+				return bad(r, "sample has nil location (sample %zu: "
+					   "location id %llu is not in the profile)",
+					   i + 1, (unsigned long long)s->location_id[k]);
+	}
+	return 0;
+}
+
+/* Locations in file order: their ids, then their lines' functions. */
+static int check_locations(struct pprof_reader *r, const struct id_index *locations,
+			   const struct id_index *functions)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->pb->n_location; i++) {
+		const Perftools__Profiles__Location *l = r->pb->location[i];
+
+		if (!l->id)
+			return bad(r, "found location with reserved id=0");
+		if (locations->repeats[i])
+			return bad(r, "multiple locations with same id: %llu",
+				   (unsigned long long)l->id);
+		for (k = 0; k < l->n_line; k++)
+			if (!l->line[k]->function_id ||
+			    !has_id(functions, l->line[k]->function_id))
+				return bad(r, "location id: %llu has a line with nil "
+					   "function (function id %llu)",
+					   (unsigned long long)l->id,
+					   (unsigned long long)l->line[k]->function_id);
+	}
+	return 0;
+}
+
+/*
+ * What pprof -raw rejects is an error with pprof's reason, checked before
+ * anything is read, so that what is read can trust every id. A
+ * location's unknown mapping is no error: pprof reads it as none.
+ */
+static int check_valid(struct pprof_reader *r)
+{
+	const Perftools__Profiles__Profile *pb = r->pb;
+	struct id_index maps = { 0 }, fns = { 0 }, locs = { 0 };
+	int rc;
+
+	rc = index_ids(&maps, (void *const *)pb->mapping, pb->n_mapping,
+		       offsetof(Perftools__Profiles__Mapping, id));
+	if (!rc)
+		rc = index_ids(&fns, (void *const *)pb->function, pb->n_function,
+			       offsetof(Perftools__Profiles__Function, id));
+	if (!rc)
+		rc = index_ids(&locs, (void *const *)pb->location, pb->n_location,
+			       offsetof(Perftools__Profiles__Location, id));
+	if (!rc)
+		rc = check_samples(r, &locs);
+	if (!rc)
+		rc = check_ids(r, &maps, "mapping", "ID");
+	if (!rc)
+		rc = check_ids(r, &fns, "function", "ID");
+	if (!rc)
+		rc = check_locations(r, &locs, &fns);
+	release_ids(&maps);
+	release_ids(&fns);
+	release_ids(&locs);
+	return rc;
+}
+
+/* The id tables of what is read: sorted, so lookup finds each. */
+static void sort_ids(struct id_map *map, size_t n)
+{
+	qsort(map, n, sizeof(*map), compare_ids);
 }
 
 static int read_strings(struct pprof_reader *r)
@@ -82,8 +245,7 @@ static int read_strings(struct pprof_reader *r)
 	size_t i, n = r->pb->n_string_table;
 
 	if (n && r->pb->string_table[0][0])
-		return bad(r, "string_table[0] is not empty, length",
-			   (unsigned long long)strlen(r->pb->string_table[0]));
+		return bad(r, "string_table[0] must be ''");
 	r->strings = calloc(n + 1, sizeof(*r->strings));
 	if (!r->strings)
 		return PK_ENOMEM;
@@ -117,7 +279,8 @@ static int read_mappings(struct pprof_reader *r)
 		r->mappings[i].id = pm->id;
 		r->mappings[i].ours = rc ? 0 : pk_profile_intern_mapping(r->p, &m);
 	}
-	return rc ? rc : sort_ids(r, r->mappings, n, "duplicate or zero mapping id");
+	sort_ids(r->mappings, n);
+	return rc;
 }
 
 static int read_functions(struct pprof_reader *r)
@@ -141,34 +304,29 @@ static int read_functions(struct pprof_reader *r)
 		r->functions[i].id = pf->id;
 		r->functions[i].ours = rc ? 0 : pk_profile_intern_function(r->p, &f);
 	}
-	return rc ? rc : sort_ids(r, r->functions, n, "duplicate or zero function id");
+	sort_ids(r->functions, n);
+	return rc;
 }
 
 static int read_location(struct pprof_reader *r, const Perftools__Profiles__Location *pl,
 			 uint32_t *out)
 {
 	struct pk_line small[32], *lines = small;
+	/* an unknown mapping is none, as pprof reads it */
 	uint32_t mapping = lookup(r->mappings, r->pb->n_mapping, pl->mapping_id);
 	size_t i;
 
-	if (pl->mapping_id && !mapping)
-		return bad(r, "location refers to unknown mapping", pl->mapping_id);
 	if (pl->n_line > PK_ARRAY_SIZE(small) && !(lines = malloc(pl->n_line * sizeof(*lines))))
 		return PK_ENOMEM;
 	for (i = 0; i < pl->n_line; i++) {
-		/* pprof rejects function_id 0 too ("a line with nil function") */
+		/* check_valid saw every function id resolve */
 		lines[i].function = lookup(r->functions, r->pb->n_function,
 					   pl->line[i]->function_id);
 		lines[i].line = pl->line[i]->line;
-		if (!lines[i].function)
-			break;
 	}
-	*out = i == pl->n_line ?
-		pk_profile_intern_location(r->p, mapping, pl->address, lines, pl->n_line) : 0;
+	*out = pk_profile_intern_location(r->p, mapping, pl->address, lines, pl->n_line);
 	if (lines != small)
 		free(lines);
-	if (i != pl->n_line)
-		return bad(r, "line refers to unknown function", pl->line[i]->function_id);
 	return *out ? 0 : PK_ENOMEM;
 }
 
@@ -184,7 +342,8 @@ static int read_locations(struct pprof_reader *r)
 		r->locations[i].id = r->pb->location[i]->id;
 		rc = read_location(r, r->pb->location[i], &r->locations[i].ours);
 	}
-	return rc ? rc : sort_ids(r, r->locations, n, "duplicate or zero location id");
+	sort_ids(r->locations, n);
+	return rc;
 }
 
 static int read_labels(struct pprof_reader *r, const Perftools__Profiles__Sample *ps,
@@ -212,7 +371,7 @@ static int read_labels(struct pprof_reader *r, const Perftools__Profiles__Sample
 
 static int read_samples(struct pprof_reader *r)
 {
-	size_t ntypes = r->pb->n_sample_type, i, k;
+	size_t ntypes = r->pb->n_sample_type, max = pki_profile_max_stack(r->p), i, k;
 	int rc = 0;
 
 	r->values = calloc(ntypes + 1, sizeof(*r->values));
@@ -222,17 +381,15 @@ static int read_samples(struct pprof_reader *r)
 		const Perftools__Profiles__Sample *ps = r->pb->sample[i];
 		uint32_t labels, stack;
 
-		if (ps->n_value != ntypes)
-			return bad(r, "sample's value count differs from the sample types':",
-				   (unsigned long long)ps->n_value);
-		r->stack = realloc(r->stack, (ps->n_location_id + 1) * sizeof(*r->stack));
-		if (!r->stack)
+		/* leaf first: the profile keeps the first max_stack ids
+		 * only, and reads no further */
+		size_t depth = ps->n_location_id < max ? ps->n_location_id : max;
+
+		if (pki_grow(&r->stack, &r->stack_cap, depth + 1, sizeof(*r->stack)) < 0)
 			return PK_ENOMEM;
-		for (k = 0; k < ps->n_location_id; k++)
-			if (!(r->stack[k] = lookup(r->locations, r->pb->n_location,
-						   ps->location_id[k])))
-				return bad(r, "sample refers to unknown location",
-					   (unsigned long long)ps->location_id[k]);
+		for (k = 0; k < depth; k++)
+			r->stack[k] = lookup(r->locations, r->pb->n_location,
+					     ps->location_id[k]);
 		if (ntypes)
 			memcpy(r->values, ps->value, ntypes * sizeof(*r->values));
 		rc = read_labels(r, ps, &labels);
@@ -326,6 +483,150 @@ static int read_header(struct pprof_reader *r)
 	return rc;
 }
 
+/* ---- deep samples: cut before protobuf-c expands them ---- */
+
+static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
+/* One field of a message: its bytes, and its payload when length-delimited. */
+struct pb_field {
+	uint64_t tag, len;
+	const unsigned char *start, *payload, *end;
+};
+
+static int next_field(const unsigned char **p, const unsigned char *end,
+		      struct pb_field *f)
+{
+	uint64_t v;
+
+	f->start = *p;
+	f->payload = NULL;
+	if (read_varint(p, end, &f->tag) < 0)
+		return -1;
+	switch (f->tag & 7) {
+	case 0:
+		if (read_varint(p, end, &v) < 0)
+			return -1;
+		break;
+	case 1: case 5:
+		if ((size_t)(end - *p) < ((f->tag & 7) == 1 ? 8u : 4u))
+			return -1;
+		*p += (f->tag & 7) == 1 ? 8 : 4;
+		break;
+	case 2:
+		if (read_varint(p, end, &f->len) < 0 || f->len > (uint64_t)(end - *p))
+			return -1;
+		f->payload = *p;
+		*p += f->len;
+		break;
+	default:
+		return -1;
+	}
+	f->end = *p;
+	return 0;
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v > 0x7f; v >>= 7)
+		n++;
+	return n;
+}
+
+static unsigned char *put_varint(unsigned char *out, uint64_t v)
+{
+	for (; v > 0x7f; v >>= 7)
+		*out++ = (unsigned char)(v | 0x80);
+	*out++ = (unsigned char)v;
+	return out;
+}
+
+/* How many payload bytes of packed location ids (field 1) a sample keeps. */
+static uint64_t kept_ids(const struct pb_field *f, size_t max)
+{
+	const unsigned char *p = f->payload, *end = f->payload + f->len;
+	uint64_t v;
+	size_t n;
+
+	if (f->tag != (1 << 3 | 2))
+		return f->len;
+	for (n = 0; n < max && p < end; n++)
+		if (read_varint(&p, end, &v) < 0)
+			return f->len;
+	return (uint64_t)(p - f->payload);
+}
+
+/*
+ * Copy a sample (field 2's payload) to out with at most max packed
+ * location ids, leaf first; the end of what was written, or NULL when
+ * the sample does not parse (protobuf-c then says so).
+ */
+static unsigned char *cut_sample(const struct pb_field *sample, size_t max,
+				 unsigned char *out)
+{
+	const unsigned char *end = sample->payload + sample->len, *p;
+	struct pb_field f;
+	uint64_t len = 0, keep;
+
+	for (p = sample->payload; p < end;) {
+		if (next_field(&p, end, &f) < 0)
+			return NULL;
+		keep = f.payload ? kept_ids(&f, max) : f.len;
+		len += keep == f.len ? (uint64_t)(f.end - f.start) :
+			varint_size(f.tag) + varint_size(keep) + keep;
+	}
+	out = put_varint(put_varint(out, 2 << 3 | 2), len);
+	for (p = sample->payload; p < end;) {
+		next_field(&p, end, &f);	/* parsed above */
+		keep = f.payload ? kept_ids(&f, max) : f.len;
+		if (keep == f.len) {
+			memcpy(out, f.start, (size_t)(f.end - f.start));
+			out += f.end - f.start;
+		} else {
+			out = put_varint(put_varint(out, f.tag), keep);
+			memcpy(out, f.payload, (size_t)keep);
+			out += keep;
+		}
+	}
+	return out;
+}
+
+/*
+ * protobuf-c expands each packed location id, a byte for small ids, to
+ * eight: a 78 KB gzip file of one sample of 80 million ids would unpack
+ * to 640 MB. So the ids past the first max go from the bytes before they
+ * are unpacked (and unchecked: pprof would check them). *data is
+ * replaced by the copy unless the message does not parse.
+ */
+static int cut_deep_samples(unsigned char **data, size_t *size, size_t max)
+{
+	const unsigned char *p = *data, *end = *data + *size;
+	unsigned char *copy, *out;
+	struct pb_field f;
+
+	if (!(copy = malloc(*size ? *size : 1)))
+		return PK_ENOMEM;
+	for (out = copy; out && p < end;) {
+		if (next_field(&p, end, &f) < 0) {
+			out = NULL;
+		} else if (f.tag == (2 << 3 | 2)) {
+			out = cut_sample(&f, max, out);
+		} else {
+			memcpy(out, f.start, (size_t)(f.end - f.start));
+			out += f.end - f.start;
+		}
+	}
+	if (!out) {
+		free(copy);	/* it does not parse: protobuf-c says so */
+		return 0;
+	}
+	free(*data);
+	*data = copy;
+	*size = (size_t)(out - copy);
+	return 0;
+}
+
 static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 		      struct pk_profile *p, const struct pk_options *opts)
 {
@@ -338,16 +639,26 @@ static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(ctx) / 4, &data, &size);
 	if (rc)
 		return rc;
+	/* one id more than is kept: the profile counts the stacks it cuts */
+	if (pki_profile_max_stack(p) < SIZE_MAX &&
+	    cut_deep_samples(&data, &size, pki_profile_max_stack(p) + 1)) {
+		free(data);
+		return pk_error_set(ctx, PK_ENOMEM, "%s: out of memory", pk_input_name(in));
+	}
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.p = p;
 	r.name = pk_input_name(in);
-	r.pb = perftools__profiles__profile__unpack(NULL, size, data);
+	r.pb = size ? perftools__profiles__profile__unpack(NULL, size, data) : NULL;
 	free(data);
+	if (!size)	/* which protobuf-c would read as a profile of nothing */
+		return bad(&r, "empty input file");
 	if (!r.pb)
 		return pk_error_set(ctx, PK_EINPUT, "%s: not a pprof profile (the protobuf "
 				    "does not decode as profile.proto)", r.name);
-	rc = read_strings(&r);
+	rc = check_valid(&r);
+	if (!rc)
+		rc = read_strings(&r);
 	if (!rc)
 		rc = read_header(&r);
 	if (!rc)
@@ -509,6 +820,7 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 {
 	const unsigned char *p = buf, *end = buf + len;
 	int fields = 0, messages = 0, strings = 0;
+	int cut = 0;	/* the field number of a field the window cuts */
 
 	while (p < end) {
 		uint64_t tag, v;
@@ -526,8 +838,10 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 			fields++;
 			continue;
 		}
-		if (v > (uint64_t)(end - p))
-			break;	/* runs past the window */
+		if (v > (uint64_t)(end - p)) {
+			cut = (int)(tag >> 3);	/* runs past the window */
+			break;
+		}
 		if (rule.schema == S_BYTES) {
 			/* string_table[0] must be "" */
 			if ((tag >> 3) == 6 && strings++ == 0 && v != 0)
@@ -542,8 +856,12 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 		p += v;
 		fields++;
 	}
-	/* Above every text format's score, under the magic numbers'. */
-	if (messages && fields >= 3)
+	/*
+	 * Above every text format's score, under the magic numbers'. A
+	 * sample deeper than the window after the sample types is a known
+	 * field the window cuts: it counts as the third.
+	 */
+	if (messages && (fields >= 3 || cut == 2))
 		return 90;
 	return 0;
 }

@@ -587,13 +587,27 @@ static void test_zero_function(void)
 	rc = pk_input_open_memory(ctx, "zero", m.b, m.n, &in);
 	if (!rc)
 		rc = pk_read(ctx, in, NULL, p, opts);
-	ok(rc == PK_EINPUT && strstr(pk_context_error(ctx)->message, "unknown function 0"),
+	ok(rc == PK_EINPUT && strstr(pk_context_error(ctx)->message,
+				     "location id: 3 has a line with nil function"),
 	   "a line with function_id 0 is an error, as pprof says (%s)",
 	   pk_context_error(ctx)->message);
 	pk_input_close(in);
 	pk_profile_free(p);
 	pk_options_free(opts);
 	pk_context_free(ctx);
+}
+
+/* A profile without sample types has no values array: still no null
+ * pointer to offset (the fuzzers' 12-byte pprof input reached this). */
+static void test_no_sample_types(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	uint32_t stack = pk_profile_intern_stack(p, NULL, 0);
+
+	ok(pk_profile_add_sample(p, stack, 0, 0, NULL, 0) == 0 &&
+	   pk_profile_sample_values(p, 0) != NULL,
+	   "a sample without sample types: values point somewhere");
+	pk_profile_free(p);
 }
 
 static void test_producers(void)
@@ -672,6 +686,7 @@ int main(void)
 	test_edges();
 	test_producers();
 	test_zero_function();
+	test_no_sample_types();
 	pk_options_free(opts);
 	pk_profile_free(m.p);
 	return done_testing();
