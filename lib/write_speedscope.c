@@ -6,7 +6,7 @@
  * in time order, each with a weight:
  *
  *     {"$schema": "...", "shared": {"frames": [{"name": "main"}, ...]},
- *      "profiles": [{"type": "sampled", "name": "app 42/43",
+ *      "profiles": [{"type": "sampled", "name": "app 43",
  *                    "unit": "nanoseconds", "startValue": 0,
  *                    "endValue": 3000, "samples": [[0, 1], [0]],
  *                    "weights": [2000, 1000]}]}

@@ -134,6 +134,9 @@ half_expects() {
 	go-goroutine.pb.gz) echo "offset 301: gzip stream is truncated" ;;
 	go-heap.pb.gz) echo "offset 976: gzip stream is truncated" ;;
 	go-mutex.pb.gz) echo "offset 164: gzip stream is truncated" ;;
+	go-burn-1.pb.gz) echo "offset 362: gzip stream is truncated" ;;
+	go-burn-2.pb.gz) echo "offset 334: gzip stream is truncated" ;;
+	go-burn-3.pb.gz) echo "offset 331: gzip stream is truncated" ;;
 	app.heap.gz) echo "offset 145: gzip stream is truncated" ;;
 	app.heap.zst) echo "offset 137: zstd stream is truncated" ;;
 	app.heap.xz) echo "offset 164: xz stream is truncated" ;;

@@ -150,6 +150,11 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.mutex", "gperftools-heap" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	/* compressed: probed as what they hold */
+	{ "compressed/*.txt.*", "perf-script" },
+	{ "compressed/*.folded.*", "folded" },
+	{ "compressed/*.heap.*", "gperftools-heap" },
+	{ "compressed/*.pb.*", "pprof" },
 	{ "*", NONE },
 };
 
