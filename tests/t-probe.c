@@ -40,6 +40,23 @@ static unsigned char next_byte(int text)
 	return "abcdef0123456789 :;[]()/\n\t_-.xyz"[rng % 33];
 }
 
+/* The highest score any reader gives the bytes, and which reader gives it. */
+static int best_score(const unsigned char *buf, size_t len, const char **name)
+{
+	size_t i;
+	int best = 0, s;
+
+	*name = "none";
+	for (i = 0; pk_readers[i]; i++) {
+		s = pk_readers[i]->probe(buf, len);
+		if (s > best) {
+			best = s;
+			*name = pk_readers[i]->name;
+		}
+	}
+	return best;
+}
+
 static void test_random_buffers(void)
 {
 	unsigned char buf[4096];
@@ -51,37 +68,20 @@ static void test_random_buffers(void)
 		for (round = 0; round < 2000; round++) {
 			size_t len = 1 + (rng % sizeof(buf));
 
+			const char *name;
+			int s;
+
 			for (i = 0; i < len; i++)
 				buf[i] = next_byte(text);
-			for (i = 0; pk_readers[i]; i++) {
-				int s = pk_readers[i]->probe(buf, len);
-
-				if (s > worst) {
-					worst = s;
-					worst_name = pk_readers[i]->name;
-				}
+			s = best_score(buf, len, &name);
+			if (s > worst) {
+				worst = s;
+				worst_name = name;
 			}
 		}
 	}
 	ok(worst < PK_PROBE_MIN, "random bytes and text score under %d (worst %d, %s)",
 	   PK_PROBE_MIN, worst, worst_name);
-}
-
-/* The highest score any reader gives text, and which reader gives it. */
-static int best_score(const char *text, const char **name)
-{
-	size_t i;
-	int best = 0, s;
-
-	*name = "none";
-	for (i = 0; pk_readers[i]; i++) {
-		s = pk_readers[i]->probe((const unsigned char *)text, strlen(text));
-		if (s > best) {
-			best = s;
-			*name = pk_readers[i]->name;
-		}
-	}
-	return best;
 }
 
 /*
@@ -102,7 +102,7 @@ static void test_pprof_raw_is_no_profile(void)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 					"%11d %10d: %d 2 3 4 5 6 7 8 9 10 \n",
 					i, i * 10000000, i + 10);
-	s = best_score(buf, &name);
+	s = best_score((const unsigned char *)buf, len, &name);
 	ok(s < PK_PROBE_MIN, "pprof -raw text is no reader's (best %d, %s)", s, name);
 }
 
