@@ -27,13 +27,6 @@ struct folded {
 	size_t sums_cap;
 };
 
-static int starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
 /* Go method names such as "net/http.(*Client).Do" keep their parens. */
 static int looks_like_go_method(const char *s, size_t len)
 {
@@ -78,7 +71,7 @@ static size_t params_start(const char *s, size_t len)
 	while (i < len) {
 		char c = s[i];
 
-		if (c == 'o' && starts_with(s + i, len - i, "operator") &&
+		if (c == 'o' && pki_starts_with_n(s + i, len - i, "operator") &&
 		    (i == 0 || s[i - 1] == ':' || s[i - 1] == ' ')) {
 			i = skip_operator(s, len, i);
 			continue;
@@ -88,9 +81,11 @@ static size_t params_start(const char *s, size_t len)
 		else if ((c == '>' && (i == 0 || s[i - 1] != '-')) || c == '}')
 			depth -= depth > 0;
 		else if (c == '(' && depth == 0) {
-			if (!starts_with(s + i, len - i, "(anonymous namespace)"))
+			static const char anon[] = "(anonymous namespace)";
+
+			if (!pki_starts_with_n(s + i, len - i, anon))
 				return i;
-			i += strlen("(anonymous namespace)");
+			i += sizeof(anon) - 1;
 			continue;
 		}
 		i++;

@@ -375,9 +375,14 @@ int64_t pk_input_file_size(const struct pk_input *in)
 }
 
 /* Any compression: the file size is then not the data's. */
-int pk_input_is_gzip(const struct pk_input *in)
+int pk_input_is_compressed(const struct pk_input *in)
 {
 	return in->codec != NULL;
+}
+
+int pk_input_is_gzip(const struct pk_input *in)
+{
+	return pk_input_is_compressed(in);
 }
 
 const unsigned char *pk_input_peek(struct pk_input *in, size_t want,

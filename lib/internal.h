@@ -114,6 +114,15 @@ static inline int pki_starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The same for len bytes that need not end in a NUL (a line of input). */
+static inline int pki_starts_with_n(const char *s, size_t len,
+				    const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
 static inline int pki_ends_with(const char *s, const char *suffix)
 {
 	size_t ls = strlen(s), lx = strlen(suffix);

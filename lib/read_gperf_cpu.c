@@ -259,7 +259,7 @@ static int read_header(struct cpu_reader *r)
 				 "%llu microseconds is out of range",
 				 (unsigned long long)period);
 	r->period = (int64_t)period * 1000;
-	if (pk_input_file_size(r->in) >= 0 && !pk_input_is_gzip(r->in))
+	if (pk_input_file_size(r->in) >= 0 && !pk_input_is_compressed(r->in))
 		r->left = pk_input_file_size(r->in);
 	else
 		r->left = -1;

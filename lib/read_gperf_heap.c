@@ -80,13 +80,6 @@ static size_t skip_digits(const char *s, size_t len, size_t i)
 	return i;
 }
 
-static int starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
 static int contains(const char *s, size_t len, const char *what)
 {
 	return memmem(s, len, what, strlen(what)) != NULL;
@@ -319,7 +312,7 @@ static int match_heap_header_at(const char *s, size_t len, size_t i,
 	j = skip_char(s, len, i, ' ');
 	if (!expect(s, len, &j, '@')) {
 		j = skip_char(s, len, j, ' ');
-		if (starts_with(s + j, len - j, "heap")) {
+		if (pki_starts_with_n(s + j, len - j, "heap")) {
 			h->type.s = s + j;
 			j += 4;
 			while (j < len && (s[j] == '_' || is_digit(s[j]) ||
@@ -334,8 +327,8 @@ static int match_heap_header_at(const char *s, size_t len, size_t i,
 			return 0;
 		}
 	}
-	if (starts_with(s + close, len - close, " @ growth") ||
-	    starts_with(s + close, len - close, " @ fragmentation")) {
+	if (pki_starts_with_n(s + close, len - close, " @ growth") ||
+	    pki_starts_with_n(s + close, len - close, " @ fragmentation")) {
 		h->kind = KIND_GROWTH;
 		return 0;
 	}
@@ -363,7 +356,7 @@ static int match_threadz(const char *s, size_t len)
 	while ((at = memmem(at, (size_t)(end - at), "--- threadz ", 12))) {
 		size_t i = (size_t)(at - s) + 12, d = skip_digits(s, len, i);
 
-		if (d > i && starts_with(s + d, len - d, " ---"))
+		if (d > i && pki_starts_with_n(s + d, len - d, " ---"))
 			return 1;
 		at += 12;
 	}
@@ -382,7 +375,7 @@ static int match_thread_start(const char *s, size_t len)
 		while (j < len && pki_hexval(s[j]) >= 0)
 			j++;
 		at += 11;
-		if (j == i || !starts_with(s + j, len - j, " (name: "))
+		if (j == i || !pki_starts_with_n(s + j, len - j, " (name: "))
 			continue;
 		j += 8;
 		tail = s + j;
@@ -406,9 +399,9 @@ static enum legacy_kind classify(const char *s, size_t len)
 
 	if (match_heap_header(s, len, &h) == 0)
 		return h.kind;
-	if (starts_with(s, len, "--- contentionz ") ||
-	    starts_with(s, len, "--- mutex:") ||
-	    starts_with(s, len, "--- contention:"))
+	if (pki_starts_with_n(s, len, "--- contentionz ") ||
+	    pki_starts_with_n(s, len, "--- mutex:") ||
+	    pki_starts_with_n(s, len, "--- contention:"))
 		return KIND_CONTENTION;
 	if (match_threadz(s, len) || match_thread_start(s, len))
 		return KIND_THREAD;
@@ -527,7 +520,7 @@ static size_t match_heap_sample_at(const char *s, size_t len, size_t i,
 			return 0;
 	}
 	i = skip_char(s, len, i, ' ');
-	if (!starts_with(s + i, len - i, "] @"))
+	if (!pki_starts_with_n(s + i, len - i, "] @"))
 		return 0;
 	return i + 3;
 }
@@ -743,12 +736,12 @@ static size_t match_contention_sample(const char *s, size_t len,
 		b = skip_digits(s, len, a);
 		c = skip_char(s, len, b, ' ');
 		d = skip_digits(s, len, c);
-		if (c > b && d > c && starts_with(s + d, len - d, " @")) {
+		if (c > b && d > c && pki_starts_with_n(s + d, len - d, " @")) {
 			v1->s = s + a, v1->len = b - a;
 			v2->s = s + c, v2->len = d - c;
 			return d + 2;
 		}
-		if (b - a >= 2 && starts_with(s + b, len - b, " @")) {
+		if (b - a >= 2 && pki_starts_with_n(s + b, len - b, " @")) {
 			v1->s = s + a, v1->len = b - a - 1;
 			v2->s = s + b - 1, v2->len = 1;
 			return b + 2;
@@ -807,7 +800,7 @@ static int read_contention(struct text_reader *r)
 		pki_gperf_trim(&s, &len);
 		if (!len || s[0] == '#')
 			continue;
-		if (starts_with(s, len, "---") || !memchr(s, '=', len))
+		if (pki_starts_with_n(s, len, "---") || !memchr(s, '=', len))
 			break;
 		rc = contention_attr(r, &st, s, len);
 	}
@@ -822,7 +815,7 @@ static int read_contention(struct text_reader *r)
 		s = r->line;
 		len = r->len;
 		pki_gperf_trim(&s, &len);
-		if (starts_with(s, len, "---"))
+		if (pki_starts_with_n(s, len, "---"))
 			break;
 		if (len && s[0] != '#')
 			rc = contention_sample(r, &st, s, len);
@@ -849,7 +842,7 @@ static int thread_stack(struct text_reader *r, int *same)
 		pki_gperf_trim(&s, &len);
 		if (!len)
 			continue;
-		if (starts_with(s, len, "---"))
+		if (pki_starts_with_n(s, len, "---"))
 			return 0;
 		if (contains(s, len, "same as previous thread")) {
 			*same = 1;
@@ -898,7 +891,7 @@ static int read_threads(struct text_reader *r)
 			;
 	}
 	while (!rc && r->line && !is_map_sentinel(r->line, r->len)) {
-		if (starts_with(r->line, r->len, "---- no stack trace for"))
+		if (pki_starts_with_n(r->line, r->len, "---- no stack trace for"))
 			break;
 		if (!match_thread_start(r->line, r->len))
 			return text_error(r, "expected '--- Thread ID (name: "

@@ -702,7 +702,7 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 	struct stat st;
 	size_t got;
 
-	if (size >= 0 && !pk_input_is_gzip(r->in)) {
+	if (size >= 0 && !pk_input_is_compressed(r->in)) {
 		r->fd = open(r->st.name, O_RDONLY | O_CLOEXEC);
 		if (r->fd >= 0 && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_size == size &&

@@ -285,13 +285,6 @@ static struct pd_map *kernel_find(struct pd_machine *m, uint64_t addr)
 	return NULL;
 }
 
-static int starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
 static int equals(const char *s, size_t len, const char *word)
 {
 	return len == strlen(word) && memcmp(s, word, len) == 0;
@@ -328,10 +321,10 @@ static int kernel_mmap(struct pd_machine *m, const struct pd_mmap *e)
 	nm.start = e->start;
 	nm.end = map_end(e->start, e->len);
 	nm.pgoff = e->pgoff;
-	if (starts_with(e->file, e->file_len, "[kernel.kallsyms]")) {
+	if (pki_starts_with_n(e->file, e->file_len, "[kernel.kallsyms]")) {
 		nm.file = m->str_kernel;
 		kernel_remove_file(&m->kernel, nm.file);
-	} else if (starts_with(e->file, e->file_len, guest)) {
+	} else if (pki_starts_with_n(e->file, e->file_len, guest)) {
 		nm.file = intern(m, guest, strlen(guest));
 		kernel_remove_file(&m->kernel, nm.file);
 	} else if (e->file_len && (e->file[0] == '/' || e->file[0] == '[')) {
@@ -352,14 +345,14 @@ static int kernel_mmap(struct pd_machine *m, const struct pd_mmap *e)
 static int is_anon(const char *f, size_t len, int hugetlb)
 {
 	return hugetlb || equals(f, len, "//anon") ||
-	       starts_with(f, len, "/dev/zero") ||
-	       starts_with(f, len, "/anon_hugepage");
+	       pki_starts_with_n(f, len, "/dev/zero") ||
+	       pki_starts_with_n(f, len, "/anon_hugepage");
 }
 
 static int is_no_dso(const char *f, size_t len)
 {
-	return starts_with(f, len, "[stack") || starts_with(f, len, "/SYSV") ||
-	       equals(f, len, "[heap]");
+	return pki_starts_with_n(f, len, "[stack") ||
+	       pki_starts_with_n(f, len, "/SYSV") || equals(f, len, "[heap]");
 }
 
 static int pd_machine_mmap(struct pd_machine *m, const struct pd_mmap *e)

@@ -36,8 +36,10 @@ void pk_input_close(struct pk_input *in);
 const char *pk_input_name(const struct pk_input *in);
 /* Size of the underlying file when it is a regular file, else -1. */
 int64_t pk_input_file_size(const struct pk_input *in);
-/* Nonzero for compressed input (gzip, zstd, xz or bzip2, despite the
- * name): the file size is then not the size of the data. */
+/* Nonzero for compressed input (gzip, zstd, xz or bzip2): the file size
+ * is then not the size of the data. */
+int pk_input_is_compressed(const struct pk_input *in);
+/* The same, under its name from when gzip was the only codec. */
 int pk_input_is_gzip(const struct pk_input *in);
 
 /* Up to want bytes from the current position without consuming them;
