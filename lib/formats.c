@@ -117,9 +117,10 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 				  (unsigned long long)(pk_context_max_memory(ctx) >> 20));
 	}
 	if (!rc && pki_profile_cut_stacks(p))
-		pk_warn(ctx, "%s: %zu stacks were deeper than %zu frames: cut to "
+		pk_warn(ctx, "%s: %zu %s deeper than %zu frames: cut to "
 			"their %zu leaf-side frames (see --max-stack)",
 			pk_input_name(in), pki_profile_cut_stacks(p),
+			pki_profile_cut_stacks(p) == 1 ? "stack was" : "stacks were",
 			pki_profile_max_stack(p), pki_profile_max_stack(p));
 	return rc;
 }

@@ -26,7 +26,7 @@ printf 'a;b;c;d 3\nx;y 2\n' >"$tmpdir/small.folded"
 printf 'c;d 3\nx;y 2\n' >"$tmpdir/want"
 testrun_compare "folded --max-stack=2: the two leaf-side frames" "$tmpdir/want" \
 	profkit-convert --max-stack=2 --to=folded "$tmpdir/small.folded"
-grep -q "small.folded: 1 stacks were deeper than 2 frames: cut to their 2 leaf-side frames (see --max-stack)" \
+grep -q "small.folded: 1 stack was deeper than 2 frames: cut to their 2 leaf-side frames (see --max-stack)" \
 	"$tmpdir/err" && pass "one warning says how many stacks were cut" ||
 	{ fail "one warning says how many stacks were cut"; diag_file "$tmpdir/err"; }
 
