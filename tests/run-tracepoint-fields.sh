@@ -9,9 +9,11 @@
 # comm, tid, cpu, time, event and the fields. Ours must be the same line
 # for line (the callchains are run-perf-data.sh's business). pprof -tags
 # of the converted recording must count the fields as perf script's text
-# does, and damaged tracing data must cost the fields, not the profile.
+# does, profkit-filter --field must keep the samples whose fields perf
+# printed with that value, and damaged tracing data must cost the fields,
+# not the profile.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 13
+plan 18
 d=testdata/perf-data
 
 # the header lines of our perf script text for a recording
@@ -71,6 +73,17 @@ else
 	same_output "pprof -tags: a syscall's count, a number" \
 		"$tmpdir/perf.tally" "$tmpdir/pprof.tally"
 fi
+
+# profkit-filter --field: the samples whose fields perf script printed
+# with NAME=VALUE (prev_state is a number: S is in the printed text only)
+for fv in prev_state=S next_comm=git prev_pid=15295 target_cpu=001; do
+	grep " $fv\( \|\$\)" $d/tp-fields.trace.txt >"$tmpdir/want"
+	testrun_compare "profkit-filter --field=$fv: the samples perf printed with it" \
+		"$tmpdir/want" sh -c "profkit-filter -q --no-symbolize --field='$fv' \
+			--to=perf-script $d/tp-fields.perf.data | grep -v -e '^	' -e '^\$'"
+done
+testrun_fails "--field without =" 2 "--field: 'prev_state' is not NAME=VALUE" \
+	profkit-filter --field=prev_state $d/tp-fields.perf.data
 
 # bytes at an offset of a copy: patch FILE OFFSET TEXT
 patch() {
