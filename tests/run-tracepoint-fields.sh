@@ -4,16 +4,17 @@
 #
 # testdata/perf-data/tp-fields.perf.data and tp-fields.pipe.perf.data
 # (perf record -o -) have sched_switch, sched_wakeup, sys_enter_write and
-# sys_exit_write samples; tp-fields*.trace.txt are the sample header lines
-# (those not starting with a tab) of what `perf script` printed for them:
-# comm, tid, cpu, time, event and the fields. Ours must be the same line
+# sys_exit_write samples; tp-fields*.trace.txt are the sample header
+# lines (those not starting with a tab) of what `perf script` printed for
+# them: comm, tid, cpu, time, event and the fields (tp-prog.trace.txt the
+# same of tp-prog.perf.data: sched_switch and cpu-clock). Ours must be the same line
 # for line (the callchains are run-perf-data.sh's business). pprof -tags
 # of the converted recording must count the fields as perf script's text
 # does, profkit-filter --field must keep the samples whose fields perf
 # printed with that value, and damaged tracing data must cost the fields,
 # not the profile.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 18
+plan 19
 d=testdata/perf-data
 
 # the header lines of our perf script text for a recording
@@ -28,6 +29,8 @@ testrun_compare "pipe mode: the same" $d/tp-fields.pipe.trace.txt \
 	headers $d/tp-fields.pipe.perf.data
 testrun_compare "pipe mode from stdin" $d/tp-fields.pipe.trace.txt \
 	headers - <$d/tp-fields.pipe.perf.data
+testrun_compare "tp-prog: sched_switch and cpu-clock samples as perf prints them" \
+	$d/tp-prog.trace.txt headers $d/tp-prog.perf.data
 testrun_compare "--addresses-only (perf script -F without trace): no fields" \
 	$d/tp-prog.perf-script.txt \
 	profkit-convert --no-symbolize --addresses-only --to=perf-script $d/tp-prog.perf.data
