@@ -19,7 +19,8 @@ static const struct command_info info = {
 	.usage = filter_usage,
 	.examples =
 		"  profkit-filter --focus='^parse' cpu.pb.gz --to=pprof -o parse.pb.gz\n"
-		"  perf script | profkit-filter --comm=nginx --ignore=epoll_wait | flamegraph.pl > n.svg\n",
+		"  perf script | profkit-filter --comm=nginx --ignore=epoll_wait | flamegraph.pl > n.svg\n"
+		"  profkit-filter --field=prev_state=D sched.perf.data > blocked.folded\n",
 };
 
 static struct pk_filter filter;
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 		OPT_STRING(0, "tid", &tid, "TID", "keep this thread"),
 		OPT_STRING(0, "comm", &filter.comm, "RE", "keep threads whose name matches"),
 		OPT_PK(0, "event", "NAME", "keep this event"),
+		OPT_PK(0, "field", "NAME=VALUE", "keep tracepoint samples with this field"),
 		OPT_STRING(0, "from-time", &from_time, "SECS", "keep samples from this time (as perf prints)"),
 		OPT_STRING(0, "to-time", &to_time, "SECS", "keep samples up to this time"),
 		OPT_STRING(0, "min-percent", &min_percent, "PCT", "drop stacks under PCT% of the total"),

@@ -2,7 +2,8 @@
 /*
  * Filtering a profile: the samples that pass every test are copied into
  * a new profile, pruned stacks replacing their own (pprof's focus,
- * ignore and prune_from, plus perf's pid/tid/comm/event/time).
+ * ignore and prune_from, plus perf's pid/tid/comm/event/time, and the
+ * fields of tracepoint samples).
  */
 #include <regex.h>
 #include <stdio.h>
@@ -20,14 +21,17 @@ struct filter_state {
 	signed char *loc_match[3];	/* per location: -1 unknown, 0, 1 */
 	int column, event_column;
 	pk_str key_pid, key_tid, key_comm;
+	/* --field NAME=VALUE: the label NAME, or 0 where no sample has it */
+	const char *field, *field_value;
+	pk_str key_field, key_trace;
 };
 
 enum { FOCUS, IGNORE, PRUNE };
 
 /* The test a sample failed first, to say which filter kept nothing. */
 enum drop {
-	KEPT, BY_EVENT, BY_PID, BY_TID, BY_COMM, BY_FROM_TIME, BY_TO_TIME,
-	BY_FOCUS, BY_IGNORE, BY_MIN_PERCENT, NDROPS
+	KEPT, BY_EVENT, BY_PID, BY_TID, BY_COMM, BY_FIELD, BY_FROM_TIME,
+	BY_TO_TIME, BY_FOCUS, BY_IGNORE, BY_MIN_PERCENT, NDROPS
 };
 
 static int compile(struct pk_context *ctx, regex_t *re, const char *pattern,
@@ -74,6 +78,41 @@ static int stack_matches(struct filter_state *s, int which, regex_t *re,
 	return 0;
 }
 
+/* "NAME=VALUE" as a word of perf script's text of the fields. */
+static int trace_has(const char *text, const char *field)
+{
+	size_t n = strlen(field);
+	const char *p;
+
+	for (p = strstr(text, field); p; p = strstr(p + 1, field))
+		if ((p == text || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The field's label equals the value (a number, any base strtoll takes,
+ * for a numeric one), or the fields' text has NAME=VALUE as perf prints
+ * it: prev_state=D is a number in the label, D in the text.
+ */
+static int field_pass(struct filter_state *s, const struct pk_sample *smp)
+{
+	const struct pk_label *l = pk_profile_label_find(s->p, smp->labels,
+							 s->key_field);
+	char *end;
+	long long v;
+
+	if (l && l->str)
+		return strcmp(pk_profile_string(s->p, l->str), s->field_value) == 0;
+	if (l) {
+		v = strtoll(s->field_value, &end, 0);
+		if (*s->field_value && !*end && v == l->num)
+			return 1;
+	}
+	l = pk_profile_label_find(s->p, smp->labels, s->key_trace);
+	return l && trace_has(pk_profile_string(s->p, l->str), s->field);
+}
+
 static enum drop labels_pass(struct filter_state *s, const struct pk_sample *smp)
 {
 	const struct pk_label *l;
@@ -93,6 +132,8 @@ static enum drop labels_pass(struct filter_state *s, const struct pk_sample *smp
 		if (!l || regexec(&s->comm, pk_profile_string(s->p, l->str), 0, NULL, 0))
 			return BY_COMM;
 	}
+	if (s->field && !field_pass(s, smp))
+		return BY_FIELD;
 	if (s->f->from_time && smp->time < s->f->from_time)
 		return BY_FROM_TIME;
 	if (s->f->to_time && smp->time > s->f->to_time)
@@ -151,6 +192,21 @@ static enum drop sample_pass(struct filter_state *s, size_t i,
 	return KEPT;
 }
 
+static int setup_field(struct pk_context *ctx, struct filter_state *s,
+		       const char *field)
+{
+	const char *eq = strchr(field, '=');
+
+	if (!eq || eq == field)
+		return pk_error_set(ctx, PK_EUSAGE, "--field: '%s' is not "
+				    "NAME=VALUE", field);
+	s->field = field;
+	s->field_value = eq + 1;
+	s->key_field = pk_profile_lookup_len(s->p, field, (size_t)(eq - field));
+	s->key_trace = pk_profile_lookup(s->p, "trace");
+	return 0;
+}
+
 static int setup(struct pk_context *ctx, struct filter_state *s,
 		 const struct pk_options *opts)
 {
@@ -184,7 +240,8 @@ static int setup(struct pk_context *ctx, struct filter_state *s,
 	s->key_pid = pk_profile_lookup(s->p, "pid");
 	s->key_tid = pk_profile_lookup(s->p, "tid");
 	s->key_comm = pk_profile_lookup(s->p, "comm");
-	return pk_context_error(ctx)->code;
+	return opts->field ? setup_field(ctx, s, opts->field) :
+		pk_context_error(ctx)->code;
 }
 
 static void teardown(struct filter_state *s)
@@ -208,7 +265,7 @@ static int describe(struct pk_strbuf *b, const struct pk_filter *f,
 		    const struct pk_options *opts, enum drop which)
 {
 	static const char *const option[NDROPS] = {
-		"", "--event", "--pid", "--tid", "--comm", "--from-time",
+		"", "--event", "--pid", "--tid", "--comm", "--field", "--from-time",
 		"--to-time", "--focus", "--ignore", "--min-percent",
 	};
 	const char *text = NULL;
@@ -217,6 +274,7 @@ static int describe(struct pk_strbuf *b, const struct pk_filter *f,
 	switch (which) {
 	case BY_EVENT: text = opts->event; break;
 	case BY_COMM: text = f->comm; break;
+	case BY_FIELD: text = opts->field; break;
 	case BY_FOCUS: text = f->focus; break;
 	case BY_IGNORE: text = f->ignore; break;
 	case BY_PID: snprintf(num, sizeof(num), "%lld", (long long)f->pid); break;

@@ -100,6 +100,7 @@ static const struct option_key keys[] = {
 	FLAG("diff", diff),
 	{ "node-thres", KIND_PERCENT, offsetof(struct pk_options, node_thres), NULL, NULL },
 	{ "edge-thres", KIND_PERCENT, offsetof(struct pk_options, edge_thres), NULL, NULL },
+	STRING("field", field),
 	STRING("binary", binary),
 	STRING("symbol-path", symbol_path),
 	STRING("symfs", symfs),

@@ -52,6 +52,9 @@ struct pk_options {
 	/* dot: prune nodes and edges under these percentages of the total */
 	double node_thres, edge_thres;
 
+	/* filter: keep samples with this tracepoint field, "NAME=VALUE" */
+	const char *field;
+
 	/* symbolization */
 	unsigned no_symbolize : 1;
 	unsigned inline_frames : 1;	/* inlined functions as frames always */

@@ -924,6 +924,7 @@ static void reader_release(struct pd_reader *r)
 {
 	pd_evlist_release(&r->st.ev);
 	pd_machine_release(&r->st.m);
+	pd_tracing_free(r->st.tracing);
 	if (r->fd >= 0)
 		close(r->fd);
 #ifdef HAVE_ZSTD

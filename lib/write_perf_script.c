@@ -12,7 +12,9 @@
  * period where the event has one, and the event; then one line per frame
  * with the function (inlined ones on lines of their own, "(inlined)", as
  * perf shows them) and a blank line. Without callchains the one frame
- * ends the header line. The model keeps no symbol offsets, so names have
+ * ends the header line. A tracepoint sample's fields (its "trace" label,
+ * from the perf.data reader) follow the event, and then perf prints no
+ * frame without callchains. The model keeps no symbol offsets, so names have
  * none: perf printed none before Linux 4.8, and readers strip them.
  *
  * With addresses-only the layout is `perf script -F
@@ -46,7 +48,7 @@
 struct script {
 	const struct pk_profile *p;
 	struct pk_output *out;
-	pk_str key_pid, key_tid, key_comm, key_cpu;
+	pk_str key_pid, key_tid, key_comm, key_cpu, key_trace;
 	int addresses_only;
 	int callchains;
 	int width;		/* of the event names, as perf pads them */
@@ -217,6 +219,7 @@ static int print_sample(struct script *s, const struct pk_sample *sample,
 	const struct pk_label *l = pk_profile_label_find(s->p, sample->labels,
 							 s->key_comm);
 	const char *comm = l ? pk_profile_string(s->p, l->str) : s->comm;
+	const struct pk_label *trace;
 	uint64_t t = s->has_times ? sample->time : s->clock;
 	const uint32_t *stack;
 	size_t depth, i;
@@ -227,6 +230,10 @@ static int print_sample(struct script *s, const struct pk_sample *sample,
 	snprintf(time, sizeof(time), "%llu.%06llu",
 		 (unsigned long long)(t / 1000000000),
 		 (unsigned long long)(t / 1000 % 1000000));
+	trace = s->addresses_only ? NULL :
+		pk_profile_label_find(s->p, sample->labels, s->key_trace);
+	if (trace)
+		period = -1;	/* perf prints none for tracepoints */
 	if (s->addresses_only)
 		rc = print_addresses_header(s, sample, comm, time, event);
 	else
@@ -234,6 +241,12 @@ static int print_sample(struct script *s, const struct pk_sample *sample,
 	if (rc)
 		return rc;
 	stack = pk_profile_stack(s->p, sample->stack, &depth);
+	if (trace) {
+		/* a tracepoint's fields; without callchains, perf no frame */
+		rc = pk_output_puts(s->out, pk_profile_string(s->p, trace->str));
+		if (rc || !s->callchains)
+			return rc ? rc : pk_output_putc(s->out, '\n');
+	}
 	if (!s->callchains)
 		return depth ? print_frame(s, stack[0], 0) :
 			pk_output_printf(s->out, " %16x%s ([unknown])\n", 0,
@@ -397,6 +410,7 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 	s.key_tid = pk_profile_lookup(p, "tid");
 	s.key_comm = pk_profile_lookup(p, "comm");
 	s.key_cpu = pk_profile_lookup(p, "cpu");
+	s.key_trace = pk_profile_lookup(p, "trace");
 	scan_samples(&s);
 	if (s.addresses_only)
 		s.has_times = 1;	/* as perf would: 0 */

@@ -10,6 +10,7 @@
 inputs="testdata/perf-script/c-fp.txt testdata/perf-script/cxx-dwarf.txt
 	testdata/perf-script/c-fp.folded testdata/folded/diff.folded"
 for f in testdata/perf-data/c-fp.perf.data testdata/perf-data/pipe.perf.data \
+	testdata/perf-data/tp-fields.pipe.perf.data \
 	testdata/perf-data/zstd-sym.perf.data testdata/gperftools/*.cpu testdata/gperftools/*.heap \
 	testdata/gperftools/app.growth testdata/gperftools/app.threads \
 	testdata/gperftools/server.contention testdata/pprof/*.pb*; do
@@ -114,6 +115,7 @@ half_expects() {
 	diff.folded) echo "line 2: not a folded stack: 'java;mai'" ;;
 	c-fp.perf.data) echo "offset 0x108: the data section (107112 bytes) is cut short at 55170 bytes" ;;
 	pipe.perf.data) echo "offset 0x43e0: the last record is cut short (truncated file?)" ;;
+	tp-fields.pipe.perf.data) echo "offset 0x4928: the last record is cut short (truncated file?)" ;;
 	zstd-sym.perf.data) echo "offset 0x108: the data section (3163 bytes) is cut short at 3107 bytes" ;;
 	alloc-threads.cpu) echo "offset 0x15c8: the memory map ends mid-line (truncated file?)" ;;
 	be32.cpu) echo "offset 0x88: the memory map ends mid-line (truncated file?)" ;;

@@ -578,11 +578,54 @@ static void name_tracepoint(struct pd_state *st, const char *sys,
 	}
 }
 
+/* Per subsystem its name, then its event formats: names and fields. */
+static int trace_events(struct pd_state *st, struct cursor *c)
+{
+	uint32_t n, i, j;
+	uint64_t size;
+
+	if (cur_u32(c, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *sys;
+		size_t sys_len;
+		uint32_t count;
+
+		if (trace_string(c, &sys, &sys_len) < 0 ||
+		    cur_u32(c, &count) < 0)
+			return -1;
+		for (j = 0; j < count; j++) {
+			if (cur_u64(c, &size) < 0 ||
+			    (uint64_t)(c->end - c->p) < size)
+				return -1;
+			name_tracepoint(st, sys, sys_len, (const char *)c->p,
+					(size_t)size);
+			pd_tracing_event(st, sys, sys_len, (const char *)c->p,
+					 (size_t)size);
+			c->p += size;
+		}
+	}
+	return 0;
+}
+
+/* kallsyms (perf resolves kernel addresses itself), the printk formats. */
+static int trace_printk(struct pd_state *st, struct cursor *c)
+{
+	uint32_t size;
+
+	if (cur_u32(c, &size) < 0 || cur_skip(c, size) < 0 ||
+	    cur_u32(c, &size) < 0 || (uint64_t)(c->end - c->p) < size)
+		return -1;
+	pd_tracing_printk(st, (const char *)c->p, size);
+	c->p += size;
+	return 0;
+}
+
 /*
  * The tracing data (perf's trace-event-read.c): magic, version, byte
  * order, long and page sizes, the ftrace header files, the ftrace event
- * formats, then per subsystem its event formats. Only the last part
- * matters here, for "subsystem:event" names.
+ * formats, per subsystem its event formats, kallsyms, the printk formats
+ * and (version 0.6 on) the saved comms, which nothing here needs.
  */
 int pd_read_tracing_data(struct pd_state *st, const unsigned char *data,
 			 size_t len)
@@ -592,8 +635,9 @@ int pd_read_tracing_data(struct pd_state *st, const unsigned char *data,
 	struct cursor c = { data, data + len, 0 };
 	const char *version;
 	size_t vlen;
-	uint32_t n, i, j;
+	uint32_t n, i, page_size;
 	uint64_t size;
+	int long_size, rc;
 
 	if (len < sizeof(magic) || memcmp(data, magic, sizeof(magic)) != 0)
 		goto bad;
@@ -601,37 +645,25 @@ int pd_read_tracing_data(struct pd_state *st, const unsigned char *data,
 	if (trace_string(&c, &version, &vlen) < 0 || c.end - c.p < 6)
 		goto bad;
 	c.big = c.p[0] != 0;
-	c.p += 2;		/* byte order, size of long */
-	if (cur_skip(&c, 4) < 0 || trace_block(&c, "header_page") < 0 ||
+	long_size = c.p[1];
+	c.p += 2;
+	if (cur_u32(&c, &page_size) < 0)
+		goto bad;
+	if ((rc = pd_tracing_start(st, c.big, long_size, page_size)))
+		return rc;
+	if (trace_block(&c, "header_page") < 0 ||
 	    trace_block(&c, "header_event") < 0 || cur_u32(&c, &n) < 0)
 		goto bad;
 	for (i = 0; i < n; i++)
 		if (cur_u64(&c, &size) < 0 || cur_skip(&c, size) < 0)
 			goto bad;
-	if (cur_u32(&c, &n) < 0)
+	if (trace_events(st, &c) < 0 || trace_printk(st, &c) < 0)
 		goto bad;
-	for (i = 0; i < n; i++) {
-		const char *sys;
-		size_t sys_len;
-		uint32_t count;
-
-		if (trace_string(&c, &sys, &sys_len) < 0 ||
-		    cur_u32(&c, &count) < 0)
-			goto bad;
-		for (j = 0; j < count; j++) {
-			if (cur_u64(&c, &size) < 0 ||
-			    (uint64_t)(c.end - c.p) < size)
-				goto bad;
-			name_tracepoint(st, sys, sys_len, (const char *)c.p,
-					(size_t)size);
-			c.p += size;
-		}
-	}
 	return 0;
 bad:
 	pd_warn(st, "%s: tracing data is damaged at byte %zu of %zu; "
-		"tracepoints may be named by number", st->name,
-		(size_t)(c.p - data), len);
+		"tracepoints may be named by number, their fields not "
+		"decoded", st->name, (size_t)(c.p - data), len);
 	return 0;
 }
 

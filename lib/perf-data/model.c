@@ -261,7 +261,7 @@ static int push_user_stack(struct pd_model *mo, const struct pd_sample *s,
 
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
-			      const struct pd_thread *t)
+			      const struct pd_thread *t, uint64_t offset)
 {
 	struct pk_label l[4];
 	size_t n = 0;
@@ -279,12 +279,14 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 		l[n].key = mo->key_cpu;
 		l[n++].num = s->cpu;
 	}
+	if (a->type == PD_TYPE_TRACEPOINT)
+		return pd_tracing_labels(mo->st, s, offset, l, n);
 	return pk_profile_intern_labels(mo->st->p, l, n);
 }
 
 static int add_to_model(struct pd_model *mo, uint32_t attr,
 			const struct pd_sample *s, size_t depth,
-			const struct pd_thread *t)
+			const struct pd_thread *t, uint64_t offset)
 {
 	const struct pd_attr *a = &mo->st->ev.attrs[attr];
 	struct pd_event_columns *c = columns_for(mo, attr);
@@ -304,7 +306,7 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 	if (s->time > mo->last_time)
 		mo->last_time = s->time;
 	stack = pk_profile_intern_stack(mo->st->p, mo->locs, depth);
-	labels = sample_labels(mo, a, s, t);
+	labels = sample_labels(mo, a, s, t, offset);
 	rc = pk_profile_add_sample(mo->st->p, stack, labels, s->time, mo->values,
 				   ncols);
 	return rc ? nomem(mo) : 0;
@@ -349,7 +351,7 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 	    (rc = push_user_stack(mo, &s, t, cpumode, &n)))
 		return rc;
 	mo->samples++;
-	return add_to_model(mo, attr, &s, n, t);
+	return add_to_model(mo, attr, &s, n, t, rec->offset);
 }
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st)

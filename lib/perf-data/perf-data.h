@@ -3,7 +3,8 @@
  * Inside the perf.data reader: lib/read_perf_data.c, the format's entry,
  * drives the file (layouts, record stream, time order, compression); its
  * parts are here in lib/perf-data/: header.c reads attributes and feature
- * sections, sample.c decodes sample records, machine.c keeps the
+ * sections, tracing.c decodes tracepoint fields with libtraceevent,
+ * sample.c decodes sample records, machine.c keeps the
  * processes, threads and mappings, unwind.c unwinds the user stacks of
  * --call-graph dwarf samples and model.c turns samples into the profile
  * model.
@@ -261,6 +262,7 @@ struct pd_state {
 	int64_t file_mtime_ns;	/* of a perf.data file, 0: a stream */
 	uint64_t warnings;
 	const struct pk_options *opts;	/* the reader's, may be NULL */
+	struct pd_tracing *tracing;	/* the event formats, or NULL */
 };
 
 /* Warn at most a few times per kind of damage; the reader sums up. */
@@ -349,6 +351,8 @@ struct pd_sample {
 	const unsigned char *user_regs;
 	const unsigned char *user_stack;
 	uint64_t user_stack_size;	/* the bytes the kernel filled */
+	const unsigned char *raw;	/* PERF_SAMPLE_RAW data, or NULL */
+	uint32_t raw_size;
 };
 
 /* 0, or -1 with *what naming the field that overran the record. */
@@ -365,6 +369,24 @@ int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
 /* The time of a record for ordering, or -1 when it carries none. */
 int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 		   size_t size, uint32_t type, int big, uint64_t *time);
+
+/* tracing.c: tracepoint fields, from the tracing data's formats */
+struct pd_tracing;
+
+/* A tracing data section begins (its byte order and sizes): 0 or a pk_err. */
+int pd_tracing_start(struct pd_state *st, int big, int long_size,
+		     uint32_t page_size);
+/* One event format of subsystem sys ("name: ...\nID: ...\nformat: ..."). */
+void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
+		      const char *text, size_t len);
+/* The printk formats: "0xADDR : \"FORMAT\"" lines. */
+void pd_tracing_printk(struct pd_state *st, const char *text, size_t len);
+/* The label set of a sample: base, and its tracepoint fields when its raw
+ * data decodes (offset: of the record, for messages). */
+uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
+			   uint64_t offset, const struct pk_label *base,
+			   size_t nbase);
+void pd_tracing_free(struct pd_tracing *tr);
 
 /* unwind.c: user stacks of --call-graph dwarf samples */
 struct pd_unwinder;

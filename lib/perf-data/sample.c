@@ -274,6 +274,8 @@ int pd_parse_sample(const struct pd_attr *a, const unsigned char *rec,
 		f.p += 4;
 		if (need(&f, raw, "raw data") < 0)
 			goto bad;
+		s->raw = f.p;
+		s->raw_size = raw;
 		f.p += raw;
 	}
 	if (take_tail(&f, a, arch, s) < 0)
