@@ -245,6 +245,8 @@ static void choose_weights(struct firefox *w)
 	}
 	w->weight_type = "samples";
 	w->weight_div = (double)w->scale;
+	if (!w->weighted)
+		return;
 	if (strcmp(unit, "nanoseconds") == 0) {
 		w->weight_type = "tracing-ms";
 		w->weight_div *= 1e6;
