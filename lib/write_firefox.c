@@ -355,7 +355,52 @@ static uint32_t thread_of(struct firefox *w, uint32_t labels)
 	return w->label_thread[labels];
 }
 
-/* Samples laid out thread by thread (a counting sort), in input order. */
+struct timed {
+	uint64_t time;
+	uint32_t index;
+};
+
+static int compare_timed(const void *a, const void *b)
+{
+	const struct timed *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The profiler takes each thread's samples in time order (its perf
+ * importer sorts them); inputs nearly always are, but several files
+ * summed are not. Equal times keep their input order.
+ */
+static int sort_thread(struct firefox *w, const struct ff_thread *th)
+{
+	uint32_t *idx = w->order + th->first;
+	struct timed *t;
+	size_t i;
+
+	for (i = 1; i < th->count; i++)
+		if (pk_profile_sample(w->p, idx[i])->time <
+		    pk_profile_sample(w->p, idx[i - 1])->time)
+			break;
+	if (i >= th->count)
+		return 0;
+	t = malloc(th->count * sizeof(*t));
+	if (!t)
+		return oom(w);
+	for (i = 0; i < th->count; i++) {
+		t[i].time = pk_profile_sample(w->p, idx[i])->time;
+		t[i].index = idx[i];
+	}
+	qsort(t, th->count, sizeof(*t), compare_timed);
+	for (i = 0; i < th->count; i++)
+		idx[i] = t[i].index;
+	free(t);
+	return 0;
+}
+
+/* Samples laid out thread by thread (a counting sort), in time order. */
 static int build_threads(struct firefox *w)
 {
 	size_t n = pk_profile_sample_count(w->p), i, t, at = 0;
@@ -391,6 +436,12 @@ static int build_threads(struct firefox *w)
 		w->order[th->first + th->count++] = (uint32_t)i;
 	}
 	free(sample_thread);
+	for (t = 0; t < w->nthreads; t++) {
+		int rc = sort_thread(w, &w->threads[t]);
+
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

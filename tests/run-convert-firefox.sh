@@ -9,7 +9,7 @@
 profiler_cli=${PROFILER_CLI:-$(command -v profiler-cli 2>/dev/null)}
 [ -n "$profiler_cli" ] && [ -x "$profiler_cli" ] ||
 	skip_all "no profiler-cli (npm install @firefox-devtools/profiler-cli)"
-plan 10
+plan 11
 d=testdata/perf-data
 e=testdata/firefox
 root=$tmpdir/root
@@ -145,3 +145,17 @@ hottest_first "gperftools heap profile" --binary=testdata/bin/c-fp \
 hottest_first "Go pprof CPU profile" testdata/pprof/go-cpu.pb.gz
 hottest_first "Go pprof heap profile" testdata/pprof/go-heap.pb.gz
 
+
+# Two files summed: each thread's samples still in time order, as the
+# profiler takes them.
+profkit-convert --to=firefox -o "$tmpdir/twice.json" testdata/perf-script/c-fp.txt \
+	testdata/perf-script/c-fp.txt
+if node -e '
+	const p = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const t = p.threads[0].samples.time;
+	process.exit(t.length === 2414 && t.every((x, i) => !i || t[i - 1] <= x) ? 0 : 1);
+	' "$tmpdir/twice.json"; then
+	pass "two inputs: samples in time order"
+else
+	fail "two inputs: samples in time order"
+fi
