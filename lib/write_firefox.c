@@ -711,7 +711,10 @@ static void write_meta(struct firefox *w)
 		w->rc = pk_output_printf(w->out, "%.9g", interval_ms(w));
 	put(w, ",\"startTime\":");
 	put_ms(w, start > 0 ? (uint64_t)start : 0);
-	put(w, ",\"processType\":0,\"symbolicated\":true,\"markerSchema\":[],"
+	put(w, ",\"processType\":0,\"symbolicated\":true,"
+	    "\"markerSchema\":[{\"name\":\"Tracepoint\",\"display\":"
+	    "[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
+	    "\"fields\":[]}],"
 	    "\"importedFrom\":\"profkit " PACKAGE_VERSION "\",\n");
 	write_categories(w);
 	put(w, "},\n");
@@ -965,7 +968,7 @@ static uint64_t time_ns(const struct firefox *w, size_t index, size_t nth,
 	return (uint64_t)((double)nth * interval_ms(w) * 1e6);
 }
 
-enum ff_column { COL_WEIGHT, COL_STACK, COL_TIME, COL_NAME };
+enum ff_column { COL_WEIGHT, COL_STACK, COL_TIME, COL_NAME, COL_CAUSE };
 
 static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 		       int tp, uint64_t ns)
@@ -986,6 +989,13 @@ static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 		break;
 	case COL_NAME:
 		put_int(w, pk_profile_event(w->p, (size_t)tp));
+		break;
+	case COL_CAUSE:	/* the tracepoint's stack, in the marker's tooltip */
+		put(w, "{\"type\":\"Tracepoint\",\"cause\":{\"time\":");
+		put_ms(w, ns);
+		put(w, ",\"stack\":");
+		write_cell(w, COL_STACK, index, tp, ns);
+		put(w, "}}");
 		break;
 	}
 }
@@ -1040,8 +1050,8 @@ static void write_samples(struct firefox *w, const struct ff_thread *th,
 	write_column(w, th, 0, "time", COL_TIME, first);
 	put(w, "}");
 	table_start(w, "markers", markers, (const char *const[]){
-		"data", "null", "endTime", "null", "phase", "0",
-		"category", "0", NULL });
+		"endTime", "null", "phase", "0", "category", "0", NULL });
+	write_column(w, th, 1, "data", COL_CAUSE, first);
 	write_column(w, th, 1, "name", COL_NAME, first);
 	write_column(w, th, 1, "startTime", COL_TIME, first);
 	put(w, "}");

@@ -99,15 +99,20 @@ for r in c-fp cxx-dwarf c-dwarf cxx-dwarf-threads; do
 done
 
 # Tracepoint samples are markers: one per sched:sched_switch line of perf
-# script; the cpu-clock samples stay samples.
+# script, the first with the stack perf script prints under it (its
+# innermost frame); the cpu-clock samples stay samples.
 convert -o "$tmpdir/tp.json" $d/tp-prog.perf.data
 want=$(grep -c 'sched:sched_switch:' testdata/perf-script/tp-prog.txt)
+leaf=$(awk '/sched:sched_switch:/ { getline; sub(/\+0x.*/, ""); print $2; exit }' \
+	testdata/perf-script/tp-prog.txt)
 if profiler_load "$tmpdir/tp.json" &&
    awk -v n="$want" '$1 == "*" && $NF == n { ok = 1 } END { exit !ok }' \
-	"$tmpdir/threads"; then
-	pass "tracepoints: $want markers, as perf script's sched_switch lines"
+	"$tmpdir/threads" &&
+   "$profiler_cli" thread markers >/dev/null &&	# names the markers m-N
+   "$profiler_cli" marker stack m-1 | grep -q "^ *\[1\] .*!$leaf\$"; then
+	pass "tracepoints: $want markers, the first with its stack from $leaf"
 else
-	fail "tracepoints: $want markers, as perf script's sched_switch lines"
+	fail "tracepoints: $want markers, the first with its stack from $leaf"
 	diag_file "$tmpdir/threads"
 fi
 
