@@ -82,6 +82,9 @@ struct firefox {
 	uint32_t *made_name, *made_lib;	/* made function -> name, lib + 1 */
 	size_t nmade, made_cap;
 	uint32_t *frame_base;	/* location id -> its first frame + 1 */
+	uint32_t *source_of;	/* file name string id -> source + 1 */
+	pk_str *source_file;	/* source -> its file name */
+	size_t nsources;
 	size_t nframes;
 
 	struct ff_node *nodes;
@@ -551,6 +554,26 @@ static int build_frames(struct firefox *w)
 	return 0;
 }
 
+/* The source files: one per file name a function has. */
+static int build_sources(struct firefox *w)
+{
+	size_t n = pk_profile_function_count(w->p), i;
+
+	w->source_of = calloc(w->nstrings + 1, sizeof(*w->source_of));
+	w->source_file = malloc((n + 1) * sizeof(*w->source_file));
+	if (!w->source_of || !w->source_file)
+		return oom(w);
+	for (i = 1; i <= n; i++) {
+		pk_str file = pk_profile_function(w->p, (uint32_t)i)->filename;
+
+		if (file && file < w->nstrings && !w->source_of[file]) {
+			w->source_file[w->nsources++] = file;
+			w->source_of[file] = (uint32_t)w->nsources;
+		}
+	}
+	return 0;
+}
+
 static int category_of(const struct firefox *w, const struct pk_location *loc)
 {
 	const char *file = mapping_file(w, loc->mapping);
@@ -829,12 +852,23 @@ static void put_lib(struct firefox *w, uint32_t lib_plus_one)
 	put_int(w, (int64_t)lib_plus_one - 1);
 }
 
+static void put_source(struct firefox *w, size_t func)
+{
+	pk_str file = func < pk_profile_function_count(w->p) ?
+		pk_profile_function(w->p, (uint32_t)func + 1)->filename : 0;
+
+	if (file && file < w->nstrings)
+		put_int(w, (int64_t)w->source_of[file] - 1);
+	else
+		put(w, "null");
+}
+
 static void write_functions(struct firefox *w)
 {
 	size_t nf = pk_profile_function_count(w->p), n = nf + w->nmade, i;
 
 	table_start(w, "funcTable", n, (const char *const[]){
-		"isJS", "false", "relevantForJS", "false", "source", "null",
+		"isJS", "false", "relevantForJS", "false",
 		"columnNumber", "null", NULL });
 	put(w, ",\"name\":[");
 	for (i = 0; i < n && !w->rc; i++) {
@@ -846,6 +880,11 @@ static void write_functions(struct firefox *w)
 	for (i = 0; i < n && !w->rc; i++) {
 		put(w, i ? "," : "");
 		put_lib(w, i < nf ? w->func_lib[i + 1] : w->made_lib[i - nf]);
+	}
+	put(w, "],\"source\":[");
+	for (i = 0; i < n && !w->rc; i++) {
+		put(w, i ? "," : "");
+		put_source(w, i);
 	}
 	put(w, "],\"lineNumber\":[");
 	for (i = 0; i < nf && !w->rc; i++) {
@@ -942,6 +981,20 @@ static void write_stack_table(struct firefox *w)
 	put(w, "]}");
 }
 
+static void write_sources(struct firefox *w)
+{
+	size_t i;
+
+	table_start(w, "sources", w->nsources, (const char *const[]){
+		"id", "null", NULL });
+	put(w, ",\"filename\":[");
+	for (i = 0; i < w->nsources && !w->rc; i++) {
+		put(w, i ? "," : "");
+		put_int(w, w->source_file[i]);
+	}
+	put(w, "]}");
+}
+
 static void write_shared(struct firefox *w)
 {
 	put(w, "\"shared\":{");
@@ -952,7 +1005,8 @@ static void write_shared(struct firefox *w)
 	write_resources(w);
 	put(w, ",\n\"nativeSymbols\":{\"length\":0,\"libIndex\":[],"
 	    "\"address\":[],\"name\":[],\"functionSize\":[]}");
-	put(w, ",\n\"sources\":{\"length\":0,\"id\":[],\"filename\":[]}},\n");
+	write_sources(w);
+	put(w, "},\n");
 }
 
 /* ---- threads ---- */
@@ -1139,6 +1193,8 @@ static void firefox_release(struct firefox *w)
 	free(w->made_name);
 	free(w->made_lib);
 	free(w->frame_base);
+	free(w->source_of);
+	free(w->source_file);
 	free(w->nodes);
 	free(w->slots);
 	free(w->stack_node);
@@ -1168,6 +1224,8 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 		rc = build_libs(&w);
 	if (!rc)
 		rc = build_frames(&w);
+	if (!rc)
+		rc = build_sources(&w);
 	if (!rc)
 		rc = build_stacks(&w);
 	/* as the profiler saves it: gzipped when the name says so */
