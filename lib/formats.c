@@ -27,6 +27,7 @@ const struct pk_writer *const pk_writers[] = {
 	&pki_writer_dot,
 	&pki_writer_callgrind,
 	&pki_writer_flamegraph,
+	&pki_writer_firefox,
 	NULL,
 };
 

@@ -20,5 +20,6 @@ extern const struct pk_writer pki_writer_gprof2dot;
 extern const struct pk_writer pki_writer_dot;
 extern const struct pk_writer pki_writer_callgrind;
 extern const struct pk_writer pki_writer_flamegraph;
+extern const struct pk_writer pki_writer_firefox;
 
 #endif

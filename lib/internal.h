@@ -95,6 +95,9 @@ int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
 int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
 int64_t pki_profile_duration(const struct pk_profile *p);
 int pki_is_shared_library(const char *path);
+/* The file an output will be renamed to; NULL for stdout and memory. */
+struct pk_output;
+const char *pki_output_path(const struct pk_output *out);
 
 /* Lowercase hex digit value, or -1. */
 static inline int pki_hexval(int c)

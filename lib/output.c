@@ -55,6 +55,11 @@ static const char *output_name(const struct pk_output *o)
 	return o->path ? o->path : "<stdout>";
 }
 
+const char *pki_output_path(const struct pk_output *o)
+{
+	return o->path;
+}
+
 /* Open path.tmp.PID.N exclusively; the mode honours the umask. */
 static int open_temporary(struct pk_output *o)
 {
