@@ -96,6 +96,18 @@ int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
 int64_t pki_profile_duration(const struct pk_profile *p);
 int pki_is_shared_library(const char *path);
 
+/* The input's name without its directories when the reader kept it, else
+ * "profkit": the title of a JSON profile. */
+static inline const char *pki_profile_title(const struct pk_profile *p)
+{
+	const char *name = pk_profile_meta(p, PK_META_INPUT), *slash;
+
+	if (!name || !*name || name[0] == '<')
+		return "profkit";
+	slash = strrchr(name, '/');
+	return slash && slash[1] ? slash + 1 : name;
+}
+
 /* Lowercase hex digit value, or -1. */
 static inline int pki_hexval(int c)
 {
