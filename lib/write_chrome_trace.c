@@ -41,6 +41,7 @@
 
 #define UNTIMED_SPACING 1000000	/* ns between samples of an untimed input */
 #define FLUSH_AT 65536
+#define MAX_REPEATS 1000000	/* synthetic samples in all, at the most */
 
 /* A thread: its samples are order[first, first + count). */
 struct thread {
@@ -68,6 +69,7 @@ struct chrome {
 	size_t events;
 
 	int column, member;	/* the value shown; what marks a sample */
+	int counted;		/* member counts samples: repeat untimed ones */
 	int timed;		/* the input has timestamps */
 	int ns_weights;		/* the column is a time in ns: a sample's length */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
@@ -345,6 +347,32 @@ static int by_thread_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Counts that are really weights (a folded file of nanoseconds) would
+ * repeat a sample millions of times: scale them all down to MAX_REPEATS
+ * in total, which keeps their shares, and drop what rounds to nothing.
+ */
+static void limit_repeats(struct chrome *c)
+{
+	uint64_t total = 0, k;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->norder; i++)
+		total += (uint64_t)c->order[i].reps;
+	if (c->timed || total <= MAX_REPEATS)
+		return;
+	k = (total + MAX_REPEATS - 1) / MAX_REPEATS;
+	for (i = 0; i < c->norder; i++) {
+		c->order[i].reps = (int64_t)(((uint64_t)c->order[i].reps + k / 2) / k);
+		if (c->order[i].reps)
+			c->order[n++] = c->order[i];
+	}
+	pk_warn(c->ctx, "chrome-trace: %llu samples in all: each count divided by "
+		"%llu, %zu samples of %zu too small to keep", (unsigned long long)total,
+		(unsigned long long)k, c->norder - n, c->norder);
+	c->norder = n;
+}
+
 /* The samples of the column, one entry each, sorted by thread and time. */
 static int collect(struct chrome *c)
 {
@@ -365,13 +393,14 @@ static int collect(struct chrome *c)
 		if (!(t = cached_thread(c, s->labels)))
 			return oom(c);
 		*e = (struct entry){ .thread = t - 1, .seq = i, .time = s->time };
-		e->reps = c->timed || c->member == c->column || v[c->member] < 0 ?
+		e->reps = c->timed || !c->counted || v[c->member] < 1 ?
 			  1 : v[c->member];
 		if (c->ns_weights && v[c->column] > 0)
 			e->dur = (uint64_t)(v[c->column] / (scale > 0 ? scale : 1));
 		c->norder++;
 	}
 	qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
+	limit_repeats(c);
 	return 0;
 }
 
@@ -643,6 +672,8 @@ static int choose_column(struct chrome *c, const struct pk_options *opts)
 	t = pk_profile_sample_type(c->p, (size_t)c->column);
 	count = pk_profile_find_column(c->p, t->event, PK_VALUE_COUNT);
 	c->member = count >= 0 ? count : c->column;
+	c->counted = pk_profile_sample_type(c->p, (size_t)c->member)->kind ==
+		     PK_VALUE_COUNT;
 	c->ns_weights = strcmp(pk_profile_string(c->p, t->unit), "nanoseconds") == 0;
 	pk_profile_time_span(c->p, &first, &last);
 	c->timed = first != 0;
