@@ -23,6 +23,7 @@ const struct pk_writer *const pk_writers[] = {
 	&pki_writer_perf_script,
 	&pki_writer_pprof,
 	&pki_writer_speedscope,
+	&pki_writer_chrome_trace,
 	&pki_writer_gprof2dot,
 	&pki_writer_dot,
 	&pki_writer_callgrind,

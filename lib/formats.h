@@ -16,6 +16,7 @@ extern const struct pk_writer pki_writer_folded;
 extern const struct pk_writer pki_writer_perf_script;
 extern const struct pk_writer pki_writer_pprof;
 extern const struct pk_writer pki_writer_speedscope;
+extern const struct pk_writer pki_writer_chrome_trace;
 extern const struct pk_writer pki_writer_gprof2dot;
 extern const struct pk_writer pki_writer_dot;
 extern const struct pk_writer pki_writer_callgrind;

@@ -95,9 +95,22 @@ int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
 int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
 int64_t pki_profile_duration(const struct pk_profile *p);
 int pki_is_shared_library(const char *path);
-/* The file an output will be renamed to; NULL for stdout and memory. */
+/* JSON viewers open gzipped files: compress what is written from now on
+ * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;
-const char *pki_output_path(const struct pk_output *out);
+int pki_output_gzip_if_named(struct pk_output *out);
+
+/* The input's name without its directories when the reader kept it, else
+ * "profkit": the title of a JSON profile. */
+static inline const char *pki_profile_title(const struct pk_profile *p)
+{
+	const char *name = pk_profile_meta(p, PK_META_INPUT), *slash;
+
+	if (!name || !*name || name[0] == '<')
+		return "profkit";
+	slash = strrchr(name, '/');
+	return slash && slash[1] ? slash + 1 : name;
+}
 
 /* Lowercase hex digit value, or -1. */
 static inline int pki_hexval(int c)

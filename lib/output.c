@@ -55,9 +55,9 @@ static const char *output_name(const struct pk_output *o)
 	return o->path ? o->path : "<stdout>";
 }
 
-const char *pki_output_path(const struct pk_output *o)
+int pki_output_gzip_if_named(struct pk_output *o)
 {
-	return o->path;
+	return o->path && pki_ends_with(o->path, ".gz") ? pk_output_start_gzip(o) : 0;
 }
 
 /* Open path.tmp.PID.N exclusively; the mode honours the umask. */

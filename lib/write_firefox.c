@@ -1204,7 +1204,6 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 			 const struct pk_options *opts, struct pk_output *out)
 {
 	struct firefox w;
-	const char *path = pki_output_path(out);
 	int rc;
 
 	memset(&w, 0, sizeof(w));
@@ -1229,8 +1228,8 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (!rc)
 		rc = build_stacks(&w);
 	/* as the profiler saves it: gzipped when the name says so */
-	if (!rc && path && pki_ends_with(path, ".gz"))
-		rc = pk_output_start_gzip(out);
+	if (!rc)
+		rc = pki_output_gzip_if_named(out);
 	if (!rc)
 		rc = write_file(&w);
 	firefox_release(&w);

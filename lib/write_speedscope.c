@@ -881,17 +881,6 @@ static int write_file(struct speedscope *w, struct pk_output *out)
 	return rc;
 }
 
-/* The input's name without its directories, when the reader kept it. */
-static const char *profile_title(const struct pk_profile *p)
-{
-	const char *name = pk_profile_meta(p, "input"), *slash;
-
-	if (!name || !*name || name[0] == '<')
-		return "profkit";
-	slash = strrchr(name, '/');
-	return slash && slash[1] ? slash + 1 : name;
-}
-
 static void speedscope_release(struct speedscope *w)
 {
 	pk_profile_free(w->names);
@@ -919,7 +908,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
-	w.title = profile_title(p);
+	w.title = pki_profile_title(p);
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
 	w.key_tid = pk_profile_lookup(p, "tid");
