@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #ifdef HAVE_DEBUGINFOD
-#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <pthread.h>
 #endif
 
+#include "dl.h"
 #include "finder.h"
 #include "internal.h"
 #include "mapping.h"
@@ -377,11 +377,8 @@ static int debug_by_build_id(struct found *fo, const char *sub,
 enum { FETCH_EXECUTABLE, FETCH_DEBUGINFO };
 
 #ifdef HAVE_DEBUGINFOD
-/*
- * libdebuginfod is opened at the first fetch, not linked: it brings
- * libcurl with its TLS, Kerberos and LDAP libraries, and loading those
- * was most of the start of every command, --version included.
- */
+/* libdebuginfod, opened at the first fetch (dl.h): it brings libcurl
+ * with its TLS, Kerberos and LDAP libraries */
 static struct {
 	debuginfod_client *(*begin)(void);
 	int (*find_executable)(debuginfod_client *, const unsigned char *,
@@ -392,25 +389,14 @@ static struct {
 } dbgd;
 static pthread_once_t dbgd_once = PTHREAD_ONCE_INIT;
 
-/* Sets *fn to the function name of so; 0 if found. */
-static int dbgd_symbol(void *so, const char *name, void *fn)
-{
-	void *sym = dlsym(so, name);
-
-	memcpy(fn, &sym, sizeof(sym));	/* POSIX: data and code pointers agree */
-	return sym ? 0 : -1;
-}
-
 static void dbgd_open(void)
 {
-	void *so = dlopen(DEBUGINFOD_SONAME, RTLD_LAZY);
-
-	if (so && (dbgd_symbol(so, "debuginfod_begin", &dbgd.begin) ||
-		   dbgd_symbol(so, "debuginfod_find_executable",
-			       &dbgd.find_executable) ||
-		   dbgd_symbol(so, "debuginfod_find_debuginfo",
-			       &dbgd.find_debuginfo) ||
-		   dbgd_symbol(so, "debuginfod_end", &dbgd.end)))
+	if (sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_begin", &dbgd.begin) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_find_executable",
+			    &dbgd.find_executable) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_find_debuginfo",
+			    &dbgd.find_debuginfo) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_end", &dbgd.end))
 		dbgd.begin = NULL;
 }
 #endif
