@@ -20,3 +20,15 @@ measure() {
 ratio() {
 	echo "scale=1; $1 / $2" | bc
 }
+
+# use_programs DIR: sets $bin to the directory of the commands to time.
+# libtool's wrapper scripts start slower than a small file converts: in
+# a built tree that is DIR/.libs, with the library's .libs on the path.
+use_programs() {
+	bin=$1
+	if [ -x "$bin/.libs/profkit-convert" ] && [ -d "$top/lib/.libs" ]; then
+		bin=$bin/.libs
+		LD_LIBRARY_PATH=$top/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		export LD_LIBRARY_PATH
+	fi
+}

@@ -22,17 +22,10 @@ parallel --version 2>/dev/null | grep -q '^GNU parallel' || {
 	echo "needs GNU parallel (apt-get install parallel; moreutils' is another tool)" >&2
 	exit 1
 }
-bin=${PROFKIT_BINDIR:-$top/cmd}
-if [ -x "$bin/.libs/profkit-convert" ] && [ -d "$top/lib/.libs" ]; then
-	# libtool's wrapper scripts start slower than a small file converts:
-	# time the programs they run
-	bin=$bin/.libs
-	LD_LIBRARY_PATH=$top/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/bench-subr.sh"
+use_programs "${PROFKIT_BINDIR:-$top/cmd}"
 
 mkdir "$tmp/in"
 i=0

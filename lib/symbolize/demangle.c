@@ -3,16 +3,14 @@
  * Demangled names (demangle.h): C++ and legacy Rust through libstdc++'s
  * __cxa_demangle, then cut to what each reference tool prints.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "demangle.h"
+#include "dl.h"
 #include "internal.h"
-
-/* libstdc++'s demangler (extern "C"; see the note below). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
 
 /*
  * Demangling uses __cxa_demangle from libstdc++: elfutils exports no
@@ -20,8 +18,17 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
  * dependencies, and libstdc++ is on every machine with a C++ runtime
  * (perf links it for the same purpose). It handles C++ and legacy Rust
  * (_ZN...17h<hash>E, cleaned up below); Rust v0 names (_R...) stay
- * mangled.
+ * mangled. libstdc++ is opened at the first mangled name (dl.h): a C
+ * profile, or --version, does without it.
  */
+static char *(*cxa_demangle)(const char *mangled, char *buf, size_t *len,
+			     int *status);
+static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
+
+static void cxa_open(void)
+{
+	sym_dl_function("libstdc++.so.6", "__cxa_demangle", &cxa_demangle);
+}
 
 static size_t skip_group(const char *s, size_t i, size_t len);
 
@@ -255,7 +262,10 @@ static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
 
 	if (mode == PK_DEMANGLE_NONE || !pki_starts_with(mangled, "_Z"))
 		return NULL;
-	full = __cxa_demangle(mangled, NULL, NULL, &status);
+	pthread_once(&cxa_once, cxa_open);
+	if (!cxa_demangle)
+		return NULL;
+	full = cxa_demangle(mangled, NULL, NULL, &status);
 	if (!full || status != 0) {
 		free(full);
 		return NULL;

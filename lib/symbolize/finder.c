@@ -16,8 +16,10 @@
 
 #ifdef HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
+#include <pthread.h>
 #endif
 
+#include "dl.h"
 #include "finder.h"
 #include "internal.h"
 #include "mapping.h"
@@ -374,6 +376,31 @@ static int debug_by_build_id(struct found *fo, const char *sub,
 
 enum { FETCH_EXECUTABLE, FETCH_DEBUGINFO };
 
+#ifdef HAVE_DEBUGINFOD
+/* libdebuginfod, opened at the first fetch (dl.h): it brings libcurl
+ * with its TLS, Kerberos and LDAP libraries */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_executable)(debuginfod_client *, const unsigned char *,
+			       int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *,
+			      int, char **);
+	void (*end)(debuginfod_client *);
+} dbgd;
+static pthread_once_t dbgd_once = PTHREAD_ONCE_INIT;
+
+static void dbgd_open(void)
+{
+	if (sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_begin", &dbgd.begin) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_find_executable",
+			    &dbgd.find_executable) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_find_debuginfo",
+			    &dbgd.find_debuginfo) ||
+	    sym_dl_function(DEBUGINFOD_SONAME, "debuginfod_end", &dbgd.end))
+		dbgd.begin = NULL;
+}
+#endif
+
 /*
  * The file of a build id from the servers of $DEBUGINFOD_URLS, through
  * libdebuginfod and its cache ($DEBUGINFOD_CACHE_PATH): its descriptor
@@ -392,13 +419,16 @@ static int debuginfod_fetch(struct sym_finder *f, const char *build_id,
 	for (i = 0; i <= len; i++)	/* lower case, as it asks for */
 		id[i] = (char)(build_id[i] >= 'A' && build_id[i] <= 'F' ?
 			       build_id[i] - 'A' + 'a' : build_id[i]);
-	if (!f->debuginfod && !(f->debuginfod = debuginfod_begin()))
+	pthread_once(&dbgd_once, dbgd_open);
+	if (!dbgd.begin)
+		return -1;
+	if (!f->debuginfod && !(f->debuginfod = dbgd.begin()))
 		return -1;
 	fd = what == FETCH_EXECUTABLE ?
-		debuginfod_find_executable(f->debuginfod,
-					   (const unsigned char *)id, 0, path) :
-		debuginfod_find_debuginfo(f->debuginfod,
-					  (const unsigned char *)id, 0, path);
+		dbgd.find_executable(f->debuginfod,
+				     (const unsigned char *)id, 0, path) :
+		dbgd.find_debuginfo(f->debuginfod,
+				    (const unsigned char *)id, 0, path);
 	if (fd >= 0)
 		return fd;
 	snprintf(where, sizeof(where), "debuginfod's %s",
@@ -862,7 +892,7 @@ static void finder_free(struct sym_finder *f)
 	free(f->debuginfo_path);
 #ifdef HAVE_DEBUGINFOD
 	if (f->debuginfod)
-		debuginfod_end(f->debuginfod);
+		dbgd.end(f->debuginfod);
 #endif
 	free(f);
 }

@@ -9,10 +9,37 @@
 #include "internal.h"
 #include "kallsyms.h"
 
+/* The number of lines of text, to size the table once. */
+static size_t count_lines(const char *text)
+{
+	size_t n = 1;
+
+	while ((text = strchr(text, '\n')))
+		text++, n++;
+	return n;
+}
+
+/* The start of the line after p's, or the text's end. */
+static char *next_line(char *p)
+{
+	char *nl = strchr(p, '\n');
+
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/* The end of the name at p: a blank, a line end or the text's end. */
+static char *name_end(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+		p++;
+	return p;
+}
+
 /*
  * "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]".
  * kallsyms has no sizes: a symbol ends where the next one (of any type)
  * begins. Only text symbols are kept; among aliases a global one wins.
+ * A large table: scanned once per line, no string functions per field.
  */
 static int parse_kallsyms(struct symtab *t)
 {
@@ -20,19 +47,25 @@ static int parse_kallsyms(struct symtab *t)
 	char *p = t->text, *next;
 	int all_zero = 1;
 
+	if (pki_grow(&t->v, &t->cap, count_lines(t->text), sizeof(*t->v)) < 0)
+		return -1;
 	for (; *p; p = next) {
 		unsigned rank;
 		uint64_t addr;
-		char *name;
+		char *name, *end, type;
 
-		next = strchr(p, '\n');
-		next = next ? next + 1 : p + strlen(p);
 		if (sym_parse_hex(&p, &addr) || *p != ' ' || !p[1] ||
-		    p[2] != ' ')
+		    p[2] != ' ') {
+			next = next_line(p);
 			continue;
-		rank = strchr("TW", p[1]) ? 0 : strchr("tw", p[1]) ? 1 : 2;
+		}
+		type = p[1];
+		rank = type == 'T' || type == 'W' ? 0 :
+			type == 't' || type == 'w' ? 1 : 2;
 		name = p + 3;
-		name[strcspn(name, " \t\r\n")] = '\0';
+		end = name_end(name);
+		next = *end == '\n' ? end + 1 : next_line(end);
+		*end = '\0';
 		if (!*name)
 			continue;
 		if (addr)

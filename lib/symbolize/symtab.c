@@ -23,9 +23,15 @@ static int sym_cmp(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* kallsyms and most symbol tables come sorted: a look is cheaper than
+ * qsort (which is stable here: sorted input stays as it is) */
 void symtab_sort(struct symtab *t)
 {
-	if (t->n)
+	size_t i = 1;
+
+	while (i < t->n && sym_cmp(&t->v[i - 1], &t->v[i]) <= 0)
+		i++;
+	if (i < t->n)
 		qsort(t->v, t->n, sizeof(*t->v), sym_cmp);
 }
 

@@ -1,0 +1,183 @@
+#!/bin/sh
+# The goals of issue 18 in one table: profkit against the tools users run
+# today, on inputs made here in a temp dir (perf recordings of the test
+# programs, large text by repetition, a synthetic gperftools profile):
+#
+#   perf script text -> folded      stackcollapse-perf.pl   >= 40x, >= 2000 MB/s
+#   perf.data (~200 KB) -> folded   perf script             >= 4x,  RSS <= 1/3
+#   perf.data (~100 MB) -> folded   perf script             >= 10x, RSS <= 1/3
+#   --call-graph dwarf -> folded    perf script             >= 5x
+#   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
+#   --version, --help               (none)                  < 5 ms
+#
+# Each time is the best of REPEAT runs (default 3: the machine may be
+# shared); RSS is GNU time's peak. A tool not at hand prints "n/a":
+# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), perf
+# (and perf_event_paranoid <= 2), Go pprof ($PPROF or pprof on PATH).
+#
+#   bench/all.sh            (run from a built tree; TEXT_MB=200
+#                            SMALL_ITERS=3000 LARGE_ITERS=15000
+#                            DWARF_REPS=600 NSTACKS=100000 REPEAT=3)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+repeat=${REPEAT:-3}
+cc=${CC:-cc}
+cxx=${CXX:-c++}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$top/bench/bench-subr.sh"
+use_programs "${PROFKIT_BINDIR:-$top/cmd}"
+convert=$bin/profkit-convert
+collapse=${STACKCOLLAPSE_PERF:-${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}}
+pprof=${PPROF:-$(command -v pprof || true)}
+have_perf=$(command -v perf >/dev/null && echo yes || echo no)
+
+# best OUT COMMAND...: "seconds peak-RSS-KiB" of the fastest of $repeat
+# runs (stdout in OUT), or "n/a n/a" when the command fails
+best() {
+	out=$1
+	shift
+	min='' rss='?' r=0
+	while [ $r -lt "$repeat" ]; do
+		r=$((r + 1))
+		t0=$(date +%s%N)
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$out" 2>/dev/null ||
+				{ echo "n/a n/a"; return; }
+			rss=$(tail -n 1 "$tmp/rss")
+		else
+			"$@" >"$out" 2>/dev/null || { echo "n/a n/a"; return; }
+		fi
+		ns=$(($(date +%s%N) - t0))
+		if [ -z "$min" ] || [ "$ns" -lt "$min" ]; then
+			min=$ns
+		fi
+	done
+	printf '%.4f %s\n' "$(echo "scale=4; $min / 1000000000" | bc)" "$rss"
+}
+
+# at_least A B: is A >= B (decimals)?
+at_least() {
+	[ "$(echo "$1 >= $2" | bc)" = 1 ]
+}
+
+printf '%-30s %8s %9s %9s %-12s %8s %7s %9s %9s %6s  %s\n' case input \
+	"profkit s" "ref s" reference ratio "MB/s" "pk KiB" "ref KiB" "mem" goal
+failed=0
+
+# row CASE BYTES "PK_S PK_KIB" REF-NAME "REF_S REF_KIB" MIN-RATIO MIN-MBS MIN-MEM
+# prints a line of the table; a goal of "-" is none, a missing number n/a
+row() {
+	name=$1 bytes=$2 ref=$4 goal_x=$6 goal_mbs=$7 goal_mem=$8
+	set -- $3 $5
+	pk_s=$1 pk_kb=$2 ref_s=$3 ref_kb=$4
+	x=n/a mbs=n/a mem=n/a ok=yes goals=''
+	[ "$pk_s" = n/a ] && ok=NO
+	if [ "$pk_s" != n/a ] && [ "$ref_s" != n/a ]; then
+		x=$(printf %.1fx "$(ratio "$ref_s" "$pk_s")")
+		[ "$pk_kb" != '?' ] && [ "$ref_kb" != '?' ] &&
+			mem=$(printf %.1fx "$(ratio "$ref_kb" "$pk_kb")")
+	fi
+	[ "$pk_s" != n/a ] && mbs=$(printf %.1f "$(echo "scale=2; $bytes / 1000000 / $pk_s" | bc)")
+	if [ "$goal_x" != - ]; then
+		goals="${goals}>=${goal_x}x "
+		[ "$x" != n/a ] && ! at_least "${x%x}" "$goal_x" && ok=NO
+	fi
+	if [ "$goal_mbs" != - ]; then
+		goals="${goals}>=${goal_mbs}MB/s "
+		[ "$mbs" != n/a ] && ! at_least "$mbs" "$goal_mbs" && ok=NO
+	fi
+	if [ "$goal_mem" != - ]; then
+		goals="${goals}mem>=${goal_mem}x "
+		[ "$mem" != n/a ] && ! at_least "${mem%x}" "$goal_mem" && ok=NO
+	fi
+	[ "$ok" = yes ] || failed=$((failed + 1))
+	printf '%-30s %7sK %9s %9s %-12s %8s %7s %9s %9s %6s  %s%s\n' "$name" \
+		$((bytes / 1000)) "$pk_s" "$ref_s" "$ref" "$x" "$mbs" "$pk_kb" \
+		"$ref_kb" "$mem" "$goals" "$([ $ok = yes ] || echo ' MISSED')"
+}
+
+# ---- perf script text, made large by repetition ----
+seed=$top/testdata/perf-script/c-fp.txt
+text=$tmp/big.txt
+while [ "$(stat -c %s "$text" 2>/dev/null || echo 0)" -lt $((${TEXT_MB:-200} * 1000000)) ]; do
+	cat "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" >>"$text"
+done
+cat "$text" >/dev/null	# warm the page cache
+ours=$(best "$tmp/ours.folded" "$convert" -q --to=folded "$text")
+theirs="n/a n/a"
+[ -n "$collapse" ] && [ -r "$collapse" ] &&
+	theirs=$(best "$tmp/theirs.folded" perl "$collapse" "$text")
+row "perf script text -> folded" "$(stat -c %s "$text")" "$ours" \
+	stackcollapse "$theirs" 40 2000 -
+rm -f "$text"
+
+# ---- perf.data: frame pointers, small and large; --call-graph dwarf ----
+# record NAME PERF-RECORD-ARGS... -- COMMAND...: $tmp/NAME.data, or nothing
+record() {
+	name=$1
+	shift
+	[ "$have_perf" = yes ] &&
+		perf record -q -o "$tmp/$name.data" "$@" >/dev/null 2>"$tmp/$name.err" ||
+		{ echo "perf record ($name):" $(head -n 2 "$tmp/$name.err" 2>/dev/null) >&2
+		  rm -f "$tmp/$name.data"; }
+}
+
+# perf_row CASE NAME MIN-RATIO MIN-MEM: $tmp/NAME.data to folded against perf script
+perf_row() {
+	data=$tmp/$2.data
+	if [ -s "$data" ]; then
+		cat "$data" >/dev/null
+		ours=$(best "$tmp/ours.folded" "$convert" -q --to=folded "$data")
+		theirs=$(best "$tmp/perf.txt" perf script -i "$data")
+		row "$1" "$(stat -c %s "$data")" "$ours" "perf script" "$theirs" "$3" - "$4"
+	else
+		row "$1" 0 "n/a n/a" "perf script" "n/a n/a" "$3" - "$4"
+	fi
+}
+
+$cc -O1 -g -fno-omit-frame-pointer -o "$tmp/c-fp" "$top/testdata/src/c-fp.c"
+record small -F 1000 -g -e cpu-clock "$tmp/c-fp" "${SMALL_ITERS:-3000}"
+perf_row "perf.data (small) -> folded" small 4 3
+rm -f "$tmp/small.data"
+record large -F 20000 -g -e cpu-clock "$tmp/c-fp" "${LARGE_ITERS:-15000}"
+perf_row "perf.data (large) -> folded" large 10 3
+rm -f "$tmp/large.data"
+$cxx -O2 -g -o "$tmp/cxx-dwarf" "$top/testdata/src/cxx-dwarf.cpp"
+record dwarf -F 1000 --call-graph dwarf,4096 -e cpu-clock "$tmp/cxx-dwarf" "${DWARF_REPS:-600}"
+perf_row "perf.data (dwarf) -> folded" dwarf 5 -
+rm -f "$tmp/dwarf.data"
+
+# ---- gperftools CPU profiles with --binary: a real small one, a large synthetic one ----
+# gperf_row CASE BINARY PROFILE
+gperf_row() {
+	ours=$(best "$tmp/ours.pb.gz" "$convert" -q --binary="$2" --to=pprof "$3")
+	theirs="n/a n/a"
+	[ -n "$pprof" ] && theirs=$(best "$tmp/theirs.pb.gz" "$pprof" -proto "$2" "$3")
+	row "$1" "$(stat -c %s "$3")" "$ours" "pprof -proto" "$theirs" 10 - -
+}
+
+gperf_row "gperftools (small) -> pprof" "$top/testdata/bin/cxx-threads" \
+	"$top/testdata/gperftools/cxx-threads.cpu"
+binary=$top/testdata/bin/cxx-threads
+libs=$(ldd "$binary" | awk '/libc\.so|libstdc\+\+\.so/ { print $3 }')
+perl "$top/bench/synth-gperf-cpu.pl" "${NSTACKS:-100000}" "$tmp/cpu.prof" "$binary" $libs
+gperf_row "gperftools (large) -> pprof" "$binary" "$tmp/cpu.prof"
+
+# ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
+# (its ms in the "ref s" column) shows what any start costs here ----
+# start_ms PROGRAM ARG: "milliseconds peak-RSS-KiB" a run
+start_ms() {
+	set -- $(best /dev/null sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		"$1" "$2" >/dev/null || exit; done' sh "$1" "$2")
+	echo "$(echo "scale=1; $1 * 1000 / 20" | bc) $2"
+}
+true_ms=$(start_ms /bin/true --version)
+for arg in --version --help; do
+	set -- $(start_ms "$convert" "$arg")
+	ok=$(at_least 5 "$1" && echo '' || echo ' MISSED')
+	[ -z "$ok" ] || failed=$((failed + 1))
+	printf '%-30s %8s %8sms %7sms %-12s %8s %7s %9s %9s %6s  %s%s\n' \
+		"profkit-convert $arg" - "$1" "${true_ms% *}" /bin/true - - "$2" - - "<5ms" "$ok"
+done
+echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
