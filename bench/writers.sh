@@ -15,6 +15,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 1; }
 
+# every writer profkit-convert lists, beside the folded one
+writers=$("$convert" --list-formats |
+	awk '/^Output formats/ { out = 1; next } out && $1 != "folded" { print $1 }')
 seed=$top/testdata/perf-script/c-fp.txt
 while [ "$(stat -c %s "$tmp/big.txt" 2>/dev/null || echo 0)" -lt $((size_mb * 1000000)) ]; do
 	cat "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" >>"$tmp/big.txt"
@@ -30,7 +33,7 @@ run() {
 	set -- $(cat "$tmp/t")
 	base=$2
 	printf '  %-12s %7.2f s %9s KiB\n' folded "$1" "$2"
-	for to in pprof speedscope gprof2dot dot callgrind flamegraph; do
+	for to in $writers; do
 		/usr/bin/time -f '%e %M' -o "$tmp/t" "$convert" -q --to=$to "$input" >/dev/null
 		set -- $(cat "$tmp/t")
 		printf '  %-12s %7.2f s %9s KiB  %5.2fx folded\n' $to "$1" "$2" \

@@ -9,7 +9,7 @@
 profiler_cli=${PROFILER_CLI:-$(command -v profiler-cli 2>/dev/null)}
 [ -n "$profiler_cli" ] && [ -x "$profiler_cli" ] ||
 	skip_all "no profiler-cli (npm install @firefox-devtools/profiler-cli)"
-plan 11
+plan 12
 d=testdata/perf-data
 e=testdata/firefox
 root=$tmpdir/root
@@ -149,6 +149,7 @@ hottest_first "gperftools heap profile" --binary=testdata/bin/c-fp \
 	testdata/gperftools/c-fp.heap
 hottest_first "Go pprof CPU profile" testdata/pprof/go-cpu.pb.gz
 hottest_first "Go pprof heap profile" testdata/pprof/go-heap.pb.gz
+hottest_first "folded stacks" testdata/perf-script/c-fp.folded
 
 
 # Two files summed: each thread's samples still in time order, as the

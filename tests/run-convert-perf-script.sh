@@ -59,6 +59,11 @@ for rec in c-fp multi pipe tp-prog stripped node c-dwarf; do
 	script $d/$rec.perf.data >"$tmpdir/$rec.txt"
 	testrun_compare "$rec.perf.data: folds as perf script's text did" \
 		"$want" refold "$tmpdir/$rec.txt"
+	# the perl script sees an event only at the end of a line, so with
+	# tracepoint fields after it, it counts the sched_switch samples with
+	# the first event's, in perf script's text as in ours: its folding,
+	# made once, is the expected one (doc/formats.md)
+	[ $rec = tp-prog ] && want=$w/tp-prog.perl.folded
 	perl_folds "$rec.perf.data: stackcollapse-perf.pl folds it as perf's" \
 		"$tmpdir/$rec.txt" "$want"
 done

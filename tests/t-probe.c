@@ -138,6 +138,7 @@ static const struct rule testdata_rules[] = {
 	{ "*.perf.data", "perf-data" },
 	{ "*.perf-script.txt", "perf-script" },
 	{ "perf-script/*.txt", "perf-script" },
+	{ "perf-data/*.trace.txt", "perf-script" },	/* perf script's header lines */
 	{ "graph/odd-names.txt", "perf-script" },
 	{ "*.folded", "folded" },
 	{ "*.difffolded", "folded" },
