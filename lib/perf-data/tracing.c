@@ -102,13 +102,41 @@ void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
 	free(name);
 }
 
+/*
+ * libtraceevent takes each line as "ADDR : FORMAT" and reads the format one
+ * character past the ':' without looking: a line with nothing after its
+ * ':' (or no ':') would make it read past the buffer. Such lines are left
+ * out; the NUL bytes among them too.
+ */
+static size_t keep_printk_lines(char *dst, const char *s, size_t len)
+{
+	size_t n = 0, i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(s + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - s) : len;
+		const char *colon = memchr(s + i, ':', end - i);
+
+		if (colon && (size_t)(colon - s) + 1 < end &&
+		    !memchr(s + i, '\0', end - i)) {
+			memcpy(dst + n, s + i, end - i);
+			n += end - i;
+			dst[n++] = '\n';
+		}
+		i = end + 1;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
 void pd_tracing_printk(struct pd_state *st, const char *text, size_t len)
 {
 	char *copy;
 
-	if (!st->tracing || !len || !(copy = text_copy(text, len)))
+	if (!st->tracing || !len || !(copy = malloc(len + 2)))
 		return;
-	tep_parse_printk_formats(st->tracing->tep, copy);
+	if (keep_printk_lines(copy, text, len))
+		tep_parse_printk_formats(st->tracing->tep, copy);
 	free(copy);
 }
 
