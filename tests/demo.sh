@@ -21,6 +21,8 @@ while read -r fmt description; do
 	callgrind) file=callgrind.out.cpu how="kcachegrind $out/callgrind.out.cpu   or   callgrind_annotate $out/callgrind.out.cpu" ;;
 	perf-script) file=cpu.perf-script.txt how="less $out/cpu.perf-script.txt" ;;
 	flamegraph) file=cpu.svg how="open $out/cpu.svg in a web browser: click to zoom, Ctrl-F to search" ;;
+	firefox) file=cpu.firefox.json.gz how="https://profiler.firefox.com: Load a profile from file, $out/cpu.firefox.json.gz" ;;
+	chrome-trace) file=cpu.trace.json how="https://ui.perfetto.dev: Open trace file, $out/cpu.trace.json (or chrome://tracing)" ;;
 	*) file=cpu.$fmt how="(see doc/formats.md)" ;;
 	esac
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
