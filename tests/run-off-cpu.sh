@@ -14,7 +14,7 @@
 # written below from perf's source (tools/perf/util/bpf_off_cpu.c).
 . "${top_srcdir:-.}/tests/test-subr.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 to write perf record --off-cpu's samples"
-plan 22
+plan 24
 d=testdata/perf-data
 root=$tmpdir/root
 mkdir -p "$root/tmp/offcpu-rec" "$tmpdir/home"
@@ -151,9 +151,15 @@ testrun_fails "no sched_switch: how to record" 1 \
 testrun_fails "sched_switch sampled at -F, no switch events: how to record" 1 \
 	"tp-prog.perf.data: no off-CPU time: sched_switch sampled, not recorded at every switch (-F or -c), no switch events; $recipe\$" \
 	profkit-convert --event=off-cpu --to=folded $d/tp-prog.perf.data
+testrun_fails "sched_switch without call chains: how to record" 1 \
+	"blocking-nostack.perf.data: no off-CPU time: no call chains; $recipe\$" \
+	profkit-convert --event=off-cpu --to=folded $d/blocking-nostack.perf.data
 testrun_fails "--event=wall: the recipe with the clock" 1 \
-	"tp-fields.perf.data: no wall-clock time: no switch events, no cpu-clock or task-clock samples; record with: perf record -e cpu-clock -e sched:sched_switch" \
-	profkit-convert --event=wall --to=folded $d/tp-fields.perf.data
+	"blocking-nostack.perf.data: no wall-clock time: no call chains, no cpu-clock or task-clock samples; record with: perf record -e cpu-clock -e sched:sched_switch --switch-events --call-graph dwarf -- PROGRAM\$" \
+	profkit-convert --event=wall --to=folded $d/blocking-nostack.perf.data
+testrun_fails "sched_switch without switch events: how to record" 1 \
+	"tp-fields.perf.data: no off-CPU time: no switch events; $recipe\$" \
+	profkit-convert --event=off-cpu --to=folded $d/tp-fields.perf.data
 testrun_fails "perf script text: no off-CPU time, and where it comes from" 2 \
 	"no event 'off-cpu' in the input: off-CPU and wall-clock time come from perf.data recorded with: perf record" \
 	profkit-convert --event=off-cpu --to=folded testdata/perf-script/c-fp.txt
