@@ -237,7 +237,28 @@ int pd_offcpu_switch(struct pd_model *mo, const struct pd_sample *s,
 	b->since = s->time;
 	b->stack = stack;
 	b->labels = block_labels(mo, labels);
+	b->switched_out = 0;
 	return 0;
+}
+
+/*
+ * A thread's second SWITCH OUT record in one block means that records
+ * were lost (perf's buffers overflowed) between the two: its switch-in,
+ * and the sched_switch sample of this switch-out. The block's end is not
+ * known; it is dropped rather than stretched over the time it ran.
+ */
+static void switch_out(struct pd_model *mo, int32_t tid)
+{
+	struct pd_thread *t = pd_machine_find_thread(&mo->st->m, tid);
+	struct pd_offcpu *o = &mo->off;
+	struct pd_blocked *b;
+
+	if (!t || (size_t)(t - mo->st->m.threads) >= o->blocked_cap)
+		return;
+	b = &o->blocked[t - mo->st->m.threads];
+	if (b->since && b->switched_out)
+		b->since = 0;
+	b->switched_out = 1;
 }
 
 int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
@@ -245,10 +266,13 @@ int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
 {
 	struct pd_sample s;
 
-	if ((rec->misc & PD_MISC_SWITCH_OUT) ||
-	    pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
+	if (pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
 				mo->st->big, &s) < 0 || !s.time)
 		return 0;
+	if (rec->misc & PD_MISC_SWITCH_OUT) {
+		switch_out(mo, s.tid);
+		return 0;
+	}
 	return switch_in(mo, s.tid, s.time);
 }
 
