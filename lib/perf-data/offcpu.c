@@ -6,7 +6,8 @@
  * switched in again. The switch-in is the thread's next PERF_RECORD_SWITCH
  * IN (perf record --switch-events; SWITCH_CPU_WIDE in system-wide
  * recordings), or in a system-wide recording, where every switch is
- * sampled, the sched_switch whose next_pid is the thread. A recording of
+ * sampled, the sched_switch whose next_pid is the thread, whichever
+ * comes first. A recording of
  * some tasks without switch events sees them switch out but rarely in:
  * it has no off-CPU time. Each block is a sample
  * of the derived event "off-cpu", in nanoseconds, charged to the stack at
@@ -269,6 +270,9 @@ int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
 	if (pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
 				mo->st->big, &s) < 0 || !s.time)
 		return 0;
+	/* only system-wide (or per-CPU) recordings have CPU-wide switches */
+	if (rec->type == PD_RECORD_SWITCH_CPU_WIDE)
+		mo->off.system_wide = 1;
 	if (rec->misc & PD_MISC_SWITCH_OUT) {
 		switch_out(mo, s.tid);
 		return 0;
