@@ -161,19 +161,61 @@ static void late_build_ids(struct pd_model *mo)
 	}
 }
 
+/*
+ * A frame's location, remembered per address space, cpu mode and
+ * address until a record changes maps: samples mostly repeat addresses,
+ * and finding the map and interning the location was most of a frame's
+ * cost. Direct-mapped; a miss costs what every frame cost before.
+ */
+#define FRAME_MEMO_SIZE 4096
+
+struct pd_frame_memo {
+	uint64_t generation;	/* the machine's when made, 0: empty */
+	uint64_t ip;
+	int64_t space;		/* pd_space_key, or -1 for the kernel */
+	uint32_t loc;
+	int cpumode;
+};
+
+static struct pd_frame_memo *frame_memo(struct pd_model *mo,
+					const struct pd_thread *t,
+					int cpumode, uint64_t ip,
+					int64_t *space)
+{
+	if (!mo->frames &&
+	    !(mo->frames = calloc(FRAME_MEMO_SIZE, sizeof(*mo->frames))))
+		return NULL;
+	*space = cpumode == PD_CPUMODE_KERNEL ? -1 : pd_space_key(t);
+	return &mo->frames[pki_hash_u64(ip ^ (uint64_t)*space * 31 ^
+					(uint64_t)cpumode) &
+			   (FRAME_MEMO_SIZE - 1)];
+}
+
 static int push_frame(struct pd_model *mo, size_t *n,
 		      const struct pd_thread *t, int cpumode, uint64_t ip)
 {
-	struct pd_map *map = pd_machine_find(&mo->st->m, t, cpumode, ip);
-	uint32_t mapping = map ? model_mapping(mo, map) : 0;
-	uint32_t loc;
+	uint64_t generation = mo->st->m.generation + 1;
+	int64_t space;
+	struct pd_frame_memo *f = frame_memo(mo, t, cpumode, ip, &space);
+	struct pd_map *map;
+	uint32_t mapping, loc;
 
+	if (pki_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+		return nomem(mo);
+	if (f && f->generation == generation && f->ip == ip &&
+	    f->space == space && f->cpumode == cpumode) {
+		mo->locs[(*n)++] = f->loc;
+		return 0;
+	}
+	map = pd_machine_find(&mo->st->m, t, cpumode, ip);
+	mapping = map ? model_mapping(mo, map) : 0;
 	if (map && !mapping)
 		return nomem(mo);
 	loc = pk_profile_intern_location(mo->st->p, mapping, ip, NULL, 0);
-	if (!loc ||
-	    pki_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+	if (!loc)
 		return nomem(mo);
+	if (f)
+		*f = (struct pd_frame_memo){ generation, ip, space, loc, cpumode };
 	mo->locs[(*n)++] = loc;
 	return 0;
 }
@@ -550,6 +592,7 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->values);
 	free(mo->comm_str);
 	free(mo->made);
+	free(mo->frames);
 	pd_unwinder_free(mo->unwinder);
 	memset(mo, 0, sizeof(*mo));
 }
