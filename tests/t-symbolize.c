@@ -513,6 +513,38 @@ static void test_kallsyms_unsorted(void)
 	pk_context_free(ctx);
 }
 
+/* kallsyms read without the right to see addresses: all are 0 */
+static void test_kallsyms_hidden(void)
+{
+	struct pk_context *ctx = pk_context_new();
+	struct pk_profile *p = pk_profile_new(0);
+	struct warnings w = { 0 };
+	char path[] = "/tmp/t-symbolize-kallsyms-XXXXXX";
+	struct pk_symbolize_options o;
+	struct pk_symbolizer *s;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	uint32_t k, l;
+
+	pk_context_set_warn(ctx, collect, &w);
+	ok(f && fputs("0000000000000000 T _text\n0000000000000000 t foo\t[mod]\n",
+		      f) >= 0 && fclose(f) == 0, "hidden kallsyms: written");
+	k = mapping(p, "[kernel.kallsyms]", "", 0xffffffff81000000ULL,
+		    0xffffffff82000000ULL, 0xffffffff81000000ULL);
+	l = location(p, k, 0xffffffff81000010ULL);
+	pki_symbolize_options_init(&o);
+	o.kallsyms = path;
+	s = pki_symbolizer_new(ctx, &o);
+	is_int(pki_symbolize(s, p), 0, "hidden kallsyms: symbolize succeeds");
+	is_int(nframes(p, l), 0, "hidden kallsyms: the address stays unsymbolized");
+	ok(w.count == 1 && strstr(w.last, "kptr_restrict") != NULL,
+	   "hidden kallsyms: one warning that says why");
+	pki_symbolizer_free(s);
+	pk_profile_free(p);
+	unlink(path);
+	pk_context_free(ctx);
+}
+
 static void test_perf_map(void)
 {
 	struct pk_context *ctx = pk_context_new();
@@ -739,6 +771,7 @@ int main(int argc, char **argv)
 	test_live_mappings();
 	test_kallsyms();
 	test_kallsyms_unsorted();
+	test_kallsyms_hidden();
 	test_perf_map();
 	test_missing_and_build_ids();
 	test_symfs();
