@@ -301,6 +301,36 @@ static int push_user_stack(struct pd_model *mo, const struct pd_sample *s,
 	return 0;
 }
 
+/*
+ * A sample's labels, remembered per thread and cpu: each sample has the
+ * same few as that thread's last, and interning them was the costliest
+ * part of a sample after its frames. Label set ids never change.
+ */
+#define LABEL_MEMO_SIZE 256
+
+struct pd_label_memo {
+	struct pk_label labels[4];
+	size_t n;		/* 0: empty */
+	uint32_t id;
+};
+
+static uint32_t memo_labels(struct pd_model *mo, uint64_t thread_cpu,
+			    const struct pk_label *l, size_t n)
+{
+	struct pd_label_memo *m;
+
+	if (!mo->labels &&
+	    !(mo->labels = calloc(LABEL_MEMO_SIZE, sizeof(*mo->labels))))
+		return 0;
+	m = &mo->labels[pki_hash_u64(thread_cpu) & (LABEL_MEMO_SIZE - 1)];
+	if (m->n != n || memcmp(m->labels, l, n * sizeof(*l)) != 0) {
+		m->id = pk_profile_intern_labels(mo->st->p, l, n);
+		m->n = m->id ? n : 0;
+		memcpy(m->labels, l, n * sizeof(*l));
+	}
+	return m->id;
+}
+
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
 			      const struct pd_thread *t, uint64_t offset)
@@ -323,7 +353,7 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 	}
 	if (a->type == PD_TYPE_TRACEPOINT)
 		return pd_tracing_labels(mo->st, s, offset, l, n);
-	return pk_profile_intern_labels(mo->st->p, l, n);
+	return memo_labels(mo, (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n);
 }
 
 static int add_to_model(struct pd_model *mo, uint32_t attr,
@@ -593,6 +623,7 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->comm_str);
 	free(mo->made);
 	free(mo->frames);
+	free(mo->labels);
 	pd_unwinder_free(mo->unwinder);
 	memset(mo, 0, sizeof(*mo));
 }

@@ -349,6 +349,7 @@ struct pd_model {
 	size_t earlier_columns;	/* of inputs read into the profile before */
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 	struct pd_frame_memo *frames;	/* see push_frame */
+	struct pd_label_memo *labels;	/* see sample_labels */
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);
