@@ -224,8 +224,10 @@ static int scan_fd(struct scan *sc, int fd)
 /* The table of the scanned symbols holding the wanted addresses. */
 static int scan_table(struct scan *sc, struct symtab *t)
 {
-	size_t j, at = SIZE_MAX;
+	size_t j, at = SIZE_MAX, *name = malloc((sc->nwant + 1) * sizeof(*name));
 
+	if (!name)
+		return -1;
 	for (j = sc->nwant; j-- > 1;)	/* the suffix minimum */
 		if (sc->slots[j].has_after && (!sc->slots[j - 1].has_after ||
 		    sc->slots[j].after < sc->slots[j - 1].after)) {
@@ -246,17 +248,19 @@ static int scan_table(struct scan *sc, struct symtab *t)
 		if (sc->want[j] >= end ||
 		    (t->n && t->v[t->n - 1].start == s->start))
 			continue;
-		if (symtab_push(t, s->start, end, (const char *)s->name,
-				s->rank))
+		name[t->n] = s->name;
+		if (symtab_push(t, s->start, end, NULL, s->rank)) {
+			free(name);
 			return -1;
+		}
 		t->v[t->n - 1].sized = 0;
 	}
-	t->text = sc->names.s;	/* names as offsets until here */
+	t->text = sc->names.s;	/* the names, now that they stay put */
 	sc->names.s = NULL;
 	for (j = 0; j < t->n; j++)
-		t->v[j].name = t->v[j].bfd_alias =
-			t->text + (size_t)t->v[j].name;
+		t->v[j].name = t->v[j].bfd_alias = t->text + name[j];
 	t->hidden = sc->lines && sc->all_zero;
+	free(name);
 	return 0;
 }
 
