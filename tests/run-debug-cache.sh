@@ -12,7 +12,7 @@ c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
 
 command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
 	skip_all "no objcopy and readelf (binutils)"
-plan 9
+plan 10
 
 root=$tmpdir/root
 mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
@@ -66,6 +66,16 @@ if cmp -s "$tmpdir/none" "$tmpdir/bad" && [ "$(compressed "$plain")" = 0 ]; then
 	pass "a damaged copy is replaced"
 else
 	fail "a damaged copy is replaced"
+fi
+
+# a copy cut short (a crash before the data reached the disk) too
+size=$(wc -c <"$plain")
+head -c 4096 "$plain" >"$tmpdir/short" && mv "$tmpdir/short" "$plain"
+PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/short.out" 2>&1
+if cmp -s "$tmpdir/none" "$tmpdir/short.out" && [ "$(wc -c <"$plain")" = "$size" ]; then
+	pass "a copy cut short is made again"
+else
+	fail "a copy cut short is made again"
 fi
 
 # nowhere to write: converted as without a cache

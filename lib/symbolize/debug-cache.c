@@ -166,19 +166,42 @@ static int write_plain(int out, const unsigned char *image, size_t size,
 	       -1 : 0;
 }
 
+/* A whole plain copy: its sections all inside it, none compressed
+ * (a copy cut short by a crash is made again). */
+static int plain_and_whole(Elf *elf)
+{
+	const unsigned char *image;
+	size_t size = 0, nsec = 0, i;
+	Elf64_Shdr *sh;
+	int ok;
+
+	image = elf ? (const unsigned char *)elf_rawfile(elf, &size) : NULL;
+	sh = native_sections(elf, image, size, &nsec);
+	ok = sh != NULL;
+	for (i = 0; ok && i < nsec; i++)
+		ok = !(sh[i].sh_flags & SHF_COMPRESSED) &&
+		     (sh[i].sh_type == SHT_NOBITS ||
+		      (sh[i].sh_offset <= size &&
+		       sh[i].sh_size <= size - sh[i].sh_offset));
+	free(sh);
+	return ok;
+}
+
 /* A file in the cache of build id bid, if it is one: its fd, or -1. */
 static int open_cached(const char *path, const char *bid)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char hex[81];
 	Elf *elf;
+	int ok;
 
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	sym_elf_build_id(elf, hex);
+	ok = strcmp(hex, bid) == 0 && plain_and_whole(elf);
 	elf_end(elf);
-	if (strcmp(hex, bid) == 0)
+	if (ok)
 		return fd;
 	close(fd);
 	return -1;
