@@ -11,7 +11,9 @@
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
-# shared); RSS is GNU time's peak. A tool not at hand prints "n/a":
+# shared); RSS is GNU time's peak. The best run reads compressed debug
+# files (libc's) from their plain copies in ~/.cache/profkit, made by the
+# first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
 # perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), perf
 # (and perf_event_paranoid <= 2), Go pprof ($PPROF or pprof on PATH).
 #
@@ -21,6 +23,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
+nocache=
 cc=${CC:-cc}
 cxx=${CXX:-c++}
 tmp=$(mktemp -d)
@@ -124,11 +127,13 @@ record() {
 }
 
 # perf_row CASE NAME MIN-RATIO MIN-MEM: $tmp/NAME.data to folded against perf script
+# (with $nocache set: without the plain copies of compressed debug files)
 perf_row() {
 	data=$tmp/$2.data
 	if [ -s "$data" ]; then
 		cat "$data" >/dev/null
-		ours=$(best "$tmp/ours.folded" "$convert" -q --to=folded "$data")
+		ours=$(best "$tmp/ours.folded" env ${nocache:+PROFKIT_CACHE_DIR=} \
+			"$convert" -q --to=folded "$data")
 		theirs=$(best "$tmp/perf.txt" perf script -i "$data")
 		row "$1" "$(stat -c %s "$data")" "$ours" "perf script" "$theirs" "$3" - "$4"
 	else
@@ -146,19 +151,27 @@ rm -f "$tmp/large.data"
 $cxx -O2 -g -o "$tmp/cxx-dwarf" "$top/testdata/src/cxx-dwarf.cpp"
 record dwarf -F 1000 --call-graph dwarf,4096 -e cpu-clock "$tmp/cxx-dwarf" "${DWARF_REPS:-600}"
 perf_row "perf.data (dwarf) -> folded" dwarf 5 -
+nocache=yes
+perf_row "  the same, no debug cache" dwarf - -
+nocache=
 rm -f "$tmp/dwarf.data"
 
 # ---- gperftools CPU profiles with --binary: a real small one, a large synthetic one ----
-# gperf_row CASE BINARY PROFILE
+# gperf_row CASE BINARY PROFILE [MIN-RATIO]
 gperf_row() {
-	ours=$(best "$tmp/ours.pb.gz" "$convert" -q --binary="$2" --to=pprof "$3")
+	ours=$(best "$tmp/ours.pb.gz" env ${nocache:+PROFKIT_CACHE_DIR=} \
+		"$convert" -q --binary="$2" --to=pprof "$3")
 	theirs="n/a n/a"
 	[ -n "$pprof" ] && theirs=$(best "$tmp/theirs.pb.gz" "$pprof" -proto "$2" "$3")
-	row "$1" "$(stat -c %s "$3")" "$ours" "pprof -proto" "$theirs" 10 - -
+	row "$1" "$(stat -c %s "$3")" "$ours" "pprof -proto" "$theirs" "${4:-10}" - -
 }
 
 gperf_row "gperftools (small) -> pprof" "$top/testdata/bin/cxx-threads" \
 	"$top/testdata/gperftools/cxx-threads.cpu"
+nocache=yes
+gperf_row "  the same, no debug cache" "$top/testdata/bin/cxx-threads" \
+	"$top/testdata/gperftools/cxx-threads.cpu" -
+nocache=
 binary=$top/testdata/bin/cxx-threads
 libs=$(ldd "$binary" | awk '/libc\.so|libstdc\+\+\.so/ { print $3 }')
 perl "$top/bench/synth-gperf-cpu.pl" "${NSTACKS:-100000}" "$tmp/cpu.prof" "$binary" $libs

@@ -164,7 +164,7 @@ const char *pk_strerror(int code)
 	}
 }
 
-int pki_grow(void *array, size_t *cap, size_t need, size_t elem)
+int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 {
 	void **ptr = array;
 	size_t n = *cap ? *cap : 16;

@@ -69,6 +69,7 @@ struct pk_gperf {
 	uint32_t *frames;
 	size_t nframes;
 	uint32_t *loc_map;	/* scratch location -> map index + 1 */
+	uint32_t *out_loc;	/* scratch location -> output location, 0 */
 	int fake_used;		/* by a location */
 	uint32_t fake_id;
 };
@@ -117,6 +118,7 @@ void pki_gperf_free(struct pk_gperf *g)
 	free(g->samples);
 	free(g->frames);
 	free(g->loc_map);
+	free(g->out_loc);
 	free(g);
 }
 
@@ -822,11 +824,14 @@ static int emit_sample(struct pk_gperf *g, const struct gperf_sample *s,
 		return gperf_nomem(g);
 	for (i = 0; i < s->depth; i++) {
 		uint32_t loc = g->frames[s->first + i];
-		uint32_t map = output_mapping(g, g->loc_map[loc]);
 
-		g->stack[i] = pk_profile_intern_location(g->p, map,
-			pk_profile_location(g->scratch, loc)->address, NULL, 0);
-		if (!g->stack[i])
+		/* each location once: its mapping and address are fixed */
+		if (!g->out_loc[loc])
+			g->out_loc[loc] = pk_profile_intern_location(g->p,
+				output_mapping(g, g->loc_map[loc]),
+				pk_profile_location(g->scratch, loc)->address,
+				NULL, 0);
+		if (!(g->stack[i] = g->out_loc[loc]))
 			return gperf_nomem(g);
 	}
 	stack = pk_profile_intern_stack(g->p, g->stack, s->depth);
@@ -862,6 +867,11 @@ int pki_gperf_finish(struct pk_gperf *g, unsigned fixups)
 	 * first, even unused; with no map that is the stand-in. */
 	if (g->nmaps || g->fake_used)
 		output_mapping(g, 1);
+	free(g->out_loc);
+	g->out_loc = calloc(pk_profile_location_count(g->scratch) + 1,
+			    sizeof(*g->out_loc));
+	if (!g->out_loc)
+		return gperf_nomem(g);
 	for (i = 0; i < g->nsamples && !rc; i++)
 		if (g->samples[i].labels != ZERO_RECORD)
 			rc = emit_sample(g, &g->samples[i], nvalues);

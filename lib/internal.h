@@ -87,8 +87,16 @@ static inline uint64_t pki_hash_u64(uint64_t x)
 /*
  * Grow *array (of elem bytes each) so that it holds at least need
  * elements; doubles capacity. Returns 0 or -1 (array unchanged).
+ * Inline where it has room already: that is every call but a few,
+ * several per sample.
  */
-int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
+int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem);
+
+static inline int pki_grow(void *array, size_t *cap, size_t need,
+			   size_t elem)
+{
+	return need <= *cap ? 0 : pki_grow_slow(array, cap, need, elem);
+}
 
 /* Reorder a profile's columns: column i becomes old column order[i] (a
  * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */

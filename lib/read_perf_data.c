@@ -313,7 +313,12 @@ static int flush_queue(struct pd_reader *r, size_t n)
 
 	if (!r->nqueue)
 		return 0;
-	qsort(r->queue, r->nqueue, sizeof(*r->queue), compare_queued);
+	/* a round mostly comes in order already: a look is cheaper */
+	for (i = 1; i < r->nqueue &&
+	     compare_queued(&r->queue[i - 1], &r->queue[i]) < 0; i++)
+		;
+	if (i < r->nqueue)
+		qsort(r->queue, r->nqueue, sizeof(*r->queue), compare_queued);
 	for (i = 0; i < n && !rc; i++) {
 		const struct queued *q = &r->queue[i];
 		struct pd_rec rec;

@@ -408,6 +408,143 @@ static void test_kallsyms(void)
 	pk_context_free(ctx);
 }
 
+/*
+ * kallsyms in no order, with aliases of every type, against the rule
+ * written out plainly: sort by address, then global before local before
+ * anything else, then line; the first at each address wins and ends
+ * where the next address begins (the last a page on); only text counts.
+ * Twice through one symbolizer: the second profile's addresses are new.
+ */
+struct ksym {
+	uint64_t addr;
+	int rank;
+	size_t line;
+	char name[16];
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static const char *ksym_expected(const struct ksym *v, size_t n, uint64_t addr)
+{
+	size_t i, at = n;
+	uint64_t end;
+
+	for (i = 0; i < n && v[i].addr <= addr; i++)
+		if (!i || v[i].addr != v[i - 1].addr)
+			at = i;
+	if (at == n || v[at].rank == 2)
+		return "(none)";
+	while (i < n && v[i].addr == v[at].addr)
+		i++;
+	end = i < n ? v[i].addr : (v[at].addr | 0xfff) + 0x1001;
+	return addr < end ? v[at].name : "(none)";
+}
+
+static void test_kallsyms_unsorted(void)
+{
+	enum { NSYMS = 400, NADDRS = 150 };
+	static const char types[] = "TtWwDdbr";
+	struct pk_context *ctx = pk_context_new();
+	struct ksym v[NSYMS];
+	char path[] = "/tmp/t-symbolize-kallsyms-XXXXXX";
+	struct pk_symbolize_options o;
+	struct pk_symbolizer *s;
+	uint64_t base = 0xffffffff81000000ULL;
+	int fd = mkstemp(path), round, wrong = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	size_t i;
+
+	srand(18);
+	for (i = 0; f && i < NSYMS; i++) {
+		/* the last is text at the top: it ends a page on */
+		char type = i == NSYMS - 1 ? 'T' : types[rand() % 8];
+
+		v[i].addr = base + (uint64_t)(i == NSYMS - 1 ? 2000 :
+					      rand() % 2000) * 16;
+		v[i].rank = type == 'T' || type == 'W' ? 0 :
+			type == 't' || type == 'w' ? 1 : 2;
+		v[i].line = i;
+		snprintf(v[i].name, sizeof(v[i].name), "sym%zu", i);
+		/* as kallsyms has them, and some as the older files may */
+		fprintf(f, i % 7 == 3 ? "%016llX %c %s%s\n" :
+			i % 11 == 4 ? "0x%llx %c %s%s\n" : "%016llx %c %s%s\n",
+			(unsigned long long)v[i].addr, type, v[i].name,
+			i % 5 ? "" : "\t[mod]");
+	}
+	ok(f && fclose(f) == 0, "unsorted kallsyms: written");
+	qsort(v, NSYMS, sizeof(*v), ksym_cmp);
+	pki_symbolize_options_init(&o);
+	o.kallsyms = path;
+	s = pki_symbolizer_new(ctx, &o);
+	for (round = 0; round < 2; round++) {
+		struct pk_profile *p = pk_profile_new(0);
+		uint32_t k = mapping(p, "[kernel.kallsyms]", "", base,
+				     base + 0x10000, base), l[NADDRS];
+		uint64_t a[NADDRS];
+
+		for (i = 0; i < NADDRS; i++) {
+			a[i] = base - 64 + (uint64_t)(rand() % 44000);
+			l[i] = location(p, k, a[i]);
+		}
+		is_int(pki_symbolize(s, p), 0, "unsorted kallsyms: symbolize");
+		for (i = 0; i < NADDRS; i++)
+			if (strcmp(frame_name(p, l[i], 0),
+				   ksym_expected(v, NSYMS, a[i])) != 0 &&
+			    wrong++ < 3)
+				diag("0x%llx: %s, expected %s",
+				     (unsigned long long)a[i],
+				     frame_name(p, l[i], 0),
+				     ksym_expected(v, NSYMS, a[i]));
+		is_int(wrong, 0, round ? "unsorted kallsyms: new addresses, "
+		       "the same symbolizer" : "unsorted kallsyms: every address");
+		pk_profile_free(p);
+	}
+	pki_symbolizer_free(s);
+	unlink(path);
+	pk_context_free(ctx);
+}
+
+/* kallsyms read without the right to see addresses: all are 0 */
+static void test_kallsyms_hidden(void)
+{
+	struct pk_context *ctx = pk_context_new();
+	struct pk_profile *p = pk_profile_new(0);
+	struct warnings w = { 0 };
+	char path[] = "/tmp/t-symbolize-kallsyms-XXXXXX";
+	struct pk_symbolize_options o;
+	struct pk_symbolizer *s;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	uint32_t k, l;
+
+	pk_context_set_warn(ctx, collect, &w);
+	ok(f && fputs("0000000000000000 T _text\n0000000000000000 t foo\t[mod]\n",
+		      f) >= 0 && fclose(f) == 0, "hidden kallsyms: written");
+	k = mapping(p, "[kernel.kallsyms]", "", 0xffffffff81000000ULL,
+		    0xffffffff82000000ULL, 0xffffffff81000000ULL);
+	l = location(p, k, 0xffffffff81000010ULL);
+	pki_symbolize_options_init(&o);
+	o.kallsyms = path;
+	s = pki_symbolizer_new(ctx, &o);
+	is_int(pki_symbolize(s, p), 0, "hidden kallsyms: symbolize succeeds");
+	is_int(nframes(p, l), 0, "hidden kallsyms: the address stays unsymbolized");
+	ok(w.count == 1 && strstr(w.last, "kptr_restrict") != NULL,
+	   "hidden kallsyms: one warning that says why");
+	pki_symbolizer_free(s);
+	pk_profile_free(p);
+	unlink(path);
+	pk_context_free(ctx);
+}
+
 static void test_perf_map(void)
 {
 	struct pk_context *ctx = pk_context_new();
@@ -633,6 +770,8 @@ int main(int argc, char **argv)
 	test_inline_frames();
 	test_live_mappings();
 	test_kallsyms();
+	test_kallsyms_unsorted();
+	test_kallsyms_hidden();
 	test_perf_map();
 	test_missing_and_build_ids();
 	test_symfs();

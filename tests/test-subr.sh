@@ -30,12 +30,14 @@ tap_failed=0
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/profkit-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmpdir"' EXIT
 # An empty home: no test reads or fills the user's ~/.debug build-id
-# cache or ~/.perfconfig (perf record, perf script and profkit all look
-# there), and symbols come only from where each test points.
+# cache, ~/.cache/profkit or ~/.perfconfig (perf record, perf script and
+# profkit all look there), and symbols come only from where each test
+# points.
 mkdir "$tmpdir/.home" || exit 99
 HOME=$tmpdir/.home
 PROFKIT_SYMBOL_PATH=
 export HOME PROFKIT_SYMBOL_PATH
+unset XDG_CACHE_HOME PROFKIT_CACHE_DIR	# plain debug copies: that home too
 unset DEBUGINFOD_URLS
 
 plan() { echo "1..$1"; }

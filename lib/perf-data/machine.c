@@ -113,14 +113,20 @@ void pd_machine_release(struct pd_machine *m)
 struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 				    int32_t tid)
 {
-	uint64_t hash = pki_hash_u64((uint64_t)(uint32_t)tid);
+	uint64_t hash;
 	size_t slot;
-	uint32_t id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
-				    &tid, &slot);
+	uint32_t id = m->last_thread;
 	struct pd_thread *t;
 
-	if (!id)
-		return new_thread(m, pid, tid, hash, slot);
+	/* samples come in runs of one thread's */
+	if (!id || m->threads[id - 1].tid != tid) {
+		hash = pki_hash_u64((uint64_t)(uint32_t)tid);
+		id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
+				    &tid, &slot);
+		if (!id)
+			return new_thread(m, pid, tid, hash, slot);
+		m->last_thread = id;
+	}
 	t = &m->threads[id - 1];
 	/* a thread first seen without its pid learns it later */
 	if (t->pid == -1 && pid != -1)
@@ -161,10 +167,9 @@ static struct pd_space *find_space(struct pd_machine *m, int64_t key,
 	return s;
 }
 
-/* Threads share their process's space; one without a pid has its own. */
 static int64_t space_key(const struct pd_thread *t)
 {
-	return t->pid != -1 ? t->pid : (int64_t)t->tid + ((int64_t)1 << 32);
+	return pd_space_key(t);
 }
 
 /* ---- user address spaces ---- */
@@ -581,11 +586,14 @@ int pd_machine_record(struct pd_machine *m, const struct pd_rec *rec, int big)
 	switch (rec->type) {
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
+		m->generation++;
 		return mmap_record(m, rec, big);
 	case PD_RECORD_COMM:
 	case PD_RECORD_FORK:
+		m->generation++;
 		return task_record(m, rec, big);
 	case PD_RECORD_KSYMBOL:
+		m->generation++;
 		return ksymbol_record(m, rec, big);
 	default:
 		return 0;

@@ -177,19 +177,61 @@ static void late_build_ids(struct pd_model *mo)
 	}
 }
 
+/*
+ * A frame's location, remembered per address space, cpu mode and
+ * address until a record changes maps: samples mostly repeat addresses,
+ * and finding the map and interning the location was most of a frame's
+ * cost. Direct-mapped; a miss costs what every frame cost before.
+ */
+#define FRAME_MEMO_SIZE 4096
+
+struct pd_frame_memo {
+	uint64_t generation;	/* the machine's when made, 0: empty */
+	uint64_t ip;
+	int64_t space;		/* pd_space_key, or -1 for the kernel */
+	uint32_t loc;
+	int cpumode;
+};
+
+static struct pd_frame_memo *frame_memo(struct pd_model *mo,
+					const struct pd_thread *t,
+					int cpumode, uint64_t ip,
+					int64_t *space)
+{
+	if (!mo->frames &&
+	    !(mo->frames = calloc(FRAME_MEMO_SIZE, sizeof(*mo->frames))))
+		return NULL;
+	*space = cpumode == PD_CPUMODE_KERNEL ? -1 : pd_space_key(t);
+	return &mo->frames[pki_hash_u64(ip ^ (uint64_t)*space * 31 ^
+					(uint64_t)cpumode) &
+			   (FRAME_MEMO_SIZE - 1)];
+}
+
 static int push_frame(struct pd_model *mo, size_t *n,
 		      const struct pd_thread *t, int cpumode, uint64_t ip)
 {
-	struct pd_map *map = pd_machine_find(&mo->st->m, t, cpumode, ip);
-	uint32_t mapping = map ? model_mapping(mo, map) : 0;
-	uint32_t loc;
+	uint64_t generation = mo->st->m.generation + 1;
+	int64_t space;
+	struct pd_frame_memo *f = frame_memo(mo, t, cpumode, ip, &space);
+	struct pd_map *map;
+	uint32_t mapping, loc;
 
+	if (pki_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+		return nomem(mo);
+	if (f && f->generation == generation && f->ip == ip &&
+	    f->space == space && f->cpumode == cpumode) {
+		mo->locs[(*n)++] = f->loc;
+		return 0;
+	}
+	map = pd_machine_find(&mo->st->m, t, cpumode, ip);
+	mapping = map ? model_mapping(mo, map) : 0;
 	if (map && !mapping)
 		return nomem(mo);
 	loc = pk_profile_intern_location(mo->st->p, mapping, ip, NULL, 0);
-	if (!loc ||
-	    pki_grow(&mo->locs, &mo->locs_cap, *n + 1, sizeof(*mo->locs)) < 0)
+	if (!loc)
 		return nomem(mo);
+	if (f)
+		*f = (struct pd_frame_memo){ generation, ip, space, loc, cpumode };
 	mo->locs[(*n)++] = loc;
 	return 0;
 }
@@ -275,6 +317,36 @@ static int push_user_stack(struct pd_model *mo, const struct pd_sample *s,
 	return 0;
 }
 
+/*
+ * A sample's labels, remembered per thread and cpu: each sample has the
+ * same few as that thread's last, and interning them was the costliest
+ * part of a sample after its frames. Label set ids never change.
+ */
+#define LABEL_MEMO_SIZE 256
+
+struct pd_label_memo {
+	struct pk_label labels[4];
+	size_t n;		/* 0: empty */
+	uint32_t id;
+};
+
+static uint32_t memo_labels(struct pd_model *mo, uint64_t thread_cpu,
+			    const struct pk_label *l, size_t n)
+{
+	struct pd_label_memo *m;
+
+	if (!mo->labels &&
+	    !(mo->labels = calloc(LABEL_MEMO_SIZE, sizeof(*mo->labels))))
+		return 0;
+	m = &mo->labels[pki_hash_u64(thread_cpu) & (LABEL_MEMO_SIZE - 1)];
+	if (m->n != n || memcmp(m->labels, l, n * sizeof(*l)) != 0) {
+		m->id = pk_profile_intern_labels(mo->st->p, l, n);
+		m->n = m->id ? n : 0;
+		memcpy(m->labels, l, n * sizeof(*l));
+	}
+	return m->id;
+}
+
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
 			      const struct pd_thread *t, uint64_t offset)
@@ -297,7 +369,7 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 	}
 	if (a->type == PD_TYPE_TRACEPOINT)
 		return pd_tracing_labels(mo->st, s, offset, l, n);
-	return pk_profile_intern_labels(mo->st->p, l, n);
+	return memo_labels(mo, (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n);
 }
 
 static int add_to_model(struct pd_model *mo, uint32_t attr,
@@ -575,6 +647,8 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->values);
 	free(mo->comm_str);
 	free(mo->made);
+	free(mo->frames);
+	free(mo->labels);
 	pd_unwinder_free(mo->unwinder);
 	pd_offcpu_release(mo);
 	memset(mo, 0, sizeof(*mo));

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "idtab.h"
 #include "internal.h"
@@ -146,6 +147,17 @@ enum {
 
 /* ---- byte order ---- */
 
+/*
+ * A load and, for the other byte order, a swap: every field of every
+ * sample goes through these, and a loop over bytes indexed by the
+ * order does not compile to that (the shifts below become bswap).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PD_HOST_BIG 1
+#else
+#define PD_HOST_BIG 0
+#endif
+
 static inline uint16_t pd_u16(const unsigned char *p, int big)
 {
 	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
@@ -153,21 +165,26 @@ static inline uint16_t pd_u16(const unsigned char *p, int big)
 
 static inline uint32_t pd_u32(const unsigned char *p, int big)
 {
-	uint32_t v = 0;
-	int i;
+	uint32_t v;
 
-	for (i = 0; i < 4; i++)
-		v |= (uint32_t)p[big ? 3 - i : i] << (8 * i);
+	memcpy(&v, p, 4);
+	if (big != PD_HOST_BIG)
+		v = (v >> 24) | (v >> 8 & 0xff00) | (v << 8 & 0xff0000) | (v << 24);
 	return v;
 }
 
 static inline uint64_t pd_u64(const unsigned char *p, int big)
 {
-	uint64_t v = 0;
-	int i;
+	uint64_t v;
 
-	for (i = 0; i < 8; i++)
-		v |= (uint64_t)p[big ? 7 - i : i] << (8 * i);
+	memcpy(&v, p, 8);
+	if (big != PD_HOST_BIG) {
+		v = v >> 32 | v << 32;
+		v = (v >> 16 & 0x0000ffff0000ffffULL) |
+		    (v & 0x0000ffff0000ffffULL) << 16;
+		v = (v >> 8 & 0x00ff00ff00ff00ffULL) |
+		    (v & 0x00ff00ff00ff00ffULL) << 8;
+	}
 	return v;
 }
 
@@ -246,6 +263,7 @@ struct pd_machine {
 	struct pd_thread *threads;
 	size_t nthreads, threads_cap;
 	struct pk_idtab thread_tab;
+	uint32_t last_thread;	/* id of the thread found last, 0: none */
 	struct pd_space *spaces;
 	size_t nspaces, spaces_cap;
 	struct pk_idtab space_tab;
@@ -253,7 +271,14 @@ struct pd_machine {
 	uint32_t *build_ids;	/* file string id -> build id string id */
 	size_t build_ids_cap;
 	uint32_t str_kernel;	/* "[kernel.kallsyms]" */
+	uint64_t generation;	/* bumped by each record that changes maps */
 };
+
+/* Threads share their process's space; one without a pid has its own. */
+static inline int64_t pd_space_key(const struct pd_thread *t)
+{
+	return t->pid != -1 ? t->pid : (int64_t)t->tid + ((int64_t)1 << 32);
+}
 
 /* ---- what the parts share ---- */
 
@@ -362,6 +387,8 @@ struct pd_model {
 	size_t earlier_columns;	/* of inputs read into the profile before */
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 	struct pd_offcpu off;
+	struct pd_frame_memo *frames;	/* see push_frame */
+	struct pd_label_memo *labels;	/* see sample_labels */
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);

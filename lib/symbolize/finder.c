@@ -19,6 +19,7 @@
 #include <pthread.h>
 #endif
 
+#include "debug-cache.h"
 #include "dl.h"
 #include "finder.h"
 #include "internal.h"
@@ -31,6 +32,7 @@ struct sym_finder {
 	char *home_debug;	/* $HOME/.debug, perf's build-id cache */
 	char *system_debug;	/* /usr/lib/debug, under --symfs as perf has it */
 	char *debuginfo_path;
+	char *cache_dir;	/* plain copies of debug files, or NULL */
 	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *debuginfod;	/* made when first needed */
@@ -105,11 +107,10 @@ void sym_build_id_hex(const unsigned char *bits, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-/* The build id note of an ELF file as hex, or "" (out: 81 bytes). */
-static void elf_build_id(Elf *elf, char *out)
+void sym_elf_build_id(Elf *elf, char *out)
 {
 	const void *bits;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
 
 	out[0] = '\0';
 	if (n > 0 && n <= 40)
@@ -224,7 +225,7 @@ static const char *check_elf(struct found *fo, Elf *elf, int check_id,
 		return "not ELF";
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
 		return "not an executable or shared object";
-	elf_build_id(elf, sf->file_id);
+	sym_elf_build_id(elf, sf->file_id);
 	if (check_id && *sf->build_id && *sf->file_id &&
 	    !sym_build_id_matches(sf->build_id, sf->file_id)) {
 		snprintf(why, why_size, "build id %s", sf->file_id);
@@ -527,7 +528,7 @@ static int debug_file_matches(const struct sym_file *sf, int fd)
 	int ok = 0;
 
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		elf_build_id(elf, hex);
+		sym_elf_build_id(elf, hex);
 		ok = !*hex || !*sf->file_id || strcmp(hex, sf->file_id) == 0;
 	}
 	elf_end(elf);
@@ -591,6 +592,51 @@ static int debug_by_link(const struct found *fo, const char *file_name,
 	return fd;
 }
 
+/* fd, or in its place (closing it) the plain copy of its compressed
+ * DWARF (debug-cache.h). */
+static int prefer_plain(const struct sym_finder *f, int fd)
+{
+	int plain = sym_debug_plain(f->cache_dir, fd);
+
+	if (plain < 0)
+		return fd;
+	close(fd);
+	return plain;
+}
+
+/*
+ * By build id under /usr/lib/debug and the symbol path, as libdwfl's
+ * dwfl_build_id_find_debuginfo looks, for a file a plain copy stands
+ * for: libdwfl would open the compressed file itself, beyond reach.
+ * Only the copy's fd, else -1 (and libdwfl looks as before).
+ */
+static int plain_by_build_id(const struct found *fo, char **found)
+{
+	const struct sym_finder *f = fo->finder;
+	char sub[160];
+	size_t i;
+
+	sym_build_id_subpath(fo->pub.file_id, sub, sizeof(sub));
+	if (!f->cache_dir || !*sub)
+		return -1;
+	for (i = 0; i <= f->ndirs; i++) {
+		const char *dir = i ? f->dirs[i - 1] : f->system_debug;
+		int fd = open_debug_candidate(&fo->pub, join(dir, sub, ".debug"),
+					      NULL, found), plain;
+
+		if (fd < 0)
+			continue;
+		plain = sym_debug_plain(f->cache_dir, fd);
+		close(fd);
+		if (plain >= 0)
+			return plain;
+		free(*found);
+		*found = NULL;
+		return -1;
+	}
+	return -1;
+}
+
 /*
  * libdwfl asks this for the DWARF of a file that has none of its own
  * (and for a dwz file's, debuglink then being its path). Not libdwfl's
@@ -607,6 +653,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 	char sub[160];
 	int fd;
 
+	if (fo && !(debuglink && strchr(debuglink, '/')) &&
+	    (fd = plain_by_build_id(fo, debuginfo_file_name)) >= 0)
+		return fd;
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink, crc,
 					  debuginfo_file_name);
@@ -619,17 +668,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 					       "/debug"),
 					  file_name, debuginfo_file_name);
 		if (fd >= 0)
-			return fd;
+			return prefer_plain(fo->finder, fd);
 	}
 	if (file_name &&
 	    (fd = debug_by_link(fo, file_name, debuglink,
 				debuginfo_file_name)) >= 0)
-		return fd;
+		return prefer_plain(fo->finder, fd);
 	/* a dwz file is asked for by its own build id, which is not ours */
 	if (debuglink && strchr(debuglink, '/'))
 		return -1;
-	return debuginfod_fetch(fo->finder, fo->pub.file_id, FETCH_DEBUGINFO,
-				debuginfo_file_name, NULL);
+	return prefer_plain(fo->finder,
+			    debuginfod_fetch(fo->finder, fo->pub.file_id,
+					     FETCH_DEBUGINFO,
+					     debuginfo_file_name, NULL));
 }
 
 static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
@@ -890,11 +941,30 @@ static void finder_free(struct sym_finder *f)
 	free(f->home_debug);
 	free(f->system_debug);
 	free(f->debuginfo_path);
+	free(f->cache_dir);
 #ifdef HAVE_DEBUGINFOD
 	if (f->debuginfod)
 		dbgd.end(f->debuginfod);
 #endif
 	free(f);
+}
+
+/* $PROFKIT_CACHE_DIR (empty: none), else $XDG_CACHE_HOME/profkit, else
+ * $HOME/.cache/profkit, into *dir (NULL: none); -1 when out of memory. */
+static int cache_dir(const char *home, char **dir)
+{
+	const char *env = getenv("PROFKIT_CACHE_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+
+	if (env)
+		*dir = *env ? strdup(env) : NULL;
+	else if (xdg && *xdg == '/')
+		*dir = join(xdg, "/profkit", NULL);
+	else if (home && *home)
+		*dir = join(home, "/.cache/profkit", NULL);
+	else
+		return 0;
+	return env && !*env ? 0 : *dir ? 0 : -1;
 }
 
 static struct sym_finder *finder_new(const char *binary, const char *symfs,
@@ -912,6 +982,8 @@ static struct sym_finder *finder_new(const char *binary, const char *symfs,
 	f->use_debuginfod = getenv("DEBUGINFOD_URLS") &&
 			    *getenv("DEBUGINFOD_URLS");
 	if (home && *home && !(f->home_debug = join(home, "/.debug", NULL)))
+		failed = 1;
+	if (!failed && cache_dir(home, &f->cache_dir))
 		failed = 1;
 	f->system_debug = join(f->symfs ? f->symfs : "", "/usr/lib/debug",
 			       NULL);
@@ -943,6 +1015,7 @@ static int same_rules(const struct sym_finder *a, const struct sym_finder *b)
 	if (!same_string(a->binary, b->binary) ||
 	    !same_string(a->symfs, b->symfs) ||
 	    !same_string(a->home_debug, b->home_debug) ||
+	    !same_string(a->cache_dir, b->cache_dir) ||
 	    a->use_debuginfod != b->use_debuginfod ||
 	    a->ndirs != b->ndirs)
 		return 0;

@@ -52,6 +52,10 @@ struct sym_file {
  * $DEBUGINFOD_URLS is set (and libprofkit was built with libdebuginfod),
  * what is not on this machine is fetched by build id.
  */
+/* The build id note of an ELF file (NULL: none) as hex, or "" (out: 81
+ * bytes). */
+void sym_elf_build_id(Elf *elf, char *out);
+
 struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
 				  const char *symfs, const char *symbol_path);
 

@@ -1,92 +1,295 @@
 /* SPDX-License-Identifier: MIT */
 /* Kernel symbols from kallsyms (kallsyms.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "finder.h"
 #include "internal.h"
 #include "kallsyms.h"
-
-/* The number of lines of text, to size the table once. */
-static size_t count_lines(const char *text)
-{
-	size_t n = 1;
-
-	while ((text = strchr(text, '\n')))
-		text++, n++;
-	return n;
-}
-
-/* The start of the line after p's, or the text's end. */
-static char *next_line(char *p)
-{
-	char *nl = strchr(p, '\n');
-
-	return nl ? nl + 1 : p + strlen(p);
-}
+#include "strbuf.h"
 
 /* The end of the name at p: a blank, a line end or the text's end. */
-static char *name_end(char *p)
+static const char *name_end(const char *p)
 {
 	while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
 		p++;
 	return p;
 }
 
+/* ---- only the symbols that wanted addresses fall in ---- */
+
 /*
- * "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]".
  * kallsyms has no sizes: a symbol ends where the next one (of any type)
- * begins. Only text symbols are kept; among aliases a global one wins.
- * A large table: scanned once per line, no string functions per field.
+ * begins; only text symbols are kept, and among aliases a global one
+ * wins, then the first. /proc/kallsyms has 100k+ lines, sorted only in
+ * parts, while a profile hits a few hundred kernel addresses: rather
+ * than sort them all, one pass keeps, per wanted address, the greatest
+ * start at or below it and the least above it. Each line lands in the
+ * slot of the first wanted address at or above its start (a candidate
+ * start there, and the following start of the slot before); a prefix
+ * maximum and a suffix minimum then give every address its symbol.
  */
-static int parse_kallsyms(struct symtab *t)
+struct slot {
+	uint64_t start;		/* the greatest start in this slot */
+	uint64_t after;		/* the least start above this slot's address */
+	uint64_t rank;		/* the start's: class << 30 | line */
+	size_t name;		/* into the scan's names */
+	const char *pending;	/* or its name, still in the read buffer */
+	int has_start, has_after;
+};
+
+struct scan {
+	const uint64_t *want;	/* sorted, distinct */
+	size_t nwant;
+	struct slot *slots;
+	size_t *pending;	/* slots with a pending name */
+	size_t npending;
+	struct pk_strbuf names;	/* NUL-terminated */
+	size_t lines;		/* symbol lines so far: the tie-break */
+	int all_zero;
+};
+
+/* Hex digit values plus one; 0 for the other bytes. */
+static const unsigned char hex_digit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/*
+ * Eight lowercase hex digits at p as a number, or -1 for any other byte:
+ * all eight at once, a byte per digit in a 64-bit word (kallsyms has a
+ * hundred thousand lines to go through). Each byte's value is its low
+ * nibble, plus 9 for a letter; a byte is a digit when that value is
+ * below 16 and writes back as the byte itself. Then the nibbles pair up.
+ */
+static int64_t hex8(const unsigned char *p)
 {
-	size_t i, kept = 0;
-	char *p = t->text, *next;
-	int all_zero = 1;
+	const uint64_t ones = 0x0101010101010101ULL;
+	uint64_t x, v;
 
-	if (pki_grow(&t->v, &t->cap, count_lines(t->text), sizeof(*t->v)) < 0)
+	memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);	/* p[0] the low byte, on any host */
+#endif
+	v = (x & 0x0f * ones) + (x >> 6 & ones) * 9;
+	if ((v + 0x70 * ones) & 0x80 * ones ||
+	    v + 0x30 * ones + ((v + 0x06 * ones) >> 4 & ones) * 39 != x)
 		return -1;
-	for (; *p; p = next) {
-		unsigned rank;
-		uint64_t addr;
-		char *name, *end, type;
+	v = (v & 0x00ff00ff00ff00ffULL) << 4 | (v >> 8 & 0x00ff00ff00ff00ffULL);
+	v = (v & 0x0000ffff0000ffffULL) << 8 | (v >> 16 & 0x0000ffff0000ffffULL);
+	return (int64_t)((v & 0xffff) << 16 | (v >> 32 & 0xffff));
+}
 
-		if (sym_parse_hex(&p, &addr) || *p != ' ' || !p[1] ||
-		    p[2] != ' ') {
-			next = next_line(p);
-			continue;
-		}
-		type = p[1];
-		rank = type == 'T' || type == 'W' ? 0 :
-			type == 't' || type == 'w' ? 1 : 2;
-		name = p + 3;
-		end = name_end(name);
-		next = *end == '\n' ? end + 1 : next_line(end);
-		*end = '\0';
-		if (!*name)
-			continue;
-		if (addr)
-			all_zero = 0;
-		if (symtab_push(t, addr, 0, name,
-				(rank << 30) | (unsigned)(t->n & 0x3fffffff)))
+/* The address a line of len bytes starts with, at most 16 digits;
+ * moves *pp. Mostly 16 lowercase digits and a blank. */
+static int scan_hex(const char **pp, size_t len, uint64_t *v)
+{
+	const unsigned char *p = (const unsigned char *)*pp;
+	int64_t hi, lo;
+	unsigned n;
+
+	if (len > 16 && p[16] == ' ' && (hi = hex8(p)) >= 0 &&
+	    (lo = hex8(p + 8)) >= 0) {
+		*v = (uint64_t)hi << 32 | (uint64_t)lo;
+		*pp += 16;
+		return 0;
+	}
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	*v = 0;
+	for (n = 0; n < 17 && hex_digit[p[n]]; n++)
+		*v = *v << 4 | (uint64_t)(hex_digit[p[n]] - 1);
+	*pp = (const char *)p + n;
+	return n && n <= 16 ? 0 : -1;
+}
+
+/* Copy the names still in the read buffer, before it moves on. */
+static int keep_pending(struct scan *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->npending; i++) {
+		struct slot *s = &sc->slots[sc->pending[i]];
+		const char *name = s->pending;
+
+		s->name = sc->names.len;
+		s->pending = NULL;
+		if (pki_strbuf_add(&sc->names, name,
+				   (size_t)(name_end(name) - name)) ||
+		    pki_strbuf_add(&sc->names, "", 1))
 			return -1;
 	}
-	t->hidden = t->n && all_zero;
-	symtab_sort(t);
-	for (i = 0; i < t->n; i++)
-		if (!kept || t->v[kept - 1].start != t->v[i].start)
-			t->v[kept++] = t->v[i];
-	for (i = 0; i < kept; i++)
-		t->v[i].end = i + 1 < kept ? t->v[i + 1].start :
-			(t->v[i].start | 0xfff) + 0x1001;
-	t->n = 0;
-	for (i = 0; i < kept; i++)
-		if (t->v[i].rank >> 30 != 2)
-			t->v[t->n++] = t->v[i];
+	sc->npending = 0;
 	return 0;
+}
+
+/* "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]",
+ * NUL-terminated, its name left in place until keep_pending. */
+static void scan_line(struct scan *sc, const char *p, size_t len)
+{
+	size_t k = 0, hi = sc->nwant;
+	uint64_t addr, rank;
+	struct slot *s;
+
+	if (scan_hex(&p, len, &addr) || *p != ' ' || !p[1] || p[2] != ' ' ||
+	    !p[3] || p[3] == ' ' || p[3] == '\t' || p[3] == '\r')
+		return;		/* not a symbol, or no name */
+	rank = p[1] == 'T' || p[1] == 'W' ? 0 :
+		p[1] == 't' || p[1] == 'w' ? 1 : 2;
+	rank = rank << 30 | (sc->lines++ & 0x3fffffff);
+	if (addr)
+		sc->all_zero = 0;
+	while (k < hi) {	/* the first wanted address >= addr */
+		size_t mid = k + (hi - k) / 2;
+
+		if (sc->want[mid] < addr)
+			k = mid + 1;
+		else
+			hi = mid;
+	}
+	if (k > 0 && (s = &sc->slots[k - 1]) &&
+	    (!s->has_after || addr < s->after)) {
+		s->after = addr;
+		s->has_after = 1;
+	}
+	if (k == sc->nwant)
+		return;
+	s = &sc->slots[k];
+	if (s->has_start && (addr < s->start ||
+			     (addr == s->start && rank >= s->rank)))
+		return;
+	if (!s->pending)
+		sc->pending[sc->npending++] = k;
+	s->start = addr;
+	s->rank = rank;
+	s->pending = p + 3;
+	s->has_start = 1;
+}
+
+/* Feed the lines of the file at fd to scan_line, a buffer at a time
+ * (/proc/kallsyms is not mmap'able, and a copy would be megabytes). */
+static int scan_fd(struct scan *sc, int fd)
+{
+	enum { BUF = 1 << 16 };
+	char *buf = malloc(BUF + 1), *p, *nl;
+	size_t len = 0;
+	int skipping = 0;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, BUF - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		p = buf;
+		while ((nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
+			*nl = '\0';
+			if (!skipping)
+				scan_line(sc, p, (size_t)(nl - p));
+			skipping = 0;
+			p = nl + 1;
+		}
+		if (n == 0 && !skipping && p < buf + len)
+			scan_line(sc, p, len - (size_t)(p - buf));
+		if (keep_pending(sc) < 0)
+			break;
+		if (n == 0) {
+			free(buf);
+			return 0;
+		}
+		if (p == buf && len == BUF) {	/* no kallsyms line is this long */
+			skipping = 1;
+			len = 0;
+			continue;
+		}
+		len -= (size_t)(p - buf);
+		memmove(buf, p, len);
+	}
+	free(buf);
+	return -1;
+}
+
+/* The table of the scanned symbols holding the wanted addresses. */
+static int scan_table(struct scan *sc, struct symtab *t)
+{
+	size_t j, at = SIZE_MAX, *name = malloc((sc->nwant + 1) * sizeof(*name));
+
+	if (!name)
+		return -1;
+	for (j = sc->nwant; j-- > 1;)	/* the suffix minimum */
+		if (sc->slots[j].has_after && (!sc->slots[j - 1].has_after ||
+		    sc->slots[j].after < sc->slots[j - 1].after)) {
+			sc->slots[j - 1].after = sc->slots[j].after;
+			sc->slots[j - 1].has_after = 1;
+		}
+	for (j = 0; j < sc->nwant; j++) {
+		const struct slot *s;
+		uint64_t end;
+
+		if (sc->slots[j].has_start)
+			at = j;	/* its starts are above all earlier slots' */
+		if (at == SIZE_MAX || sc->slots[at].rank >> 30 == 2)
+			continue;
+		s = &sc->slots[at];
+		end = sc->slots[j].has_after ? sc->slots[j].after :
+			(s->start | 0xfff) + 0x1001;
+		if (sc->want[j] >= end ||
+		    (t->n && t->v[t->n - 1].start == s->start))
+			continue;
+		name[t->n] = s->name;
+		if (symtab_push(t, s->start, end, NULL, s->rank)) {
+			free(name);
+			return -1;
+		}
+		t->v[t->n - 1].sized = 0;
+	}
+	t->text = sc->names.s;	/* the names, now that they stay put */
+	sc->names.s = NULL;
+	for (j = 0; j < t->n; j++)
+		t->v[j].name = t->v[j].bfd_alias = t->text + name[j];
+	t->hidden = sc->lines && sc->all_zero;
+	free(name);
+	return 0;
+}
+
+/* The symbols of kallsyms file path that hold any of the n sorted
+ * distinct addresses want, or NULL when it cannot be read. */
+static struct symtab *scan_kallsyms(const char *path, const uint64_t *want,
+				    size_t n)
+{
+	struct scan sc = { .want = want, .nwant = n, .all_zero = 1 };
+	struct symtab *t = calloc(1, sizeof(*t));
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = -1;
+
+	sc.slots = calloc(n ? n : 1, sizeof(*sc.slots));
+	sc.pending = malloc((n ? n : 1) * sizeof(*sc.pending));
+	if (t && sc.slots && sc.pending && fd >= 0 && (t->path = strdup(path)) &&
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    !scan_fd(&sc, fd))
+		rc = scan_table(&sc, t);
+	if (fd >= 0)
+		close(fd);
+	free(sc.slots);
+	free(sc.pending);
+	free(sc.names.s);
+	if (rc) {
+		symtab_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* The running kernel's build id, from its ELF notes, or "". */
@@ -155,15 +358,14 @@ static int kernel_is_running(struct sym_kernel *k, const char *bid)
  * Reading /proc/kallsyms is mostly the kernel's time writing it, and
  * inflating a library's compressed debug sections is mostly ours: the
  * symbolizer does the one on a thread while doing the other. The thread
- * only reads and parses into a table of its own (symtab_load touches no
- * shared state); kernel_table adopts it, joining, when it gets there.
+ * only reads and scans into a table of its own (k->want stays as it is
+ * until the join); kernel_table adopts it, joining, when it gets there.
  */
 static void *prefetch_main(void *arg)
 {
 	struct sym_kernel *k = arg;
 
-	k->prefetch.tab = symtab_load(k->prefetch.path, k->prefetch.max,
-				      parse_kallsyms);
+	k->prefetch.tab = scan_kallsyms(k->prefetch.path, k->want, k->nwant);
 	return NULL;
 }
 
@@ -199,7 +401,6 @@ void sym_kernel_prefetch(struct sym_kernel *k, const char *bid)
 		path = cache;
 	if (!path && kernel_is_running(k, bid))
 		path = "/proc/kallsyms";
-	k->prefetch.max = pk_context_max_memory(k->ctx);
 	if (path && access(path, R_OK) == 0 &&
 	    (k->prefetch.path = strdup(path)) &&
 	    pthread_create(&k->prefetch.thread, NULL, prefetch_main, k) == 0)
@@ -207,30 +408,130 @@ void sym_kernel_prefetch(struct sym_kernel *k, const char *bid)
 	free(cache);
 }
 
-/* The table of path, read once. */
+/* ---- tables, each answering for the addresses it was scanned for ---- */
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort and drop repeats; the new count. */
+static size_t sort_distinct(uint64_t *v, size_t n)
+{
+	size_t i, kept = 0;
+
+	qsort(v, n, sizeof(*v), compare_u64);
+	for (i = 0; i < n; i++)
+		if (!kept || v[kept - 1] != v[i])
+			v[kept++] = v[i];
+	return kept;
+}
+
+int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n)
+{
+	sym_kernel_join(k);
+	k->nwant = 0;
+	if (pki_grow(&k->want, &k->want_cap, n, sizeof(*k->want)) < 0)
+		return -1;
+	memcpy(k->want, addrs, n * sizeof(*addrs));
+	k->nwant = sort_distinct(k->want, n);
+	return 0;
+}
+
+static int covers(const struct kernel_tab *kt, uint64_t addr)
+{
+	size_t n = pki_count_at_or_below(kt->covered, kt->ncovered,
+					 sizeof(uint64_t), 0, addr);
+
+	return n && kt->covered[n - 1] == addr;
+}
+
+/* kt answers for its addresses and the wanted ones, plus extra unless
+ * it is NULL: scanned again where it does not yet (swapped in place, so
+ * objects holding kt->t hold the new table). 0, or -1. */
+static int cover(struct sym_kernel *k, struct kernel_tab *kt,
+		 const uint64_t *extra)
+{
+	size_t i, n = kt->ncovered;
+	uint64_t *v;
+	struct symtab *t;
+
+	for (i = 0; i < k->nwant && covers(kt, k->want[i]); i++)
+		;
+	if (i == k->nwant && (!extra || covers(kt, *extra)))
+		return 0;
+	v = malloc((n + k->nwant + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v, kt->covered, n * sizeof(*v));
+	memcpy(v + n, k->want, k->nwant * sizeof(*v));
+	n += k->nwant;
+	if (extra)
+		v[n++] = *extra;
+	n = sort_distinct(v, n);
+	t = scan_kallsyms(kt->t->path, v, n);
+	if (!t) {
+		free(v);
+		return -1;
+	}
+	free(kt->t->text);
+	free(kt->t->v);
+	kt->t->text = t->text;
+	kt->t->v = t->v;
+	kt->t->n = t->n;
+	kt->t->cap = t->cap;
+	kt->t->hidden = t->hidden;
+	t->text = NULL;
+	t->v = NULL;
+	symtab_free(t);
+	free(kt->covered);
+	kt->covered = v;
+	kt->ncovered = n;
+	return 0;
+}
+
+/* The table of path, answering for the wanted addresses. */
 static struct symtab *kernel_table(struct sym_kernel *k, const char *path)
 {
+	struct kernel_tab *kt;
 	struct symtab *t;
 	size_t i;
 
 	for (i = 0; i < k->ntabs; i++)
-		if (strcmp(k->tabs[i]->path, path) == 0)
-			return k->tabs[i];
-	if (access(path, R_OK) != 0)
+		if (strcmp(k->tabs[i].t->path, path) == 0)
+			return cover(k, &k->tabs[i], NULL) ? NULL : k->tabs[i].t;
+	if (access(path, R_OK) != 0 ||
+	    pki_grow(&k->tabs, &k->tabs_cap, k->ntabs + 1,
+		     sizeof(*k->tabs)) < 0)
 		return NULL;
 	t = prefetched(k, path);
 	if (!t)
-		t = symtab_load(path, pk_context_max_memory(k->ctx),
-				parse_kallsyms);
-	if (!t)
-		return NULL;
-	if (pki_grow(&k->tabs, &k->tabs_cap, k->ntabs + 1,
-		    sizeof(*k->tabs)) < 0) {
+		t = scan_kallsyms(path, k->want, k->nwant);
+	kt = &k->tabs[k->ntabs];
+	kt->covered = malloc((k->nwant ? k->nwant : 1) * sizeof(uint64_t));
+	if (!t || !kt->covered) {
 		symtab_free(t);
+		free(kt->covered);
 		return NULL;
 	}
-	k->tabs[k->ntabs++] = t;
+	memcpy(kt->covered, k->want, k->nwant * sizeof(uint64_t));
+	kt->ncovered = k->nwant;
+	kt->t = t;
+	k->ntabs++;
 	return t;
+}
+
+const struct sym *sym_kernel_find(struct sym_kernel *k,
+				  const struct symtab *t, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < k->ntabs; i++)
+		if (k->tabs[i].t == t && !covers(&k->tabs[i], addr))
+			cover(k, &k->tabs[i], &addr);	/* else found or not */
+	return symtab_find(t, addr);
 }
 
 /*
@@ -304,8 +605,11 @@ void sym_kernel_release(struct sym_kernel *k)
 	sym_kernel_join(k);
 	symtab_free(k->prefetch.tab);
 	free(k->prefetch.path);
-	for (i = 0; i < k->ntabs; i++)
-		symtab_free(k->tabs[i]);
+	for (i = 0; i < k->ntabs; i++) {
+		symtab_free(k->tabs[i].t);
+		free(k->tabs[i].covered);
+	}
 	free(k->tabs);
+	free(k->want);
 	free(k->running_build_id);
 }

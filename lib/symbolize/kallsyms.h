@@ -3,7 +3,9 @@
  * Kernel symbols: kallsyms tables, from --kallsyms, perf's build-id cache
  * or /proc/kallsyms when the recording is of the running kernel, each
  * read once (the first on a thread of its own, while the libraries'
- * DWARF is read) and shared by the kernel and its modules.
+ * DWARF is read) and shared by the kernel and its modules. A table holds
+ * only the symbols of the addresses a profile wants (sym_kernel_want);
+ * an address wanted later costs one more pass over the file.
  */
 #ifndef PROFKIT_SYMBOLIZE_KALLSYMS_H
 #define PROFKIT_SYMBOLIZE_KALLSYMS_H
@@ -20,8 +22,14 @@ struct sym_kernel {
 	const char *kallsyms;	/* --kallsyms, or NULL (borrowed) */
 	const char *home_debug;	/* perf's build-id cache, or NULL (borrowed) */
 	int local_kernel;	/* recorded on the running kernel */
-	struct symtab **tabs;	/* by path */
+	struct kernel_tab {
+		struct symtab *t;
+		uint64_t *covered;	/* sorted: the addresses t answers for */
+		size_t ncovered;
+	} *tabs;		/* by path */
 	size_t ntabs, tabs_cap;
+	uint64_t *want;		/* the profile's kernel addresses, sorted */
+	size_t nwant, want_cap;
 	char *running_build_id;	/* of the running kernel, or "" */
 	uint64_t warned;
 	/* kallsyms read on a thread while DWARF is inflated */
@@ -29,7 +37,6 @@ struct sym_kernel {
 		pthread_t thread;
 		int running;
 		char *path;
-		uint64_t max;
 		struct symtab *tab;
 	} prefetch;
 };
@@ -37,6 +44,9 @@ struct sym_kernel {
 void sym_kernel_init(struct sym_kernel *k, struct pk_context *ctx,
 		     const char *kallsyms, const char *home_debug,
 		     int local_kernel);
+/* The kernel addresses (of the kernel and its modules) that lookups will
+ * ask for, before any: 0, or -1 when out of memory. */
+int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n);
 /* Start reading the kallsyms that sym_kernel_symbols will want first. */
 void sym_kernel_prefetch(struct sym_kernel *k, const char *build_id);
 /* Wait for the thread, if one runs. */
@@ -46,6 +56,9 @@ void sym_kernel_join(struct sym_kernel *k);
 const struct symtab *sym_kernel_symbols(struct sym_kernel *k,
 					const char *file,
 					const char *build_id);
+/* The symbol of t (from sym_kernel_symbols) holding addr, or NULL. */
+const struct sym *sym_kernel_find(struct sym_kernel *k,
+				  const struct symtab *t, uint64_t addr);
 void sym_kernel_release(struct sym_kernel *k);
 
 #endif

@@ -250,7 +250,9 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 static size_t table_frames(const struct object *obj, uint64_t addr,
 			   struct sym_frame *frames)
 {
-	const struct sym *sym = symtab_find(obj->tab, addr);
+	const struct sym *sym = obj->kind == OBJ_KERNEL ?
+		sym_kernel_find(&obj->s->kernel, obj->tab, addr) :
+		symtab_find(obj->tab, addr);
 
 	if (!sym)
 		return 0;
@@ -435,6 +437,37 @@ static int open_mappings(struct run *r, pk_str main, int kernel)
 	return 0;
 }
 
+/* Tell the kernel's symbols which addresses they are for: kallsyms is
+ * then scanned for those, not indexed whole. */
+static int want_kernel_addresses(struct run *r)
+{
+	struct pk_profile *p = r->p;
+	size_t nmaps = pk_profile_mapping_count(p), n = 0, i, nwant = 0;
+	unsigned char *kernel = calloc(nmaps ? nmaps : 1, 1);
+	uint64_t *want = NULL;
+	int rc = -1;
+
+	for (i = 0; kernel && i < nmaps; i++)
+		if (r->map_found[i] == NEEDED &&
+		    sym_map_kind(pk_profile_string(p, pk_profile_mapping(p,
+				(uint32_t)i + 1)->file)) == SYM_MAP_KERNEL)
+			kernel[i] = 1, n = pk_profile_location_count(p);
+	if (kernel && (want = malloc((n ? n : 1) * sizeof(*want)))) {
+		for (i = 1; i <= n; i++) {
+			const struct pk_location *loc =
+				pk_profile_location(p, (uint32_t)i);
+
+			if (!loc->nlines && loc->mapping &&
+			    loc->mapping <= nmaps && kernel[loc->mapping - 1])
+				want[nwant++] = loc->address;
+		}
+		rc = sym_kernel_want(&r->s->kernel, want, nwant);
+	}
+	free(kernel);
+	free(want);
+	return rc;
+}
+
 static int prepare_mappings(struct run *r)
 {
 	struct pk_profile *p = r->p;
@@ -452,6 +485,8 @@ static int prepare_mappings(struct run *r)
 		if (!loc->nlines && loc->mapping && loc->mapping <= n)
 			r->map_found[loc->mapping - 1] = NEEDED;
 	}
+	if (want_kernel_addresses(r))
+		return -1;
 	/* the kernel's symbols on a thread, the files' DWARF meanwhile */
 	for (i = 0; i < n; i++) {
 		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);

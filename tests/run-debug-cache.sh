@@ -1,0 +1,89 @@
+#!/bin/sh
+# Debug files with compressed DWARF (as Debian's dbgsym and *-dbg packages
+# ship them) are copied once, inflated, into the cache directory
+# ($PROFKIT_CACHE_DIR, else $XDG_CACHE_HOME/profkit or ~/.cache/profkit)
+# under their build id, and read from there afterwards. Here: c-fp's debug
+# file, made with objcopy and compressed, beside the stripped recording's
+# binary; every way through names the same frames as with no cache at all.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+d=testdata/perf-data
+bin=$(pwd)/testdata/bin
+c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
+
+command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
+	skip_all "no objcopy and readelf (binutils)"
+plan 10
+
+root=$tmpdir/root
+mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
+ln -s "$bin/c-fp-stripped" "$root/tmp/rec2/c-fp-stripped"
+debug=$tmpdir/sym/.build-id/28/${c_fp_id#28}.debug
+objcopy --only-keep-debug --compress-debug-sections=zlib "$bin/c-fp" "$debug" ||
+	exit 99
+cache=$tmpdir/cache
+plain=$cache/debug/$c_fp_id.debug
+
+# perf script text: every frame named
+convert() {
+	profkit-convert -q --symfs="$root" --symbol-path="$tmpdir/sym" \
+		--kallsyms=$d/kallsyms --to=perf-script "$@" $d/stripped.perf.data
+}
+compressed() { readelf -SW "$1" 2>/dev/null | grep -c ' \.debug_[a-z]* .* [A-Z]*C[A-Z]* ' ; }
+
+PROFKIT_CACHE_DIR= convert >"$tmpdir/none" 2>&1
+if grep -q ' main ' "$tmpdir/none" && [ "$(compressed "$debug")" -gt 0 ]; then
+	pass "no cache: the compressed debug file names main"
+else
+	fail "no cache: the compressed debug file names main"
+	diag_file "$tmpdir/none"
+fi
+[ ! -e "$cache" ] && pass "no cache: nothing written" || fail "no cache: nothing written"
+
+PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/cold" 2>&1
+same_output "cold cache: the same frames" "$tmpdir/none" "$tmpdir/cold"
+if [ -f "$plain" ] && [ "$(compressed "$plain")" = 0 ]; then
+	pass "cold cache: a plain copy under the build id"
+else
+	fail "cold cache: a plain copy under the build id"
+	ls -lR "$cache" | diag_file /dev/stdin
+fi
+PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/warm" 2>&1
+same_output "warm cache: the same frames" "$tmpdir/none" "$tmpdir/warm"
+
+# the default place, with $XDG_CACHE_HOME or without
+XDG_CACHE_HOME=$tmpdir/xdg convert >"$tmpdir/xdg.out" 2>&1
+if cmp -s "$tmpdir/none" "$tmpdir/xdg.out" &&
+   [ -f "$tmpdir/xdg/profkit/debug/$c_fp_id.debug" ]; then
+	pass "\$XDG_CACHE_HOME/profkit by default"
+else
+	fail "\$XDG_CACHE_HOME/profkit by default"
+fi
+
+# a file at the copy's name that is not one is made anew
+echo "not an ELF file" >"$plain"
+PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/bad" 2>&1
+if cmp -s "$tmpdir/none" "$tmpdir/bad" && [ "$(compressed "$plain")" = 0 ]; then
+	pass "a damaged copy is replaced"
+else
+	fail "a damaged copy is replaced"
+fi
+
+# a copy cut short (a crash before the data reached the disk) too
+size=$(wc -c <"$plain")
+head -c 4096 "$plain" >"$tmpdir/short" && mv "$tmpdir/short" "$plain"
+PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/short.out" 2>&1
+if cmp -s "$tmpdir/none" "$tmpdir/short.out" && [ "$(wc -c <"$plain")" = "$size" ]; then
+	pass "a copy cut short is made again"
+else
+	fail "a copy cut short is made again"
+fi
+
+# nowhere to write: converted as without a cache
+: >"$tmpdir/file"
+PROFKIT_CACHE_DIR=$tmpdir/file/cache convert >"$tmpdir/ro" 2>&1
+same_output "a cache that cannot be made: the same frames" "$tmpdir/none" "$tmpdir/ro"
+PROFKIT_CACHE_DIR=$cache convert --to=pprof >"$tmpdir/a.pb" 2>&1 &&
+	PROFKIT_CACHE_DIR= convert --to=pprof >"$tmpdir/b.pb" 2>&1
+same_output "pprof (lines and files): the same with and without" \
+	"$tmpdir/b.pb" "$tmpdir/a.pb"
+finish
