@@ -100,6 +100,21 @@ int pki_is_shared_library(const char *path);
 struct pk_output;
 int pki_output_gzip_if_named(struct pk_output *out);
 
+/*
+ * Off-CPU intervals. The perf.data reader derives the event "off-cpu" from
+ * scheduler switches: a sample each time a thread was switched out, at
+ * that time, weighing how long it stayed out (and the same in "wall").
+ * On a timeline such a sample covers [time, time + weight) exactly, where
+ * any other sample stands for a sampling period near its time.
+ */
+#define PKI_EVENT_OFF_CPU "off-cpu"
+/* The column of the off-CPU weights (nanoseconds), or -1 (lib/fold.c). */
+int pki_interval_column(const struct pk_profile *p);
+/* How long the sample at index was off the CPU, in ns, or 0 when it is no
+ * interval (column: pki_interval_column's). */
+uint64_t pki_interval_length(const struct pk_profile *p, int column,
+			     size_t index);
+
 /* The input's name without its directories when the reader kept it, else
  * "profkit": the title of a JSON profile. */
 static inline const char *pki_profile_title(const struct pk_profile *p)

@@ -27,6 +27,9 @@
  * Times are microseconds. Profiles without timestamps get a synthetic
  * timeline: each sample is repeated count times, spaced by the profile's
  * period when that is a time, else by 1 ms, from one spacing in.
+ * An off-CPU interval (lib/internal.h) lasts as long as it did: its
+ * complete events end with it, and the V8 profile samples it at the
+ * same spacing, so that viewers which count samples weigh it by time.
  *
  * The JSON is written as the samples are walked; only the call tree and
  * one node id per sample are held in memory.
@@ -58,6 +61,7 @@ struct entry {
 	uint64_t seq;		/* input order, to keep sorting stable */
 	uint64_t time, dur;	/* ns */
 	int64_t reps;
+	int interval;		/* an off-CPU interval: dur is exact */
 };
 
 struct chrome {
@@ -72,6 +76,7 @@ struct chrome {
 	int counted;		/* member counts samples: repeat untimed ones */
 	int timed;		/* the input has timestamps */
 	int ns_weights;		/* the column is a time in ns: a sample's length */
+	int interval_column;	/* off-CPU lengths, or -1 */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
@@ -373,6 +378,20 @@ static void limit_repeats(struct chrome *c)
 	c->norder = n;
 }
 
+/* An off-CPU interval lasts its length, sampled every spacing. */
+static void mark_interval(const struct chrome *c, struct entry *e, size_t index)
+{
+	uint64_t length = pki_interval_length(c->p, c->interval_column, index);
+
+	if (!length)
+		return;
+	e->interval = 1;
+	e->dur = length;
+	e->reps = (int64_t)((length + c->spacing / 2) / c->spacing);
+	if (e->reps < 1)
+		e->reps = 1;
+}
+
 /* The samples of the column, one entry each, sorted by thread and time. */
 static int collect(struct chrome *c)
 {
@@ -397,6 +416,7 @@ static int collect(struct chrome *c)
 			  1 : v[c->member];
 		if (c->ns_weights && v[c->column] > 0)
 			e->dur = (uint64_t)(v[c->column] / (scale > 0 ? scale : 1));
+		mark_interval(c, e, i);
 		c->norder++;
 	}
 	qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
@@ -430,7 +450,8 @@ static void place(struct chrome *c, struct entry *e, size_t n)
 		}
 		if (!e[i].dur)
 			e[i].dur = gap ? gap : 1;
-		if (i + 1 < n && e[i + 1].time - e[i].time <= e[i].dur + e[i].dur / 2)
+		if (!e[i].interval && i + 1 < n &&
+		    e[i + 1].time - e[i].time <= e[i].dur + e[i].dur / 2)
 			e[i].dur = e[i + 1].time - e[i].time;
 	}
 }
@@ -552,6 +573,8 @@ static void write_profile(struct chrome *c, size_t ti, uint32_t first_node,
 		for (r = 0; r < e[i].reps; r++) {
 			uint64_t at = us(e[i].time + (uint64_t)r * c->spacing);
 
+			if (at < last)	/* an interval's samples overran */
+				at = last;
 			put(c, ",", i || r ? 1 : 0);
 			put_int(c, (int64_t)(at - last));
 			last = at;
@@ -675,6 +698,7 @@ static int choose_column(struct chrome *c, const struct pk_options *opts)
 	c->counted = pk_profile_sample_type(c->p, (size_t)c->member)->kind ==
 		     PK_VALUE_COUNT;
 	c->ns_weights = strcmp(pk_profile_string(c->p, t->unit), "nanoseconds") == 0;
+	c->interval_column = pki_interval_column(c->p);
 	pk_profile_time_span(c->p, &first, &last);
 	c->timed = first != 0;
 	c->spacing = UNTIMED_SPACING;
