@@ -108,6 +108,7 @@ int pki_output_gzip_if_named(struct pk_output *out);
  * any other sample stands for a sampling period near its time.
  */
 #define PKI_EVENT_OFF_CPU "off-cpu"
+#define PKI_EVENT_WALL "wall"
 /* The column of the off-CPU weights (nanoseconds), or -1 (lib/fold.c). */
 int pki_interval_column(const struct pk_profile *p);
 /* How long the sample at index was off the CPU, in ns, or 0 when it is no

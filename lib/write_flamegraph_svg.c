@@ -176,6 +176,7 @@ struct flamegraph {
 	/* differential: base and new at one scale, the finer of theirs */
 	int64_t mult, base_mult;
 	const char *unit;
+	const char *measure;	/* "Off-CPU Time " of the default title, or "" */
 	pk_str key_comm, key_pid, key_tid;
 
 	struct pk_profile *names;	/* frame names, interned */
@@ -616,6 +617,23 @@ static const char *tooltip_unit(const char *type, const char *unit)
 }
 
 /*
+ * Off-CPU and wall-clock time name themselves in the default title, as
+ * off-CPU flame graphs are titled; off-CPU time is blue by default, as
+ * flamegraph.pl's io palette draws it in those.
+ */
+static void name_measure(struct flamegraph *fg, const char *event)
+{
+	fg->measure = "";
+	if (strcmp(event, PKI_EVENT_OFF_CPU) == 0) {
+		fg->measure = "Off-CPU Time ";
+		if (!fg->opts->colors)
+			fg->palette = "io";
+	} else if (strcmp(event, PKI_EVENT_WALL) == 0) {
+		fg->measure = "Wall-Clock Time ";
+	}
+}
+
+/*
  * Differential when asked, or when the input is difffolded's two-column
  * form (sample types "base" and "new"), as flamegraph.pl switches on a
  * second count column; unless one sample type is asked for by name.
@@ -657,6 +675,7 @@ static int pick_columns(struct flamegraph *fg)
 	t = pk_profile_sample_type(fg->p, (size_t)fg->column);
 	fg->unit = tooltip_unit(pk_profile_string(fg->p, t->type),
 				pk_profile_string(fg->p, t->unit));
+	name_measure(fg, pk_profile_string(fg->p, t->event));
 	return 0;
 }
 
@@ -910,12 +929,14 @@ static int write_header(struct flamegraph *fg, struct pk_output *out)
 {
 	const char *title = fg->opts->title ? fg->opts->title :
 		fg->opts->icicle ? "Icicle Graph" : "Flame Graph";
+	const char *measure = fg->opts->title || !fg->measure ? "" : fg->measure;
 	unsigned w = fg->width, h = fg->height;
 	struct pk_strbuf *b = &fg->buf;
 	int rc;
 
 	b->len = 0;
-	if (sb_add_xml(b, title, strlen(title)))
+	if (sb_add_xml(b, measure, strlen(measure)) ||
+	    sb_add_xml(b, title, strlen(title)))
 		return PK_ENOMEM;
 	rc = pk_output_printf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
