@@ -378,18 +378,15 @@ static void limit_repeats(struct chrome *c)
 	c->norder = n;
 }
 
-/* An off-CPU interval lasts its length, sampled every spacing. */
+/* An off-CPU interval lasts its length (its samples: place()). */
 static void mark_interval(const struct chrome *c, struct entry *e, size_t index)
 {
 	uint64_t length = pki_interval_length(c->p, c->interval_column, index);
 
-	if (!length)
-		return;
-	e->interval = 1;
-	e->dur = length;
-	e->reps = (int64_t)((length + c->spacing / 2) / c->spacing);
-	if (e->reps < 1)
-		e->reps = 1;
+	if (length) {
+		e->interval = 1;
+		e->dur = length;
+	}
 }
 
 /* The samples of the column, one entry each, sorted by thread and time. */
@@ -434,11 +431,15 @@ static uint64_t mean_gap(const struct entry *e, size_t n)
  * Untimed samples run back to back from one spacing in (a viewer may
  * drop a sample at 0), count times the spacing each.
  * A timed one runs until the next one, unless that comes more than half
- * a length late: then the thread slept between them.
+ * a length late: then the thread slept between them. An off-CPU interval
+ * runs for its length, and is sampled once per spacing it lasts, the
+ * fractions carried over to the thread's next one (a short one may get
+ * none), so that samples count time.
  */
 static void place(struct chrome *c, struct entry *e, size_t n)
 {
 	uint64_t at = c->spacing, gap = c->timed ? mean_gap(e, n) : 0;
+	uint64_t carry = c->spacing / 2;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -448,10 +449,15 @@ static void place(struct chrome *c, struct entry *e, size_t n)
 			at += e[i].dur;
 			continue;
 		}
+		if (e[i].interval) {
+			carry += e[i].dur;
+			e[i].reps = (int64_t)(carry / c->spacing);
+			carry -= (uint64_t)e[i].reps * c->spacing;
+			continue;
+		}
 		if (!e[i].dur)
 			e[i].dur = gap ? gap : 1;
-		if (!e[i].interval && i + 1 < n &&
-		    e[i + 1].time - e[i].time <= e[i].dur + e[i].dur / 2)
+		if (i + 1 < n && e[i + 1].time - e[i].time <= e[i].dur + e[i].dur / 2)
 			e[i].dur = e[i + 1].time - e[i].time;
 	}
 }
