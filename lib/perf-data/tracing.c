@@ -12,6 +12,10 @@
  * field named like one of the sample's own labels (pid, tid, comm, cpu,
  * trace) is named after its event too: "sched_wakeup.pid".
  *
+ * Formatting the trace text costs ten times what the rest of a sample
+ * does, and a program switches the same ways again and again: each
+ * distinct raw payload is decoded once and its labels kept.
+ *
  * The tracing data and the raw data are untrusted: every event must have
  * its common_type where the kernel puts it (libtraceevent finds a
  * sample's event from there), and a sample is decoded only when each
@@ -33,7 +37,17 @@ struct pd_tracing {
 	struct pk_label *labels;
 	size_t labels_cap;
 	int checked;		/* the events' common_type was checked */
+
+	/* payloads decoded: their interned id -> their labels in a pool */
+	struct pk_profile *payloads;
+	size_t *payload_labels;	/* per id: first label, then the next's */
+	size_t npayloads, payload_labels_cap;
+	struct pk_label *pool;
+	size_t npool, pool_cap;
 };
+
+/* Payloads past this many are decoded each time (bounds the memory). */
+#define PAYLOADS_KEPT (1u << 20)
 
 static const char *const own_labels[] = { "pid", "tid", "comm", "cpu", "trace" };
 
@@ -45,6 +59,9 @@ void pd_tracing_free(struct pd_tracing *tr)
 	trace_seq_destroy(&tr->seq);
 	free(tr->raw);
 	free(tr->labels);
+	pk_profile_free(tr->payloads);
+	free(tr->payload_labels);
+	free(tr->pool);
 	free(tr);
 }
 
@@ -304,6 +321,47 @@ static struct tep_event *sample_event(struct pd_state *st,
 	return ev;
 }
 
+/*
+ * The labels of a payload decoded before (they depend on its bytes
+ * only) after base in tr->labels, or 0 when it is new: then *id is its
+ * id to keep them under, or 0 when no more are kept.
+ */
+static size_t kept_labels(struct pd_tracing *tr, const struct pd_sample *s,
+			  size_t nbase, uint32_t *id)
+{
+	size_t first, n;
+
+	*id = 0;
+	if (tr->npayloads >= PAYLOADS_KEPT ||
+	    (!tr->payloads && !(tr->payloads = pk_profile_new(0))))
+		return 0;
+	*id = pk_profile_intern(tr->payloads, (const char *)s->raw, s->raw_size);
+	if (!*id || *id > tr->npayloads)
+		return 0;
+	first = tr->payload_labels[*id - 1];
+	n = tr->payload_labels[*id] - first;
+	memcpy(tr->labels + nbase, tr->pool + first, n * sizeof(*tr->pool));
+	return nbase + n;
+}
+
+/* Keep the labels of payload id (the next one): tr->labels after nbase. */
+static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
+			size_t n)
+{
+	if (id != tr->npayloads + 1 ||
+	    pki_grow(&tr->pool, &tr->pool_cap, tr->npool + n - nbase,
+		     sizeof(*tr->pool)) < 0 ||
+	    pki_grow(&tr->payload_labels, &tr->payload_labels_cap, id + 1,
+		     sizeof(*tr->payload_labels)) < 0)
+		return;
+	memcpy(tr->pool + tr->npool, tr->labels + nbase,
+	       (n - nbase) * sizeof(*tr->pool));
+	tr->payload_labels[0] = 0;
+	tr->npool += n - nbase;
+	tr->payload_labels[id] = tr->npool;
+	tr->npayloads = id;
+}
+
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   uint64_t offset, const struct pk_label *base,
 			   size_t nbase)
@@ -311,6 +369,7 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	struct pd_tracing *tr = st->tracing;
 	struct tep_event *ev = NULL;
 	struct tep_format_field *f;
+	uint32_t id;
 	size_t n;
 
 	if (tr && s->raw)
@@ -323,8 +382,13 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
 	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size, 1) < 0)
 		return pk_profile_intern_labels(st->p, base, nbase);
-	memcpy(tr->raw, s->raw, s->raw_size);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = field_labels(st, tr, ev, s, nbase);
+	n = kept_labels(tr, s, nbase, &id);
+	if (!n) {
+		memcpy(tr->raw, s->raw, s->raw_size);
+		n = field_labels(st, tr, ev, s, nbase);
+		if (id)
+			keep_labels(tr, id, nbase, n);
+	}
 	return pk_profile_intern_labels(st->p, tr->labels, n);
 }
