@@ -53,7 +53,8 @@ static const struct option options[] = {
 	OPT_STRING('j', "jobs", &jobs_arg, "N", "with -O: convert N files at once"),
 	OPT_FLAG(0, "keep-going", &keep_going, "with -O: go on past a bad file"),
 	OPT_GROUP("Samples"),
-	OPT_PK(0, "event", "NAME", "keep this event only (default: the first)"),
+	OPT_PK(0, "event", "NAME", "keep this event only (default: the first; "
+	       "also off-cpu, wall)"),
 	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
 	OPT_PK(0, "sample-type", "T", "show this sample type (as pprof's -sample_index)"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),

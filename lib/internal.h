@@ -93,6 +93,9 @@ int pki_grow(void *array, size_t *cap, size_t need, size_t elem);
 /* Reorder a profile's columns: column i becomes old column order[i] (a
  * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */
 int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
+/* Column dst of every sample becomes the sum of its columns a and b. */
+void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
+			     size_t b);
 int64_t pki_profile_duration(const struct pk_profile *p);
 int pki_is_shared_library(const char *path);
 /* JSON viewers open gzipped files: compress what is written from now on

@@ -1216,6 +1216,20 @@ void pk_profile_scale_column(struct pk_profile *p, size_t column,
 	}
 }
 
+void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
+			     size_t b)
+{
+	size_t i;
+
+	if (dst >= p->ntypes || a >= p->ntypes || b >= p->ntypes)
+		return;
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * p->ntypes];
+
+		v[dst] = (int64_t)((uint64_t)v[a] + (uint64_t)v[b]);
+	}
+}
+
 int64_t pk_profile_total(const struct pk_profile *p, size_t column)
 {
 	uint64_t sum = 0;

@@ -277,6 +277,9 @@ static int deliver(struct pd_reader *r, const struct pd_rec *rec,
 		if (rec->size >= 16)
 			r->lost_samples += pd_u64(rec->data + 8, r->st.big);
 		return 0;
+	case PD_RECORD_SWITCH:
+	case PD_RECORD_SWITCH_CPU_WIDE:
+		return pd_model_switch(&r->mo, rec, attr);
 	case PD_RECORD_EXIT:
 		/* the process is gone when its main thread is */
 		if (rec->size >= 24 && pd_u32(rec->data + 8, r->st.big) ==
@@ -285,7 +288,7 @@ static int deliver(struct pd_reader *r, const struct pd_rec *rec,
 							       r->st.big));
 		return 0;
 	default:
-		/* THROTTLE, SWITCH ... change nothing */
+		/* THROTTLE ... change nothing */
 		return pd_machine_record(&r->st.m, rec, r->st.big) ?
 			nomem(r) : 0;
 	}

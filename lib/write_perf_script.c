@@ -47,6 +47,7 @@
 
 struct script {
 	const struct pk_profile *p;
+	const struct pk_options *opts;
 	struct pk_output *out;
 	pk_str key_pid, key_tid, key_comm, key_cpu, key_trace;
 	int addresses_only;
@@ -331,6 +332,32 @@ static int print_repeats(struct script *s, const struct pk_sample *sample,
 	return rc;
 }
 
+/* Whether name is one of the events the reader derived from others. */
+static int is_derived(const struct pk_profile *p, const char *name)
+{
+	const char *derived = pk_profile_meta(p, PK_META_DERIVED_EVENTS);
+	size_t len = strlen(name);
+	const char *at;
+
+	for (at = derived; len && at && (at = strstr(at, name)); at += len)
+		if ((at == derived || at[-1] == ' ') &&
+		    (at[len] == ' ' || at[len] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* perf script prints the recorded events; off-cpu and wall time, which
+ * the reader derived from them, only when --event names them (alone). */
+static int prints_event(const struct pk_profile *p,
+			const struct pk_options *opts, pk_str event)
+{
+	const char *name = pk_profile_string(p, event);
+
+	if (opts && opts->event && is_derived(p, opts->event))
+		return strcmp(name, opts->event) == 0;
+	return !is_derived(p, name);
+}
+
 /* Each sample once per count in each event's count column (budget). */
 static int print_samples(struct pk_context *ctx, struct script *s)
 {
@@ -349,7 +376,8 @@ static int print_samples(struct pk_context *ctx, struct script *s)
 			int64_t count;
 
 			vt = pk_profile_sample_type(s->p, t);
-			if (vt->kind != PK_VALUE_COUNT || values[t] <= 0)
+			if (vt->kind != PK_VALUE_COUNT || values[t] <= 0 ||
+			    !prints_event(s->p, s->opts, vt->event))
 				continue;
 			ev = column_event(s, t);
 			count = whole_count(values[t], pk_profile_sample_type_scale(s->p, t));
@@ -404,6 +432,7 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 
 	memset(&s, 0, sizeof(s));
 	s.p = p;
+	s.opts = opts;
 	s.out = out;
 	s.addresses_only = opts && opts->addresses_only;
 	s.key_pid = pk_profile_lookup(p, "pid");
@@ -421,7 +450,8 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 		const struct pk_value_type *vt = pk_profile_sample_type(p, i);
 		int len;
 
-		if (vt->kind != PK_VALUE_COUNT)
+		if (vt->kind != PK_VALUE_COUNT ||
+		    !prints_event(p, opts, vt->event))
 			continue;
 		len = (int)strlen(column_event(&s, i).name);
 		if (len > s.width)

@@ -45,6 +45,7 @@ stand_ins() {
 	done
 	[ -f "$work/multi.data" ] || cp testdata/perf-data/multi.perf.data "$work/multi.data"
 	[ -f "$work/dwarf.data" ] || cp testdata/perf-data/c-dwarf.perf.data "$work/dwarf.data"
+	[ -f "$work/sched.data" ] || cp testdata/perf-data/blocking.perf.data "$work/sched.data"
 	[ -f "$work/server.prof" ] || cp testdata/gperftools/c-fp.cpu "$work/server.prof"
 	[ -f "$work/server.0001.heap" ] || cp testdata/gperftools/c-fp.heap "$work/server.0001.heap"
 }

@@ -128,6 +128,16 @@ struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 	return t;
 }
 
+struct pd_thread *pd_machine_find_thread(struct pd_machine *m, int32_t tid)
+{
+	uint64_t hash = pki_hash_u64((uint64_t)(uint32_t)tid);
+	size_t slot;
+	uint32_t id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
+				    &tid, &slot);
+
+	return id ? &m->threads[id - 1] : NULL;
+}
+
 static struct pd_space *find_space(struct pd_machine *m, int64_t key,
 				   int create)
 {

@@ -27,26 +27,13 @@ static const char *event_unit(const char *event)
 	return "count";
 }
 
-/* The columns of an attribute's event, made at its first sample in the
- * perf script reader's way, so both readers build the same model. */
-static struct pd_event_columns *columns_for(struct pd_model *mo,
-					    uint32_t attr)
+struct pd_event_columns *pd_model_columns(struct pd_model *mo,
+					  const char *name, const char *unit)
 {
-	const struct pd_attr *a = &mo->st->ev.attrs[attr];
+	pk_str event = pk_profile_intern_cstr(mo->st->p, name);
 	struct pd_event_columns *c;
-	char name[256];
-	pk_str event;
-	size_t i, old = mo->attr_event_cap;
+	size_t i;
 
-	if (pki_grow(&mo->attr_event, &mo->attr_event_cap, (size_t)attr + 1,
-		    sizeof(*mo->attr_event)) < 0)
-		return NULL;
-	for (i = old; i < mo->attr_event_cap; i++)
-		mo->attr_event[i] = -1;
-	if (mo->attr_event[attr] >= 0)
-		return &mo->events[mo->attr_event[attr]];
-	pd_attr_event_name(a, name, sizeof(name));
-	event = pk_profile_intern_cstr(mo->st->p, name);
 	for (i = 0; i < mo->nevents && mo->events[i].event != event; i++)
 		;
 	if (i == mo->nevents) {
@@ -68,14 +55,43 @@ static struct pd_event_columns *columns_for(struct pd_model *mo,
 			return NULL;
 	}
 	c = &mo->events[i];
-	if ((a->sample_type & PD_SAMPLE_PERIOD) && c->weight < 0) {
-		c->weight = pk_profile_add_sample_type(mo->st->p, name,
-						       event_unit(name), name,
-						       PK_VALUE_WEIGHT);
+	if (unit && c->weight < 0) {
+		c->weight = pk_profile_add_sample_type(mo->st->p, name, unit,
+						       name, PK_VALUE_WEIGHT);
 		if (c->weight < 0)
 			return NULL;
 	}
-	mo->attr_event[attr] = (int32_t)i;
+	return c;
+}
+
+/* The columns of an attribute's event, made at its first sample in the
+ * perf script reader's way, so both readers build the same model; perf
+ * record --off-cpu's samples are off-CPU time. */
+static struct pd_event_columns *columns_for(struct pd_model *mo,
+					    uint32_t attr)
+{
+	const struct pd_attr *a = &mo->st->ev.attrs[attr];
+	struct pd_event_columns *c;
+	char name[256];
+	size_t i, old = mo->attr_event_cap;
+
+	if (pki_grow(&mo->attr_event, &mo->attr_event_cap, (size_t)attr + 1,
+		    sizeof(*mo->attr_event)) < 0)
+		return NULL;
+	for (i = old; i < mo->attr_event_cap; i++)
+		mo->attr_event[i] = -1;
+	if (mo->attr_event[attr] >= 0)
+		return &mo->events[mo->attr_event[attr]];
+	if (pd_offcpu_role(mo, attr) == PD_ROLE_OFFCPU)
+		c = pd_model_columns(mo, "off-cpu", "nanoseconds");
+	else {
+		pd_attr_event_name(a, name, sizeof(name));
+		c = pd_model_columns(mo, name,
+				     (a->sample_type & PD_SAMPLE_PERIOD) ?
+				     event_unit(name) : NULL);
+	}
+	if (c)
+		mo->attr_event[attr] = (int32_t)(c - mo->events);
 	return c;
 }
 
@@ -309,7 +325,11 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 	labels = sample_labels(mo, a, s, t, offset);
 	rc = pk_profile_add_sample(mo->st->p, stack, labels, s->time, mo->values,
 				   ncols);
-	return rc ? nomem(mo) : 0;
+	if (rc)
+		return nomem(mo);
+	if (pd_offcpu_role(mo, attr) == PD_ROLE_SWITCH)
+		return pd_offcpu_switch(mo, s, t, stack, labels);
+	return 0;
 }
 
 int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
@@ -336,11 +356,13 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		mo->guest++;
 		return 0;
 	}
+	if (pd_offcpu_role(mo, attr) == PD_ROLE_OFFCPU)
+		pd_offcpu_sample(mo, &s);
 	t = pd_machine_thread(&mo->st->m, s.pid, s.tid);
 	/* an empty stack still needs somewhere to point */
 	if (!t || pki_grow(&mo->locs, &mo->locs_cap, 1, sizeof(*mo->locs)) < 0)
 		return nomem(mo);
-	if (a->sample_type & PD_SAMPLE_CALLCHAIN)
+	if (s.callchain)
 		rc = push_callchain(mo, &s, t, &n, &has_user);
 	else
 		rc = push_frame(mo, &n, t, cpumode, s.ip);
@@ -363,6 +385,7 @@ void pd_model_init(struct pd_model *mo, struct pd_state *st)
 	mo->key_tid = pk_profile_intern_cstr(st->p, "tid");
 	mo->key_comm = pk_profile_intern_cstr(st->p, "comm");
 	mo->key_cpu = pk_profile_intern_cstr(st->p, "cpu");
+	pd_offcpu_init(mo);
 }
 
 void pd_model_exit(struct pd_model *mo, int32_t pid)
@@ -526,8 +549,10 @@ static void set_times(struct pd_model *mo)
 
 int pd_model_finish(struct pd_model *mo)
 {
-	int rc = name_sample_types(mo);
+	int rc = pd_offcpu_finish(mo);
 
+	if (!rc)
+		rc = name_sample_types(mo);
 	if (!rc)
 		rc = order_events(mo);
 	if (!rc) {
@@ -551,5 +576,6 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->comm_str);
 	free(mo->made);
 	pd_unwinder_free(mo->unwinder);
+	pd_offcpu_release(mo);
 	memset(mo, 0, sizeof(*mo));
 }

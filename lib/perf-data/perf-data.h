@@ -37,6 +37,8 @@ enum {
 	PD_RECORD_SAMPLE = 9,
 	PD_RECORD_MMAP2 = 10,
 	PD_RECORD_LOST_SAMPLES = 13,
+	PD_RECORD_SWITCH = 14,
+	PD_RECORD_SWITCH_CPU_WIDE = 15,
 	PD_RECORD_KSYMBOL = 17,
 	/* records perf itself writes, never queued for ordering */
 	PD_RECORD_USER_START = 64,
@@ -67,6 +69,7 @@ enum {
 #define PD_MISC_FORK_EXEC (1u << 13)
 #define PD_MISC_MMAP_BUILD_ID (1u << 14)
 #define PD_MISC_BUILD_ID_SIZE (1u << 15)
+#define PD_MISC_SWITCH_OUT (1u << 13)	/* of SWITCH records */
 
 /* attr.sample_type */
 #define PD_SAMPLE_IP (1ull << 0)
@@ -106,6 +109,7 @@ enum {
 #define PD_ATTR_FREQ (1ull << 10)
 #define PD_ATTR_SAMPLE_ID_ALL (1ull << 18)
 #define PD_ATTR_EXCLUDE_CALLCHAIN_USER (1ull << 22)
+#define PD_ATTR_CONTEXT_SWITCH (1ull << 26)	/* --switch-events */
 
 /* attr.branch_sample_type */
 #define PD_BRANCH_HW_INDEX (1ull << 17)
@@ -118,6 +122,12 @@ enum {
 	PD_TYPE_HW_CACHE = 3,
 	PD_TYPE_RAW = 4,
 	PD_TYPE_BREAKPOINT = 5,
+};
+
+/* attr.config of PD_TYPE_SOFTWARE */
+enum {
+	PD_SW_CPU_CLOCK = 0,
+	PD_SW_TASK_CLOCK = 1,
 };
 
 /* Callchain entries at or above this are context markers, not addresses. */
@@ -304,6 +314,33 @@ struct pd_made_mapping {
 	uint32_t mapping, file;
 };
 
+/* What an event's samples are to the off-CPU view (offcpu.c). */
+enum pd_role {
+	PD_ROLE_UNKNOWN,	/* not looked at yet */
+	PD_ROLE_OTHER,
+	PD_ROLE_SWITCH,		/* sched:sched_switch: a switch-out */
+	PD_ROLE_OFFCPU,		/* perf record --off-cpu's offcpu-time */
+	PD_ROLE_CLOCK,		/* cpu-clock or task-clock: ns on CPU */
+};
+
+/* A thread switched out, waiting to be switched in again. */
+struct pd_blocked {
+	uint64_t since;		/* 0: not blocked */
+	uint32_t stack, labels;
+};
+
+struct pd_offcpu {
+	enum pd_role *roles;	/* by attr */
+	size_t roles_cap;
+	struct pd_blocked *blocked;	/* by thread index in the machine */
+	size_t blocked_cap;
+	int event, clock;	/* mo->events indexes of off-cpu and of
+				 * the first clock; -1: none */
+	uint64_t intervals;
+	int system_wide;	/* the idle task's switches are sampled */
+	pk_str key_state, key_trace, key_prev_comm, key_next_pid;
+};
+
 struct pd_model {
 	struct pd_state *st;
 	struct pd_event_columns *events;
@@ -323,6 +360,7 @@ struct pd_model {
 	uint64_t first_time, last_time;	/* of the samples, 0: none */
 	size_t earlier_columns;	/* of inputs read into the profile before */
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
+	struct pd_offcpu off;
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);
@@ -331,10 +369,36 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr);
 /* A process exited (EXIT record of its main thread). */
 void pd_model_exit(struct pd_model *mo, int32_t pid);
+/* The columns of the event named name, made at its first use; unit: of
+ * its weight column, made when not NULL. NULL when out of memory. */
+struct pd_event_columns *pd_model_columns(struct pd_model *mo,
+					  const char *name, const char *unit);
 /* Once all is read: names and orders the sample types, sets the
  * profile's period and times, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);
 void pd_model_release(struct pd_model *mo);
+
+/* offcpu.c: off-CPU and wall-clock time from scheduler switches */
+struct pd_sample;
+
+void pd_offcpu_init(struct pd_model *mo);
+void pd_offcpu_release(struct pd_model *mo);
+enum pd_role pd_offcpu_role(struct pd_model *mo, uint32_t attr);
+/* An offcpu-time sample of perf record --off-cpu, made like the others:
+ * newer perfs put its thread, period and callchain in its raw data, and
+ * those written at the end of the recording have no real time. */
+void pd_offcpu_sample(const struct pd_model *mo, struct pd_sample *s);
+/* A sched_switch sample of thread t went into the model as stack and
+ * labels: t blocks from now, and its next_pid runs again. */
+int pd_offcpu_switch(struct pd_model *mo, const struct pd_sample *s,
+		     const struct pd_thread *t, uint32_t stack,
+		     uint32_t labels);
+/* A SWITCH or SWITCH_CPU_WIDE record. */
+int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
+		    uint32_t attr);
+/* Once all is read: the wall-clock columns, or what the recording lacks
+ * for the off-CPU and wall-clock time asked for. */
+int pd_offcpu_finish(struct pd_model *mo);
 
 /* sample.c */
 struct pd_sample {
@@ -416,6 +480,8 @@ int pd_machine_init(struct pd_machine *m);
 void pd_machine_release(struct pd_machine *m);
 struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 				    int32_t tid);
+/* The thread tid if one was seen, else NULL (none is made). */
+struct pd_thread *pd_machine_find_thread(struct pd_machine *m, int32_t tid);
 /* Follow an MMAP, MMAP2, COMM, FORK or KSYMBOL record: 0 or PK_ENOMEM. */
 int pd_machine_record(struct pd_machine *m, const struct pd_rec *rec,
 		      int big);

@@ -120,11 +120,31 @@ void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
 }
 
 /*
- * libtraceevent takes each line as "ADDR : FORMAT" and reads the format one
- * character past the ':' without looking: a line with nothing after its
- * ':' (or no ':') would make it read past the buffer. Such lines are left
- * out; the NUL bytes among them too.
+ * libtraceevent takes each line as "ADDR : FORMAT" and does not look
+ * before it reads: the format from one character past the ':' (the first
+ * ':' after any leading ones), and, a leading '"' skipped, from three
+ * bytes before its end. A line without a ':' after its address, or whose
+ * format is shorter, would make it read outside the buffer; such lines
+ * are left out, and lines holding a NUL byte too.
  */
+static int printk_line_fits(const char *line, size_t len)
+{
+	const char *colon = len && line[0] != ':' ? memchr(line, ':', len) : NULL;
+	const char *format;
+	size_t left;
+
+	if (!colon || memchr(line, '\0', len))
+		return 0;
+	left = len - (size_t)(colon - line) - 1;
+	if (left < 1)
+		return 0;
+	format = colon + 2;	/* past the character after the ':' */
+	left--;
+	if (left && *format == '"')
+		left--;
+	return left >= 3;
+}
+
 static size_t keep_printk_lines(char *dst, const char *s, size_t len)
 {
 	size_t n = 0, i = 0;
@@ -132,10 +152,8 @@ static size_t keep_printk_lines(char *dst, const char *s, size_t len)
 	while (i < len) {
 		const char *nl = memchr(s + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - s) : len;
-		const char *colon = memchr(s + i, ':', end - i);
 
-		if (colon && (size_t)(colon - s) + 1 < end &&
-		    !memchr(s + i, '\0', end - i)) {
+		if (printk_line_fits(s + i, end - i)) {
 			memcpy(dst + n, s + i, end - i);
 			n += end - i;
 			dst[n++] = '\n';

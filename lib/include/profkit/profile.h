@@ -191,6 +191,11 @@ int64_t pk_profile_duration_nanos(const struct pk_profile *p);
  * registers and stack copies (--call-graph dwarf): how many reached
  * their root. Such stacks are shown with their inlined functions. */
 #define PK_META_DWARF_UNWINDING "dwarf-unwinding"
+/* Set by the perf.data reader when it made events of its own from the
+ * recorded ones: "off-cpu" from scheduler switches and "wall" (the clock
+ * plus off-cpu), separated by spaces. Writers that print the recorded
+ * events (perf-script) leave these out unless --event names one. */
+#define PK_META_DERIVED_EVENTS "derived-events"
 /* Set by pk_read: the input's name and the reader that read it (the
  * first input's, when several are summed). */
 #define PK_META_INPUT "input"
