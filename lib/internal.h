@@ -97,6 +97,10 @@ int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
 void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
 			     size_t b);
 int64_t pki_profile_duration(const struct pk_profile *p);
+/* Sort sample indexes by the samples' times, equal times by index (a
+ * copy of each index and time is made only when out of order). 0 or
+ * PK_ENOMEM (then idx is as it was). */
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
 int pki_is_shared_library(const char *path);
 /* JSON viewers open gzipped files: compress what is written from now on
  * when the output file's name ends in ".gz" (never stdout or memory). */

@@ -363,20 +363,6 @@ static uint32_t thread_of(struct firefox *w, uint32_t labels)
 	return w->label_thread[labels];
 }
 
-struct timed {
-	uint64_t time;
-	uint32_t index;
-};
-
-static int compare_timed(const void *a, const void *b)
-{
-	const struct timed *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /*
  * The profiler takes each thread's samples in time order (its perf
  * importer sorts them); inputs nearly always are, but several files
@@ -384,28 +370,7 @@ static int compare_timed(const void *a, const void *b)
  */
 static int sort_thread(struct firefox *w, const struct ff_thread *th)
 {
-	uint32_t *idx = w->order + th->first;
-	struct timed *t;
-	size_t i;
-
-	for (i = 1; i < th->count; i++)
-		if (pk_profile_sample(w->p, idx[i])->time <
-		    pk_profile_sample(w->p, idx[i - 1])->time)
-			break;
-	if (i >= th->count)
-		return 0;
-	t = malloc(th->count * sizeof(*t));
-	if (!t)
-		return oom(w);
-	for (i = 0; i < th->count; i++) {
-		t[i].time = pk_profile_sample(w->p, idx[i])->time;
-		t[i].index = idx[i];
-	}
-	qsort(t, th->count, sizeof(*t), compare_timed);
-	for (i = 0; i < th->count; i++)
-		idx[i] = t[i].index;
-	free(t);
-	return 0;
+	return pki_sort_by_time(w->p, w->order + th->first, th->count) ? oom(w) : 0;
 }
 
 /* Samples laid out thread by thread (a counting sort), in time order. */
