@@ -13,8 +13,9 @@
  * trace) is named after its event too: "sched_wakeup.pid".
  *
  * Formatting the trace text costs ten times what the rest of a sample
- * does, and a program switches the same ways again and again: each
- * distinct raw payload is decoded once and its labels kept.
+ * does, and a program switches the same ways again and again: the
+ * labels of each distinct payload (the event and its fields' bytes, not
+ * the common_ ones, which vary and are not shown) are made once and kept.
  *
  * The tracing data and the raw data are untrusted: every event must have
  * its common_type where the kernel puts it (libtraceevent finds a
@@ -40,6 +41,8 @@ struct pd_tracing {
 
 	/* payloads decoded: their interned id -> their labels in a pool */
 	struct pk_profile *payloads;
+	unsigned char *key;	/* a payload as it is interned */
+	size_t key_cap;
 	size_t *payload_labels;	/* per id: first label, then the next's */
 	size_t npayloads, payload_labels_cap;
 	struct pk_label *pool;
@@ -60,6 +63,7 @@ void pd_tracing_free(struct pd_tracing *tr)
 	free(tr->raw);
 	free(tr->labels);
 	pk_profile_free(tr->payloads);
+	free(tr->key);
 	free(tr->payload_labels);
 	free(tr->pool);
 	free(tr);
@@ -344,16 +348,24 @@ static struct tep_event *sample_event(struct pd_state *st,
  * only) after base in tr->labels, or 0 when it is new: then *id is its
  * id to keep them under, or 0 when no more are kept.
  */
-static size_t kept_labels(struct pd_tracing *tr, const struct pd_sample *s,
-			  size_t nbase, uint32_t *id)
+static size_t kept_labels(struct pd_tracing *tr, const struct tep_event *ev,
+			  const struct pd_sample *s, size_t nbase, uint32_t *id)
 {
-	size_t first, n;
+	size_t first, n, start = s->raw_size;
+	const struct tep_format_field *f;
 
 	*id = 0;
+	for (f = ev->format.fields; f; f = f->next)
+		if ((size_t)f->offset < start)
+			start = (size_t)f->offset;
 	if (tr->npayloads >= PAYLOADS_KEPT ||
-	    (!tr->payloads && !(tr->payloads = pk_profile_new(0))))
+	    (!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
+	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
 		return 0;
-	*id = pk_profile_intern(tr->payloads, (const char *)s->raw, s->raw_size);
+	memcpy(tr->key, &ev->id, sizeof(ev->id));
+	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
+	*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
+				sizeof(ev->id) + s->raw_size - start);
 	if (!*id || *id > tr->npayloads)
 		return 0;
 	first = tr->payload_labels[*id - 1];
@@ -401,7 +413,7 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size, 1) < 0)
 		return pk_profile_intern_labels(st->p, base, nbase);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = kept_labels(tr, s, nbase, &id);
+	n = kept_labels(tr, ev, s, nbase, &id);
 	if (!n) {
 		memcpy(tr->raw, s->raw, s->raw_size);
 		n = field_labels(st, tr, ev, s, nbase);
