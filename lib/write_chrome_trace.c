@@ -78,6 +78,7 @@ struct chrome {
 	int ns_weights;		/* the column is a time in ns: a sample's length */
 	int interval_column;	/* off-CPU lengths, or -1 */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
+	uint64_t wait_spacing;	/* ns per sample of an off-CPU wait */
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
 
@@ -378,6 +379,31 @@ static void limit_repeats(struct chrome *c)
 	c->norder = n;
 }
 
+/*
+ * Off-CPU waits are sampled once per spacing, but at most MAX_REPEATS
+ * times in all: threads idle through a long recording would make the
+ * file grow with its length. Past that, a wider spacing, with a warning.
+ */
+static void limit_wait_samples(struct chrome *c)
+{
+	uint64_t total = 0, k;
+	size_t i;
+
+	c->wait_spacing = c->spacing;
+	for (i = 0; i < c->norder; i++)
+		if (c->order[i].interval)
+			total += c->order[i].dur / c->spacing;
+	if (total <= MAX_REPEATS)
+		return;
+	k = (total + MAX_REPEATS - 1) / MAX_REPEATS;
+	c->wait_spacing = k * c->spacing;
+	pk_warn(c->ctx, "chrome-trace: off-CPU waits sampled every %llu ns, not "
+		"every %llu (%llu samples otherwise): in the V8 profile they weigh "
+		"%llu times less than running samples", (unsigned long long)c->wait_spacing,
+		(unsigned long long)c->spacing, (unsigned long long)total,
+		(unsigned long long)k);
+}
+
 /* An off-CPU interval lasts its length (its samples: place()). */
 static void mark_interval(const struct chrome *c, struct entry *e, size_t index)
 {
@@ -418,6 +444,7 @@ static int collect(struct chrome *c)
 	}
 	qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
 	limit_repeats(c);
+	limit_wait_samples(c);
 	return 0;
 }
 
@@ -439,7 +466,7 @@ static uint64_t mean_gap(const struct entry *e, size_t n)
 static void place(struct chrome *c, struct entry *e, size_t n)
 {
 	uint64_t at = c->spacing, gap = c->timed ? mean_gap(e, n) : 0;
-	uint64_t carry = c->spacing / 2;
+	uint64_t carry = c->wait_spacing / 2;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -451,8 +478,8 @@ static void place(struct chrome *c, struct entry *e, size_t n)
 		}
 		if (e[i].interval) {
 			carry += e[i].dur;
-			e[i].reps = (int64_t)(carry / c->spacing);
-			carry -= (uint64_t)e[i].reps * c->spacing;
+			e[i].reps = (int64_t)(carry / c->wait_spacing);
+			carry -= (uint64_t)e[i].reps * c->wait_spacing;
 			continue;
 		}
 		if (!e[i].dur)
@@ -577,7 +604,8 @@ static void write_profile(struct chrome *c, size_t ti, uint32_t first_node,
 	puts_(c, "]},\n\"timeDeltas\":[");
 	for (i = 0; i < t->count; i++)
 		for (r = 0; r < e[i].reps; r++) {
-			uint64_t at = us(e[i].time + (uint64_t)r * c->spacing);
+			uint64_t at = us(e[i].time + (uint64_t)r *
+					  (e[i].interval ? c->wait_spacing : c->spacing));
 
 			if (at < last)	/* an interval's samples overran */
 				at = last;

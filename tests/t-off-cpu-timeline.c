@@ -117,6 +117,15 @@ static struct pk_profile *build(void)
 	return p;
 }
 
+static int warnings;
+
+static void count_warning(void *data, const char *message)
+{
+	(void)data;
+	(void)message;
+	warnings++;
+}
+
 /* Write with a writer and options ("name", "value", ..., NULL); parse back. */
 static json_t *convert(const struct pk_profile *p, const char *writer, ...)
 {
@@ -129,6 +138,7 @@ static json_t *convert(const struct pk_profile *p, const char *writer, ...)
 	size_t size;
 	va_list ap;
 
+	pk_context_set_warn(ctx, count_warning, NULL);
 	va_start(ap, writer);
 	while ((name = va_arg(ap, const char *)) != NULL)
 		pk_options_set(ctx, opts, name, va_arg(ap, const char *));
@@ -366,6 +376,28 @@ static void test_chrome_trace(const struct pk_profile *p)
 	json_decref(wall);
 }
 
+/* A thread idle for an hour: its V8 samples are capped, with a warning. */
+static void test_chrome_trace_cap(void)
+{
+	struct pk_profile *p = build();
+	struct model m = { p, 0, 0, 0, 0, 0 };
+	json_t *off;
+
+	m.nap = location(p, 0x20, "nap");
+	m.main_fn = location(p, 0x40, "main");
+	add(&m, m.nap, m.main_fn, 12, 20 * MS, 3600000 * MS);
+	warnings = 0;
+	off = convert(p, "chrome-trace", "event", "off-cpu", NULL);
+	is_int(v8_samples(off, 12), 900000,
+	       "chrome-trace: an hour's wait is sampled every 4 ms, under a "
+	       "million samples in all, not every 1 ms");
+	is_int(warnings, 1, "with a warning");
+	is_str(complete_events(off, 12), "nap 1020000+3600000000,main 1020000+3600000000",
+	       "its complete events keep its length");
+	json_decref(off);
+	pk_profile_free(p);
+}
+
 int main(void)
 {
 	struct pk_profile *p = build();
@@ -373,6 +405,7 @@ int main(void)
 	test_speedscope(p);
 	test_firefox(p);
 	test_chrome_trace(p);
+	test_chrome_trace_cap();
 	pk_profile_free(p);
 	return done_testing();
 }
