@@ -48,8 +48,8 @@
 
 struct script {
 	const struct pk_profile *p;
-	const struct pk_options *opts;
 	struct pk_output *out;
+	unsigned char *prints;	/* by column: whether its event prints */
 	pk_str key_pid, key_tid, key_comm, key_cpu, key_trace;
 	int addresses_only;
 	int callchains;
@@ -378,6 +378,23 @@ static uint32_t *time_order(const struct pk_profile *p, size_t n)
 	return order;
 }
 
+/* Which count columns print, once for all samples. */
+static int choose_columns(struct script *s, const struct pk_options *opts)
+{
+	size_t n = pk_profile_sample_type_count(s->p), i;
+
+	s->prints = calloc(n ? n : 1, 1);
+	if (!s->prints)
+		return PK_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct pk_value_type *vt = pk_profile_sample_type(s->p, i);
+
+		s->prints[i] = vt->kind == PK_VALUE_COUNT &&
+			       prints_event(s->p, opts, vt->event);
+	}
+	return 0;
+}
+
 /* Each sample once per count in each event's count column (budget). */
 static int print_samples(struct pk_context *ctx, struct script *s)
 {
@@ -394,13 +411,10 @@ static int print_samples(struct pk_context *ctx, struct script *s)
 		const int64_t *values = pk_profile_sample_values(s->p, order[k]);
 
 		for (t = 0; t < ntypes && !rc; t++) {
-			const struct pk_value_type *vt;
 			struct event ev;
 			int64_t count;
 
-			vt = pk_profile_sample_type(s->p, t);
-			if (vt->kind != PK_VALUE_COUNT || values[t] <= 0 ||
-			    !prints_event(s->p, s->opts, vt->event))
+			if (!s->prints[t] || values[t] <= 0)
 				continue;
 			ev = column_event(s, t);
 			count = whole_count(values[t], pk_profile_sample_type_scale(s->p, t));
@@ -453,10 +467,10 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 {
 	struct script s;
 	size_t i, n;
+	int rc;
 
 	memset(&s, 0, sizeof(s));
 	s.p = p;
-	s.opts = opts;
 	s.out = out;
 	s.addresses_only = opts && opts->addresses_only;
 	s.key_pid = pk_profile_lookup(p, "pid");
@@ -464,6 +478,8 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 	s.key_comm = pk_profile_lookup(p, "comm");
 	s.key_cpu = pk_profile_lookup(p, "cpu");
 	s.key_trace = pk_profile_lookup(p, "trace");
+	if (choose_columns(&s, opts))
+		return pk_error_set(ctx, PK_ENOMEM, "perf-script: out of memory");
 	scan_samples(&s);
 	if (s.addresses_only)
 		s.has_times = 1;	/* as perf would: 0 */
@@ -471,17 +487,17 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 		default_comm(&s);
 	n = pk_profile_sample_type_count(p);
 	for (i = 0; i < n; i++) {
-		const struct pk_value_type *vt = pk_profile_sample_type(p, i);
 		int len;
 
-		if (vt->kind != PK_VALUE_COUNT ||
-		    !prints_event(p, opts, vt->event))
+		if (!s.prints[i])
 			continue;
 		len = (int)strlen(column_event(&s, i).name);
 		if (len > s.width)
 			s.width = len;
 	}
-	return print_samples(ctx, &s);
+	rc = print_samples(ctx, &s);
+	free(s.prints);
+	return rc;
 }
 
 const struct pk_writer pki_writer_perf_script = {

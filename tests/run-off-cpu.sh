@@ -13,8 +13,7 @@
 # perf record --off-cpu (BPF) cannot record here: its two layouts are
 # written below from perf's source (tools/perf/util/bpf_off_cpu.c).
 . "${top_srcdir:-.}/tests/test-subr.sh"
-command -v python3 >/dev/null 2>&1 || skip_all "no python3 to write perf record --off-cpu's samples"
-plan 22
+plan 25
 d=testdata/perf-data
 root=$tmpdir/root
 mkdir -p "$root/tmp/offcpu-rec" "$tmpdir/home"
@@ -151,17 +150,30 @@ testrun_fails "no sched_switch: how to record" 1 \
 testrun_fails "sched_switch sampled at -F, no switch events: how to record" 1 \
 	"tp-prog.perf.data: no off-CPU time: sched_switch sampled, not recorded at every switch (-F or -c), no switch events; $recipe\$" \
 	profkit-convert --event=off-cpu --to=folded $d/tp-prog.perf.data
+testrun_fails "sched_switch without call chains: how to record" 1 \
+	"blocking-nostack.perf.data: no off-CPU time: no call chains; $recipe\$" \
+	profkit-convert --event=off-cpu --to=folded $d/blocking-nostack.perf.data
 testrun_fails "--event=wall: the recipe with the clock" 1 \
-	"tp-fields.perf.data: no wall-clock time: no switch events, no cpu-clock or task-clock samples; record with: perf record -e cpu-clock -e sched:sched_switch" \
-	profkit-convert --event=wall --to=folded $d/tp-fields.perf.data
+	"blocking-nostack.perf.data: no wall-clock time: no call chains, no cpu-clock or task-clock samples; record with: perf record -e cpu-clock -e sched:sched_switch --switch-events --call-graph dwarf -- PROGRAM\$" \
+	profkit-convert --event=wall --to=folded $d/blocking-nostack.perf.data
+testrun_fails "sched_switch without switch events: how to record" 1 \
+	"tp-fields.perf.data: no off-CPU time: no switch events; $recipe\$" \
+	profkit-convert --event=off-cpu --to=folded $d/tp-fields.perf.data
 testrun_fails "perf script text: no off-CPU time, and where it comes from" 2 \
 	"no event 'off-cpu' in the input: off-CPU and wall-clock time come from perf.data recorded with: perf record" \
 	profkit-convert --event=off-cpu --to=folded testdata/perf-script/c-fp.txt
 
 # perf record --off-cpu, both layouts: offcpu-time samples with the
-# blocked time as their period and the callchain in the sample (perf 5.19
-# to 6.13, written at the end at time ~0 << 32), or all of it embedded in
-# their raw data (later perfs); beside cpu-clock samples of a third thread
+# blocked time as their period and the callchain in the sample (the
+# first perfs with --off-cpu, written at the end at time ~0 << 32), or all
+# of it embedded in their raw data (later perfs); beside cpu-clock
+# samples of a third thread
+if ! command -v python3 >/dev/null 2>&1; then
+	for t in "old layout" "new layout" "records lost" "wall time, per thread"; do
+		skip "perf record --off-cpu: $t" "no python3 to write its samples"
+	done
+	exit 0
+fi
 python3 - "$tmpdir" <<'EOF'
 import struct, sys
 IDENT, IP, TID, TIME, ID, CPU, PERIOD, RAW, CALLCHAIN, CGROUP = \
@@ -210,6 +222,26 @@ for layout, offcpu_type in (('old', old_type), ('new', new_type)):
             body += struct.pack('<I', len(raw) + 4) + raw + bytes(4) + struct.pack('<Q', 0)
         out += rec(9, body, 2)
     open('%s/offcpu-%s.perf.data' % (sys.argv[1], layout), 'wb').write(out)
+
+# sched_switch and switch events of one thread, with records lost (perf's
+# buffers overflowed) in its second block: its switch-in and the
+# sched_switch of its next switch-out; that block's end is unknown
+SWITCH_OUT = 1 << 13
+def switch(tid, time, out):
+    return rec(14, struct.pack('<IIQQ', 100, tid, time, 3), SWITCH_OUT if out else 0)
+def switched_out(tid, time):
+    return rec(9, struct.pack('<QIIQQQQQ', 3, 100, tid, time, 1, 2, USER, 0x401010), 2)
+a = struct.pack('<IIQQQQQ', 2, 128, 316, 1, IDENT | TID | TIME | PERIOD | CALLCHAIN,
+                0, 1 << 18 | 1 << 26)
+out = b'PERFILE2' + struct.pack('<Q', 16)
+out += rec(64, a + bytes(128 - len(a)) + struct.pack('<Q', 3)) + name(3, 'sched:sched_switch')
+out += comm(100, 101, 'sleeper')
+out += switched_out(101, 1000) + switch(101, 1001, 1) + switch(101, 21000, 0)
+out += switched_out(101, 30000) + switch(101, 30001, 1)
+out += rec(2, struct.pack('<QQ', 3, 2) + struct.pack('<IIQQ', 100, 101, 40000, 3))
+out += switch(101, 50001, 1) + switch(101, 70000, 0)
+out += switched_out(101, 80000) + switch(101, 80001, 1) + switch(101, 90000, 0)
+open('%s/lost.perf.data' % sys.argv[1], 'wb').write(out)
 EOF
 cat >"$tmpdir/offcpu.want" <<'EOF'
 sleeper;[unknown];[unknown] 20000000
@@ -221,6 +253,10 @@ for layout in old new; do
 		"$tmpdir/offcpu.want" \
 		profkit-convert -q --no-symbolize --event=off-cpu --to=folded "$tmpdir/offcpu-$layout.perf.data"
 done
+echo "sleeper;[unknown] 30000" >"$tmpdir/lost.want"
+testrun_compare "records lost in a block: the block is dropped, not stretched" \
+	"$tmpdir/lost.want" \
+	profkit-convert -q --no-symbolize --event=off-cpu --to=folded "$tmpdir/lost.perf.data"
 cat >"$tmpdir/wall.want" <<'EOF'
 sleeper 520000000
 spinner 400000000

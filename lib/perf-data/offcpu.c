@@ -6,7 +6,8 @@
  * switched in again. The switch-in is the thread's next PERF_RECORD_SWITCH
  * IN (perf record --switch-events; SWITCH_CPU_WIDE in system-wide
  * recordings), or in a system-wide recording, where every switch is
- * sampled, the sched_switch whose next_pid is the thread. A recording of
+ * sampled, the sched_switch whose next_pid is the thread, whichever
+ * comes first. A recording of
  * some tasks without switch events sees them switch out but rarely in:
  * it has no off-CPU time. Each block is a sample
  * of the derived event "off-cpu", in nanoseconds, charged to the stack at
@@ -237,7 +238,28 @@ int pd_offcpu_switch(struct pd_model *mo, const struct pd_sample *s,
 	b->since = s->time;
 	b->stack = stack;
 	b->labels = block_labels(mo, labels);
+	b->switched_out = 0;
 	return 0;
+}
+
+/*
+ * A thread's second SWITCH OUT record in one block means that records
+ * were lost (perf's buffers overflowed) between the two: its switch-in,
+ * and the sched_switch sample of this switch-out. The block's end is not
+ * known; it is dropped rather than stretched over the time it ran.
+ */
+static void switch_out(struct pd_model *mo, int32_t tid)
+{
+	struct pd_thread *t = pd_machine_find_thread(&mo->st->m, tid);
+	struct pd_offcpu *o = &mo->off;
+	struct pd_blocked *b;
+
+	if (!t || (size_t)(t - mo->st->m.threads) >= o->blocked_cap)
+		return;
+	b = &o->blocked[t - mo->st->m.threads];
+	if (b->since && b->switched_out)
+		b->since = 0;
+	b->switched_out = 1;
 }
 
 int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
@@ -245,10 +267,16 @@ int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
 {
 	struct pd_sample s;
 
-	if ((rec->misc & PD_MISC_SWITCH_OUT) ||
-	    pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
+	if (pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
 				mo->st->big, &s) < 0 || !s.time)
 		return 0;
+	/* only system-wide (or per-CPU) recordings have CPU-wide switches */
+	if (rec->type == PD_RECORD_SWITCH_CPU_WIDE)
+		mo->off.system_wide = 1;
+	if (rec->misc & PD_MISC_SWITCH_OUT) {
+		switch_out(mo, s.tid);
+		return 0;
+	}
 	return switch_in(mo, s.tid, s.time);
 }
 

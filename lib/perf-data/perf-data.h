@@ -327,6 +327,7 @@ enum pd_role {
 struct pd_blocked {
 	uint64_t since;		/* 0: not blocked */
 	uint32_t stack, labels;
+	int switched_out;	/* its SWITCH OUT record came */
 };
 
 struct pd_offcpu {
