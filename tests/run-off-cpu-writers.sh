@@ -187,10 +187,12 @@ fi
 
 # ---- flame graph: a unit of time, the shares ----
 convert --event=off-cpu --to=flamegraph >"$tmpdir/off.svg"
-if grep -q '<text id="title"[^>]*>Off-CPU Time Flame Graph</text>' "$tmpdir/off.svg"; then
-	pass "flame graph: titled Off-CPU Time Flame Graph"
+convert --event=wall --to=flamegraph >"$tmpdir/wall.svg"
+if grep -q '<text id="title"[^>]*>Off-CPU Time Flame Graph</text>' "$tmpdir/off.svg" &&
+   grep -q '<text id="title"[^>]*>Wall-Clock Time Flame Graph</text>' "$tmpdir/wall.svg"; then
+	pass "flame graph: titled Off-CPU Time and Wall-Clock Time Flame Graph"
 else
-	fail "flame graph: titled Off-CPU Time Flame Graph"
+	fail "flame graph: titled Off-CPU Time and Wall-Clock Time Flame Graph"
 fi
 # "nap (125,571,714 ns, 38.20%)" for each stack's leaf, from the folded sums
 awk '{ n = split($1, f, ";"); leaf[NR] = f[n]; v[NR] = $2; all += $2 }
