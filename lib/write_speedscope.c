@@ -691,6 +691,15 @@ static void write_profile_head(struct speedscope *w, struct jw *j, size_t g,
 	jw_puts(j, "\"");
 }
 
+/* The first time of the recording: where gaps are counted from. */
+static uint64_t timeline_start(const struct speedscope *w)
+{
+	uint64_t first, last;
+
+	pk_profile_time_span(w->p, &first, &last);
+	return first;
+}
+
 /*
  * A sampled profile has no times, only weights one after the other. A
  * thread's off-CPU or wall time (nanoseconds, with intervals) gets an
@@ -700,11 +709,10 @@ static void write_profile_head(struct speedscope *w, struct jw *j, size_t g,
  */
 static int has_gaps(struct speedscope *w, const struct group *gr)
 {
-	uint64_t first, last;
 	size_t i;
 
-	pk_profile_time_span(w->p, &first, &last);
-	if (!first || strcmp(w->series[gr->series].unit, "nanoseconds") != 0)
+	if (!timeline_start(w) ||
+	    strcmp(w->series[gr->series].unit, "nanoseconds") != 0)
 		return 0;
 	for (i = 0; i < gr->count; i++)
 		if (pki_interval_length(w->p, w->interval_column,
@@ -728,15 +736,6 @@ static uint64_t gap_before(struct speedscope *w, const struct group *gr,
 		gap = t - *at;
 	*at += gap + length;
 	return gap;
-}
-
-/* The first time of the recording: where gaps are counted from. */
-static uint64_t timeline_start(const struct speedscope *w)
-{
-	uint64_t first, last;
-
-	pk_profile_time_span(w->p, &first, &last);
-	return first;
 }
 
 static void write_stack(struct speedscope *w, struct jw *j)
