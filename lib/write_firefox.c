@@ -16,12 +16,12 @@
  *                   "markers": {...}}]}
  *
  * The string array is the model's string table followed by the few
- * strings made here, so string ids need no translation. The profiler
+ * strings made here, so string ids need no translation. Samples are
+ * streamed thread by thread; besides the model, memory goes to one
+ * index per sample and one node per distinct stack prefix. The profiler
  * draws a sample until the next one, so an off-CPU interval (lib/
  * internal.h) that no sample follows right away is ended by an empty
- * sample. Samples are
- * streamed thread by thread; besides the model, memory goes to one
- * index per sample and one node per distinct stack prefix.
+ * sample.
  */
 #include <stdio.h>
 #include <stdlib.h>
