@@ -10,7 +10,7 @@
 # Firefox Profiler's own loading code (profiler-cli), callgrind_annotate.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 command -v node >/dev/null 2>&1 || skip_all "no node to read JSON outputs"
-plan 19
+plan 20
 d=testdata/perf-data
 text=$d/naps.switches.txt
 root=$tmpdir/root
@@ -204,6 +204,14 @@ grep -o '<title>[^<]*</title>' "$tmpdir/off.svg" | sed 's/<[^>]*>//g' |
 	grep -E '^(nap|wake|wait_for|compute) ' | sort >"$tmpdir/tips.got"
 check "flame graph: tooltips in ns, as the switch records sum them" \
 	"$tmpdir/tips.want" "$tmpdir/tips.got"
+# wall time: the frames only waits reach are blue (io: red = green, blue
+# >= 190): here the leaves whose stacks have wall time and no more than
+# their off-CPU time
+awk 'NR == FNR { off[$1] = $2; next } off[$1] == $2 { n = split($1, f, ";"); print f[n] }' \
+	"$tmpdir/off-cpu.want" "$tmpdir/wall.want" | sort >"$tmpdir/want"
+sed -n 's/.*<title>\([^ ]*\) ([^<]*<\/title><rect[^>]*fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))".*/\1 \2 \3 \4/p' \
+	"$tmpdir/wall.svg" | awk '$2 == $3 && $4 >= 190 { print $1 }' | sort >"$tmpdir/got"
+check "wall-clock flame graph: the frames only waits reach in blue" "$tmpdir/want" "$tmpdir/got"
 
 # ---- call graphs: gprof2dot JSON, DOT, callgrind ----
 total=$(awk '{ s += $2 } END { print s }' "$tmpdir/off-cpu.want")
