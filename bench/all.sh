@@ -7,6 +7,7 @@
 #   perf.data (~200 KB) -> folded   perf script             >= 4x,  RSS <= 1/3
 #   perf.data (~100 MB) -> folded   perf script             >= 10x, RSS <= 1/3
 #   --call-graph dwarf -> folded    perf script             >= 5x
+#   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
 #   --version, --help               (none)                  < 5 ms
 #
@@ -15,11 +16,13 @@
 # files (libc's) from their plain copies in ~/.cache/profkit, made by the
 # first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
 # perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), perf
-# (and perf_event_paranoid <= 2), Go pprof ($PPROF or pprof on PATH).
+# (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
+# tracepoint), Go pprof ($PPROF or pprof on PATH).
 #
 #   bench/all.sh            (run from a built tree; TEXT_MB=200
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
-#                            DWARF_REPS=600 NSTACKS=100000 REPEAT=3)
+#                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
+#                            NSTACKS=100000 REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -34,30 +37,6 @@ convert=$bin/profkit-convert
 collapse=${STACKCOLLAPSE_PERF:-${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}}
 pprof=${PPROF:-$(command -v pprof || true)}
 have_perf=$(command -v perf >/dev/null && echo yes || echo no)
-
-# best OUT COMMAND...: "seconds peak-RSS-KiB" of the fastest of $repeat
-# runs (stdout in OUT), or "n/a n/a" when the command fails
-best() {
-	out=$1
-	shift
-	min='' rss='?' r=0
-	while [ $r -lt "$repeat" ]; do
-		r=$((r + 1))
-		t0=$(date +%s%N)
-		if [ -x /usr/bin/time ]; then
-			/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$out" 2>/dev/null ||
-				{ echo "n/a n/a"; return; }
-			rss=$(tail -n 1 "$tmp/rss")
-		else
-			"$@" >"$out" 2>/dev/null || { echo "n/a n/a"; return; }
-		fi
-		ns=$(($(date +%s%N) - t0))
-		if [ -z "$min" ] || [ "$ns" -lt "$min" ]; then
-			min=$ns
-		fi
-	done
-	printf '%.4f %s\n' "$(echo "scale=4; $min / 1000000000" | bc)" "$rss"
-}
 
 # at_least A B: is A >= B (decimals)?
 at_least() {
@@ -155,6 +134,19 @@ nocache=yes
 perf_row "  the same, no debug cache" dwarf - -
 nocache=
 rm -f "$tmp/dwarf.data"
+
+# ---- off-CPU time: as fast as on-CPU per byte (bench/off-cpu.sh) ----
+if [ "$have_perf" = yes ] && off_cpu_recordings "${OFFCPU_ROUNDS:-30000}"; then
+	off_bytes=$(stat -c %s "$tmp/off.data")
+	ours=$(best "$tmp/ours.folded" "$convert" -q --event=off-cpu --to=folded "$tmp/off.data")
+	set -- $(best "$tmp/on.folded" "$convert" -q --to=folded "$tmp/on.data")
+	# the on-CPU time for as many bytes as the off-CPU recording has
+	[ "$1" = n/a ] || set -- "$(echo "scale=4; $1 * $off_bytes / $(stat -c %s "$tmp/on.data")" | bc)" "$2"
+	row "off-CPU perf.data -> folded" "$off_bytes" "$ours" "on-CPU" "$1 $2" 1 - -
+else
+	row "off-CPU perf.data -> folded" 0 "n/a n/a" "on-CPU" "n/a n/a" 1 - -
+fi
+rm -f "$tmp/off.data" "$tmp/on.data"
 
 # ---- gperftools CPU profiles with --binary: a real small one, a large synthetic one ----
 # gperf_row CASE BINARY PROFILE [MIN-RATIO]

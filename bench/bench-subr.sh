@@ -32,3 +32,54 @@ use_programs() {
 		export LD_LIBRARY_PATH
 	fi
 }
+
+# best OUT COMMAND...: "seconds peak-RSS-KiB" of the fastest of $repeat
+# (default 3) runs (stdout in OUT), or "n/a n/a" when the command fails
+best() {
+	out=$1
+	shift
+	min='' rss='?' r=0
+	while [ $r -lt "${repeat:-3}" ]; do
+		r=$((r + 1))
+		t0=$(date +%s%N)
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$out" 2>/dev/null ||
+				{ echo "n/a n/a"; return; }
+			rss=$(tail -n 1 "$tmp/rss")
+		else
+			"$@" >"$out" 2>/dev/null || { echo "n/a n/a"; return; }
+		fi
+		ns=$(($(date +%s%N) - t0))
+		if [ -z "$min" ] || [ "$ns" -lt "$min" ]; then
+			min=$ns
+		fi
+	done
+	printf '%.4f %s\n' "$(echo "scale=4; $min / 1000000000" | bc)" "$rss"
+}
+
+# off_cpu_recordings ROUNDS: $tmp/off.data, testdata/src/naps.c blocking
+# about two and a half times a round (perf record -e sched:sched_switch
+# --switch-events -g), and $tmp/on.data, testdata/src/c-fp.c on the CPU
+# (perf record -e cpu-clock -F 20000 -g) for about as many bytes. Both
+# with frame pointers, so that unwinding costs each side the same.
+off_cpu_recordings() {
+	${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$tmp/naps" \
+		"$top/testdata/src/naps.c"
+	${CC:-cc} -O1 -g -fno-omit-frame-pointer -o "$tmp/c-fp" "$top/testdata/src/c-fp.c"
+	perf record -q -e sched:sched_switch --switch-events -g -o "$tmp/off.data" \
+		"$tmp/naps" "$1" 20 20000 >/dev/null 2>"$tmp/record.err" &&
+	perf record -q -e cpu-clock -F 20000 -g -o "$tmp/on.data" \
+		"$tmp/c-fp" 100 >/dev/null 2>>"$tmp/record.err" || {
+		cat "$tmp/record.err" >&2
+		return 1
+	}
+	# c-fp's bytes per iteration make the iterations for the same size;
+	# twice, since a busy machine makes the first guess rough
+	iters=100
+	for pass in 1 2; do
+		iters=$(($(stat -c %s "$tmp/off.data") * iters / $(stat -c %s "$tmp/on.data")))
+		perf record -q -e cpu-clock -F 20000 -g -o "$tmp/on.data" \
+			"$tmp/c-fp" "$iters" >/dev/null 2>"$tmp/record.err" ||
+			{ cat "$tmp/record.err" >&2; return 1; }
+	done
+}

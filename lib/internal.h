@@ -105,11 +105,31 @@ int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
 void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
 			     size_t b);
 int64_t pki_profile_duration(const struct pk_profile *p);
+/* Sort sample indexes by the samples' times, equal times by index (a
+ * copy of each index and time is made only when out of order). 0 or
+ * PK_ENOMEM (then idx is as it was). */
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
 int pki_is_shared_library(const char *path);
 /* JSON viewers open gzipped files: compress what is written from now on
  * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;
 int pki_output_gzip_if_named(struct pk_output *out);
+
+/*
+ * Off-CPU intervals. The perf.data reader derives the event "off-cpu" from
+ * scheduler switches: a sample each time a thread was switched out, at
+ * that time, weighing how long it stayed out (and the same in "wall").
+ * On a timeline such a sample covers [time, time + weight) exactly, where
+ * any other sample stands for a sampling period near its time.
+ */
+#define PKI_EVENT_OFF_CPU "off-cpu"
+#define PKI_EVENT_WALL "wall"
+/* The column of the off-CPU weights (nanoseconds), or -1 (lib/fold.c). */
+int pki_interval_column(const struct pk_profile *p);
+/* How long the sample at index was off the CPU, in ns, or 0 when it is no
+ * interval (column: pki_interval_column's). */
+uint64_t pki_interval_length(const struct pk_profile *p, int column,
+			     size_t index);
 
 /* The input's name without its directories when the reader kept it, else
  * "profkit": the title of a JSON profile. */

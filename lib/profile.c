@@ -1241,3 +1241,42 @@ int64_t pk_profile_total(const struct pk_profile *p, size_t column)
 		sum += (uint64_t)p->values[i * p->ntypes + column];
 	return (int64_t)sum;
 }
+
+struct timed_index {
+	uint64_t time;
+	uint32_t index;
+};
+
+static int compare_timed(const void *a, const void *b)
+{
+	const struct timed_index *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
+{
+	struct timed_index *t;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (pk_profile_sample(p, idx[i])->time <
+		    pk_profile_sample(p, idx[i - 1])->time)
+			break;
+	if (i >= n)
+		return 0;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return PK_ENOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].time = pk_profile_sample(p, idx[i])->time;
+		t[i].index = idx[i];
+	}
+	qsort(t, n, sizeof(*t), compare_timed);
+	for (i = 0; i < n; i++)
+		idx[i] = t[i].index;
+	free(t);
+	return 0;
+}

@@ -27,6 +27,9 @@
  * Times are microseconds. Profiles without timestamps get a synthetic
  * timeline: each sample is repeated count times, spaced by the profile's
  * period when that is a time, else by 1 ms, from one spacing in.
+ * An off-CPU interval (lib/internal.h) lasts as long as it did: its
+ * complete events end with it, and the V8 profile samples it at the
+ * same spacing, so that viewers which count samples weigh it by time.
  *
  * The JSON is written as the samples are walked; only the call tree and
  * one node id per sample are held in memory.
@@ -58,6 +61,7 @@ struct entry {
 	uint64_t seq;		/* input order, to keep sorting stable */
 	uint64_t time, dur;	/* ns */
 	int64_t reps;
+	int interval;		/* an off-CPU interval: dur is exact */
 };
 
 struct chrome {
@@ -72,7 +76,9 @@ struct chrome {
 	int counted;		/* member counts samples: repeat untimed ones */
 	int timed;		/* the input has timestamps */
 	int ns_weights;		/* the column is a time in ns: a sample's length */
+	int interval_column;	/* off-CPU lengths, or -1 */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
+	uint64_t wait_spacing;	/* ns per sample of an off-CPU wait */
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
 
@@ -373,6 +379,42 @@ static void limit_repeats(struct chrome *c)
 	c->norder = n;
 }
 
+/*
+ * Off-CPU waits are sampled once per spacing, but at most MAX_REPEATS
+ * times in all: threads idle through a long recording would make the
+ * file grow with its length. Past that, a wider spacing, with a warning.
+ */
+static void limit_wait_samples(struct chrome *c)
+{
+	uint64_t total = 0, k;
+	size_t i;
+
+	c->wait_spacing = c->spacing;
+	for (i = 0; i < c->norder; i++)
+		if (c->order[i].interval)
+			total += c->order[i].dur / c->spacing;
+	if (total <= MAX_REPEATS)
+		return;
+	k = (total + MAX_REPEATS - 1) / MAX_REPEATS;
+	c->wait_spacing = k * c->spacing;
+	pk_warn(c->ctx, "chrome-trace: off-CPU waits sampled every %llu ns, not "
+		"every %llu (%llu samples otherwise): in the V8 profile they weigh "
+		"%llu times less than running samples", (unsigned long long)c->wait_spacing,
+		(unsigned long long)c->spacing, (unsigned long long)total,
+		(unsigned long long)k);
+}
+
+/* An off-CPU interval lasts its length (its samples: place()). */
+static void mark_interval(const struct chrome *c, struct entry *e, size_t index)
+{
+	uint64_t length = pki_interval_length(c->p, c->interval_column, index);
+
+	if (length) {
+		e->interval = 1;
+		e->dur = length;
+	}
+}
+
 /* The samples of the column, one entry each, sorted by thread and time. */
 static int collect(struct chrome *c)
 {
@@ -397,10 +439,12 @@ static int collect(struct chrome *c)
 			  1 : v[c->member];
 		if (c->ns_weights && v[c->column] > 0)
 			e->dur = (uint64_t)(v[c->column] / (scale > 0 ? scale : 1));
+		mark_interval(c, e, i);
 		c->norder++;
 	}
 	qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
 	limit_repeats(c);
+	limit_wait_samples(c);
 	return 0;
 }
 
@@ -414,11 +458,15 @@ static uint64_t mean_gap(const struct entry *e, size_t n)
  * Untimed samples run back to back from one spacing in (a viewer may
  * drop a sample at 0), count times the spacing each.
  * A timed one runs until the next one, unless that comes more than half
- * a length late: then the thread slept between them.
+ * a length late: then the thread slept between them. An off-CPU interval
+ * runs for its length, and is sampled once per spacing it lasts, the
+ * fractions carried over to the thread's next one (a short one may get
+ * none), so that samples count time.
  */
 static void place(struct chrome *c, struct entry *e, size_t n)
 {
 	uint64_t at = c->spacing, gap = c->timed ? mean_gap(e, n) : 0;
+	uint64_t carry = c->wait_spacing / 2;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -426,6 +474,12 @@ static void place(struct chrome *c, struct entry *e, size_t n)
 			e[i].time = at;
 			e[i].dur = (uint64_t)e[i].reps * c->spacing;
 			at += e[i].dur;
+			continue;
+		}
+		if (e[i].interval) {
+			carry += e[i].dur;
+			e[i].reps = (int64_t)(carry / c->wait_spacing);
+			carry -= (uint64_t)e[i].reps * c->wait_spacing;
 			continue;
 		}
 		if (!e[i].dur)
@@ -550,8 +604,11 @@ static void write_profile(struct chrome *c, size_t ti, uint32_t first_node,
 	puts_(c, "]},\n\"timeDeltas\":[");
 	for (i = 0; i < t->count; i++)
 		for (r = 0; r < e[i].reps; r++) {
-			uint64_t at = us(e[i].time + (uint64_t)r * c->spacing);
+			uint64_t at = us(e[i].time + (uint64_t)r *
+					  (e[i].interval ? c->wait_spacing : c->spacing));
 
+			if (at < last)	/* an interval's samples overran */
+				at = last;
 			put(c, ",", i || r ? 1 : 0);
 			put_int(c, (int64_t)(at - last));
 			last = at;
@@ -675,6 +732,7 @@ static int choose_column(struct chrome *c, const struct pk_options *opts)
 	c->counted = pk_profile_sample_type(c->p, (size_t)c->member)->kind ==
 		     PK_VALUE_COUNT;
 	c->ns_weights = strcmp(pk_profile_string(c->p, t->unit), "nanoseconds") == 0;
+	c->interval_column = pki_interval_column(c->p);
 	pk_profile_time_span(c->p, &first, &last);
 	c->timed = first != 0;
 	c->spacing = UNTIMED_SPACING;

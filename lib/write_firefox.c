@@ -18,7 +18,10 @@
  * The string array is the model's string table followed by the few
  * strings made here, so string ids need no translation. Samples are
  * streamed thread by thread; besides the model, memory goes to one
- * index per sample and one node per distinct stack prefix.
+ * index per sample and one node per distinct stack prefix. The profiler
+ * draws a sample until the next one, so an off-CPU interval (lib/
+ * internal.h) that no sample follows right away is ended by an empty
+ * sample.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,7 @@ struct firefox {
 	int column, member;	/* the sampled event's value and marker */
 	int64_t scale;
 	int weighted;		/* samples differ in weight */
+	int interval_column;	/* off-CPU lengths, or -1 */
 	const char *weight_type;
 	double weight_div;	/* value / scale / weight_div = weight */
 	int *tracepoint;	/* per event: its count column, or -1 */
@@ -242,7 +246,8 @@ static void choose_weights(struct firefox *w)
 
 		if (!v[w->member])
 			continue;
-		if (seen++ && v[w->column] != first)
+		if ((seen++ && v[w->column] != first) ||
+		    pki_interval_length(w->p, w->interval_column, i))
 			w->weighted = 1;
 		first = v[w->column];
 	}
@@ -358,20 +363,6 @@ static uint32_t thread_of(struct firefox *w, uint32_t labels)
 	return w->label_thread[labels];
 }
 
-struct timed {
-	uint64_t time;
-	uint32_t index;
-};
-
-static int compare_timed(const void *a, const void *b)
-{
-	const struct timed *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /*
  * The profiler takes each thread's samples in time order (its perf
  * importer sorts them); inputs nearly always are, but several files
@@ -379,28 +370,7 @@ static int compare_timed(const void *a, const void *b)
  */
 static int sort_thread(struct firefox *w, const struct ff_thread *th)
 {
-	uint32_t *idx = w->order + th->first;
-	struct timed *t;
-	size_t i;
-
-	for (i = 1; i < th->count; i++)
-		if (pk_profile_sample(w->p, idx[i])->time <
-		    pk_profile_sample(w->p, idx[i - 1])->time)
-			break;
-	if (i >= th->count)
-		return 0;
-	t = malloc(th->count * sizeof(*t));
-	if (!t)
-		return oom(w);
-	for (i = 0; i < th->count; i++) {
-		t[i].time = pk_profile_sample(w->p, idx[i])->time;
-		t[i].index = idx[i];
-	}
-	qsort(t, th->count, sizeof(*t), compare_timed);
-	for (i = 0; i < th->count; i++)
-		idx[i] = t[i].index;
-	free(t);
-	return 0;
+	return pki_sort_by_time(w->p, w->order + th->first, th->count) ? oom(w) : 0;
 }
 
 /* Samples laid out thread by thread (a counting sort), in time order. */
@@ -1054,12 +1024,56 @@ static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 	}
 }
 
+/*
+ * Where the off-CPU interval of the thread's i-th sample ends when the
+ * next sample comes later (or none does), else 0.
+ */
+static uint64_t interval_end(const struct firefox *w, const struct ff_thread *th,
+			     size_t i)
+{
+	uint32_t index = w->order[th->first + i];
+	uint64_t length = pki_interval_length(w->p, w->interval_column, index);
+	uint64_t end = pk_profile_sample(w->p, index)->time + length;
+	size_t k;
+
+	if (!length)
+		return 0;
+	for (k = i + 1; k < th->count; k++) {
+		uint32_t next = w->order[th->first + k];
+
+		if (pk_profile_sample_values(w->p, next)[w->member])
+			return pk_profile_sample(w->p, next)->time > end ? end : 0;
+	}
+	return end;
+}
+
+static size_t interval_end_count(const struct firefox *w,
+				 const struct ff_thread *th)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < th->count; i++)
+		n += interval_end(w, th, i) != 0;
+	return n;
+}
+
+/* The empty sample that ends an interval: no stack, no weight. */
+static void write_end_cell(struct firefox *w, enum ff_column col,
+			   uint64_t end, uint64_t first)
+{
+	if (col == COL_TIME)
+		put_ms(w, end - first);
+	else
+		put(w, col == COL_STACK ? "null" : "0");
+}
+
 /* A column of a thread's samples, or with markers set its tracepoints'. */
 static void write_column(struct firefox *w, const struct ff_thread *th,
 			 int markers, const char *key, enum ff_column col,
 			 uint64_t first)
 {
 	size_t i, out = 0;
+	uint64_t end;
 
 	put(w, ",\n\"");
 	put(w, key);
@@ -1073,6 +1087,10 @@ static void write_column(struct firefox *w, const struct ff_thread *th,
 			continue;
 		put(w, out++ ? (out % 32 ? "," : ",\n") : "");
 		write_cell(w, col, index, tp, time_ns(w, index, i, first));
+		if (!markers && (end = interval_end(w, th, i)) != 0) {
+			put(w, out++ % 32 ? "," : ",\n");
+			write_end_cell(w, col, end, first);
+		}
 	}
 	put(w, "]");
 }
@@ -1091,7 +1109,7 @@ static void write_samples(struct firefox *w, const struct ff_thread *th,
 {
 	size_t markers = marker_count(w, th);
 
-	table_start(w, "samples", th->count - markers,
+	table_start(w, "samples", th->count - markers + interval_end_count(w, th),
 		    (const char *const[]){ NULL });
 	put(w, ",\"weightType\":\"");
 	put(w, w->weight_type);
@@ -1214,6 +1232,7 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
 	w.key_tid = pk_profile_lookup(p, "tid");
+	w.interval_column = pki_interval_column(p);
 	w.nstrings = pk_profile_string_count(p);
 	w.extra = pk_profile_new(0);
 	rc = w.extra ? choose_values(&w) : oom(&w);

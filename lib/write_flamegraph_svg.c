@@ -145,8 +145,10 @@ static int sb_add_xml(struct pk_strbuf *b, const char *s, size_t len)
 struct fg_node {
 	uint32_t parent;
 	uint32_t name;		/* id in fg->names */
-	uint32_t depth : 31;	/* 0 for the root */
+	uint32_t depth : 29;	/* 0 for the root */
 	uint32_t kernel : 1;	/* the frame is in the kernel */
+	uint32_t ran : 1;	/* wall time: running samples reach it */
+	uint32_t blocked : 1;	/* wall time: off-CPU intervals reach it */
 	int64_t total;		/* value of the frame and its callees */
 	int64_t delta;		/* differential: new - base of stacks ending here */
 };
@@ -176,6 +178,8 @@ struct flamegraph {
 	/* differential: base and new at one scale, the finer of theirs */
 	int64_t mult, base_mult;
 	const char *unit;
+	const char *measure;	/* "Off-CPU Time " of the default title, or "" */
+	int interval_column;	/* wall time: off-CPU lengths, else -1 */
 	pk_str key_comm, key_pid, key_tid;
 
 	struct pk_profile *names;	/* frame names, interned */
@@ -413,7 +417,7 @@ static void add_delta(int64_t *sum, int64_t d)
  * second time it is walked up from the remembered leaf, without lookups.
  */
 static int add_path(struct flamegraph *fg, const struct pk_sample *s,
-		    int64_t value, int64_t delta)
+		    int64_t value, int64_t delta, int blocked)
 {
 	uint32_t node = FG_ROOT, name = root_name(fg, s->labels);
 	struct fg_memo *memo = &fg->memo[s->stack];
@@ -427,33 +431,29 @@ static int add_path(struct flamegraph *fg, const struct pk_sample *s,
 		return 1;	/* as folded: nothing to draw */
 	if (add_value(&fg->nodes[FG_ROOT].total, value))
 		return PK_EINPUT;
-	if (memo->leaf && memo->root == name) {
-		add_delta(&fg->nodes[memo->leaf].delta, delta);
-		for (node = memo->leaf; node != FG_ROOT; node = fg->nodes[node].parent)
-			fg->nodes[node].total += value;
-		return 0;
-	}
-	if (name != UINT32_MAX) {
-		node = child_of(fg, node, name);
-		if (!node)
+	if (!(memo->leaf && memo->root == name)) {
+		if (name != UINT32_MAX && !(node = child_of(fg, node, name)))
 			return PK_ENOMEM;
-		fg->nodes[node].total += value;
-	}
-	for (i = depth; i-- > 0;) {
-		uint32_t loc = stack[i];
+		for (i = depth; i-- > 0;) {
+			uint32_t loc = stack[i];
 
-		for (j = fg->loc_first[loc]; j < fg->loc_first[loc + 1]; j++) {
-			node = child_of(fg, node, fg->loc_names[j]);
-			if (!node)
-				return PK_ENOMEM;
-			fg->nodes[node].total += value;
-			if (fg->loc_kernel[loc])
-				fg->nodes[node].kernel = 1;
+			for (j = fg->loc_first[loc]; j < fg->loc_first[loc + 1]; j++) {
+				node = child_of(fg, node, fg->loc_names[j]);
+				if (!node)
+					return PK_ENOMEM;
+				if (fg->loc_kernel[loc])
+					fg->nodes[node].kernel = 1;
+			}
 		}
+		memo->root = name;
+		memo->leaf = node;
 	}
-	add_delta(&fg->nodes[node].delta, delta);
-	memo->root = name;
-	memo->leaf = node;
+	add_delta(&fg->nodes[memo->leaf].delta, delta);
+	for (node = memo->leaf; node != FG_ROOT; node = fg->nodes[node].parent) {
+		fg->nodes[node].total += value;
+		fg->nodes[node].blocked |= blocked;
+		fg->nodes[node].ran |= !blocked;
+	}
 	return 0;
 }
 
@@ -491,7 +491,8 @@ static int build_tree(struct flamegraph *fg)
 		if (!value && !base)
 			continue;
 		/* deltas are bounded: both sides are in 0..INT64_MAX */
-		rc = add_path(fg, pk_profile_sample(fg->p, i), value, value - base);
+		rc = add_path(fg, pk_profile_sample(fg->p, i), value, value - base,
+			      fg->interval_column >= 0 && v[fg->interval_column] > 0);
 		if (rc == PK_EINPUT)
 			return pk_error_set(fg->ctx, PK_EINPUT,
 					    "flamegraph: the values add up past "
@@ -616,6 +617,25 @@ static const char *tooltip_unit(const char *type, const char *unit)
 }
 
 /*
+ * Off-CPU and wall-clock time name themselves in the default title, as
+ * off-CPU flame graphs are titled; off-CPU time is blue by default, as
+ * flamegraph.pl's io palette draws it in those.
+ */
+static void name_measure(struct flamegraph *fg, const char *event)
+{
+	fg->measure = "";
+	fg->interval_column = -1;
+	if (strcmp(event, PKI_EVENT_OFF_CPU) == 0) {
+		fg->measure = "Off-CPU Time ";
+		if (!fg->opts->colors)
+			fg->palette = "io";
+	} else if (strcmp(event, PKI_EVENT_WALL) == 0) {
+		fg->measure = "Wall-Clock Time ";
+		fg->interval_column = pki_interval_column(fg->p);
+	}
+}
+
+/*
  * Differential when asked, or when the input is difffolded's two-column
  * form (sample types "base" and "new"), as flamegraph.pl switches on a
  * second count column; unless one sample type is asked for by name.
@@ -657,6 +677,7 @@ static int pick_columns(struct flamegraph *fg)
 	t = pk_profile_sample_type(fg->p, (size_t)fg->column);
 	fg->unit = tooltip_unit(pk_profile_string(fg->p, t->type),
 				pk_profile_string(fg->p, t->unit));
+	name_measure(fg, pk_profile_string(fg->p, t->event));
 	return 0;
 }
 
@@ -769,7 +790,8 @@ static int frame_colour(struct flamegraph *fg, struct pk_strbuf *b,
 	if (strcmp(fg->palette, "mem") == 0)
 		return sb_add_rgb(b, 0, 190 + hash_part(h, 1, 50),
 				  hash_part(h, 0, 210));
-	if (strcmp(fg->palette, "io") == 0) {
+	/* wall time: frames only waits reach are blue, as off-CPU time */
+	if (strcmp(fg->palette, "io") == 0 || (n->blocked && !n->ran)) {
 		unsigned rg = 80 + hash_part(h, 0, 60);
 
 		return sb_add_rgb(b, rg, rg, 190 + hash_part(h, 1, 55));
@@ -910,12 +932,14 @@ static int write_header(struct flamegraph *fg, struct pk_output *out)
 {
 	const char *title = fg->opts->title ? fg->opts->title :
 		fg->opts->icicle ? "Icicle Graph" : "Flame Graph";
+	const char *measure = fg->opts->title || !fg->measure ? "" : fg->measure;
 	unsigned w = fg->width, h = fg->height;
 	struct pk_strbuf *b = &fg->buf;
 	int rc;
 
 	b->len = 0;
-	if (sb_add_xml(b, title, strlen(title)))
+	if (sb_add_xml(b, measure, strlen(measure)) ||
+	    sb_add_xml(b, title, strlen(title)))
 		return PK_ENOMEM;
 	rc = pk_output_printf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"

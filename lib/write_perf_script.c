@@ -359,6 +359,25 @@ static int prints_event(const struct pk_profile *p,
 	return !is_derived(p, name);
 }
 
+/*
+ * Sample indexes in time order, as perf script prints them: a reader
+ * that derives events adds their samples late (an off-CPU interval when
+ * it ends), out of order. NULL when out of memory.
+ */
+static uint32_t *time_order(const struct pk_profile *p, size_t n)
+{
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	size_t i;
+
+	for (i = 0; order && i < n; i++)
+		order[i] = (uint32_t)i;
+	if (order && pki_sort_by_time(p, order, n)) {
+		free(order);
+		order = NULL;
+	}
+	return order;
+}
+
 /* Which count columns print, once for all samples. */
 static int choose_columns(struct script *s, const struct pk_options *opts)
 {
@@ -379,14 +398,17 @@ static int choose_columns(struct script *s, const struct pk_options *opts)
 /* Each sample once per count in each event's count column (budget). */
 static int print_samples(struct pk_context *ctx, struct script *s)
 {
-	size_t ntypes = pk_profile_sample_type_count(s->p), n, i, t;
+	size_t ntypes = pk_profile_sample_type_count(s->p), n, k, t;
 	int64_t repeats, budget = REPEAT_BUDGET;
+	uint32_t *order;
 	int rc = 0;
 
 	n = pk_profile_sample_count(s->p);
-	for (i = 0; i < n && !rc; i++) {
-		const struct pk_sample *sample = pk_profile_sample(s->p, i);
-		const int64_t *values = pk_profile_sample_values(s->p, i);
+	if (!(order = time_order(s->p, n)))
+		return pk_error_set(ctx, PK_ENOMEM, "perf-script: out of memory");
+	for (k = 0; k < n && !rc; k++) {
+		const struct pk_sample *sample = pk_profile_sample(s->p, order[k]);
+		const int64_t *values = pk_profile_sample_values(s->p, order[k]);
 
 		for (t = 0; t < ntypes && !rc; t++) {
 			struct event ev;
@@ -408,6 +430,7 @@ static int print_samples(struct pk_context *ctx, struct script *s)
 			rc = print_repeats(s, sample, values, &ev, repeats);
 		}
 	}
+	free(order);
 	return rc;
 }
 

@@ -31,6 +31,7 @@ struct pprof_writer {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	int with_labels;
+	int default_column;	/* the sample type pprof shows first, or -1 */
 	pk_str unknown;		/* perf's "[unknown]" is no function name */
 
 	/* model string id -> index in string_table, 0 until used */
@@ -319,6 +320,9 @@ static int fill_header(struct pprof_writer *w)
 		w->msg.period_type = &w->types[ntypes];
 	}
 	w->msg.period = pk_profile_period(p);
+	if (w->default_column >= 0)
+		w->msg.default_sample_type = str(w, pk_profile_sample_type(p,
+					(size_t)w->default_column)->type);
 	w->msg.drop_frames = meta_str(w, PK_META_DROP_FRAMES);
 	w->msg.keep_frames = meta_str(w, PK_META_KEEP_FRAMES);
 	w->msg.time_nanos = pk_profile_time_nanos(p);
@@ -607,6 +611,14 @@ static int pprof_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.with_labels = !opts->no_labels;
+	/* --event=off-cpu: pprof -top shows off-CPU time without being told
+	 * -sample_index; every sample type is still written */
+	w.default_column = -1;
+	if (opts->event || opts->sample_type || opts->value != PK_VALUE_AUTO) {
+		w.default_column = pk_value_column(ctx, p, opts);
+		if (pk_context_error(ctx)->code)
+			return pk_context_error(ctx)->code;
+	}
 	rc = build_message(&w);
 	if (!rc)
 		rc = pack_and_write(&w, !opts->no_gzip, out);

@@ -14,6 +14,8 @@
  * An input with several events gets one profile per (event, thread).
  * With opts->speedscope_evented each profile is instead an "evented" one
  * that opens and closes frames as the stack changes between timestamps.
+ * Off-CPU intervals (lib/internal.h) are placed where they happened and
+ * last as long as they did, in both kinds of profile.
  *
  * Millions of samples would make a jansson tree many times the size of
  * the model, so the sample arrays are written as they are walked; only
@@ -177,6 +179,7 @@ struct speedscope {
 	const struct pk_options *opts;
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
+	int interval_column;	/* off-CPU lengths, or -1 */
 
 	struct series *series;
 	size_t nseries;
@@ -688,36 +691,102 @@ static void write_profile_head(struct speedscope *w, struct jw *j, size_t g,
 	jw_puts(j, "\"");
 }
 
+/* The first time of the recording: where gaps are counted from. */
+static uint64_t timeline_start(const struct speedscope *w)
+{
+	uint64_t first, last;
+
+	pk_profile_time_span(w->p, &first, &last);
+	return first;
+}
+
+/*
+ * A sampled profile has no times, only weights one after the other. A
+ * thread's off-CPU or wall time (nanoseconds, with intervals) gets an
+ * empty sample for the time between, so that each interval starts where
+ * it did, from the first time of the recording on; gaps under half a
+ * running sample's weight (the sampling's jitter) are let be.
+ */
+static int has_gaps(struct speedscope *w, const struct group *gr)
+{
+	size_t i;
+
+	if (!timeline_start(w) ||
+	    strcmp(w->series[gr->series].unit, "nanoseconds") != 0)
+		return 0;
+	for (i = 0; i < gr->count; i++)
+		if (pki_interval_length(w->p, w->interval_column,
+					w->order[gr->first + i]))
+			return 1;
+	return 0;
+}
+
+/* The gap before the sample at index, the timeline being at *at (ns);
+ * moves *at past the sample. */
+static uint64_t gap_before(struct speedscope *w, const struct group *gr,
+			   uint32_t index, uint64_t *at)
+{
+	const struct series *se = &w->series[gr->series];
+	int64_t weight = pk_profile_sample_values(w->p, index)[se->column];
+	uint64_t t = time_of(w, index), gap = 0;
+	uint64_t length = weight > 0 ? (uint64_t)(weight / se->scale) : 0;
+
+	if (t > *at && (pki_interval_length(w->p, w->interval_column, index) ||
+			t - *at > length / 2))
+		gap = t - *at;
+	*at += gap + length;
+	return gap;
+}
+
+static void write_stack(struct speedscope *w, struct jw *j)
+{
+	size_t k;
+
+	for (k = 0; k < w->stack_len; k++) {
+		if (k)
+			jw_write(j, ",", 1);
+		jw_int(j, (int64_t)w->stack_buf[k] - 1);
+	}
+}
+
 static int write_sampled(struct speedscope *w, struct jw *j, size_t g)
 {
 	const struct group *gr = &w->groups[g];
-	int column = w->series[gr->series].column;
-	size_t i, k;
+	const struct series *se = &w->series[gr->series];
+	int gaps = has_gaps(w, gr);
+	uint64_t at = timeline_start(w), gap_sum = 0, gap;
+	size_t i, out = 0;
 
-	write_profile_head(w, j, g, "sampled", w->series[gr->series].unit);
+	for (i = 0; gaps && i < gr->count; i++)
+		gap_sum += gap_before(w, gr, w->order[gr->first + i], &at);
+	write_profile_head(w, j, g, "sampled", se->unit);
 	jw_puts(j, ",\"startValue\":0,\"endValue\":");
-	jw_fixed(j, gr->total, w->series[gr->series].scale);
+	jw_fixed(j, gr->total + (int64_t)gap_sum * se->scale, se->scale);
 	jw_puts(j, ",\"samples\":[");
+	at = timeline_start(w);
 	for (i = 0; i < gr->count && !j->rc; i++) {
-		const struct pk_sample *s =
-			pk_profile_sample(w->p, w->order[gr->first + i]);
+		uint32_t index = w->order[gr->first + i];
 
-		if (sample_frames(w, s->stack))
+		if (gaps && gap_before(w, gr, index, &at))
+			jw_puts(j, out++ ? ",\n[]" : "\n[]");
+		if (sample_frames(w, pk_profile_sample(w->p, index)->stack))
 			return oom(w);
-		jw_puts(j, i ? ",\n[" : "\n[");
-		for (k = 0; k < w->stack_len; k++) {
-			if (k)
-				jw_write(j, ",", 1);
-			jw_int(j, (int64_t)w->stack_buf[k] - 1);
-		}
+		jw_puts(j, out++ ? ",\n[" : "\n[");
+		write_stack(w, j);
 		jw_write(j, "]", 1);
 	}
 	jw_puts(j, "],\n\"weights\":[");
-	for (i = 0; i < gr->count && !j->rc; i++) {
-		if (i)
-			jw_write(j, ",", 1);
-		jw_fixed(j, sample_weight(w, w->order[gr->first + i], column),
-			 w->series[gr->series].scale);
+	at = timeline_start(w);
+	for (i = out = 0; i < gr->count && !j->rc; i++) {
+		uint32_t index = w->order[gr->first + i];
+
+		gap = gaps ? gap_before(w, gr, index, &at) : 0;
+		if (gap) {
+			jw_write(j, ",", out++ ? 1 : 0);
+			jw_fixed(j, (int64_t)gap * se->scale, se->scale);
+		}
+		jw_write(j, ",", out++ ? 1 : 0);
+		jw_fixed(j, sample_weight(w, index, se->column), se->scale);
 	}
 	jw_puts(j, "]}");
 	return 0;
@@ -786,7 +855,8 @@ static uint64_t mean_interval(struct speedscope *w, const struct group *gr)
  * A sample's stack runs from its time to the next sample's. When the
  * weights are nanoseconds (a cpu-clock period) it runs for its weight
  * only, so a thread that sleeps between samples shows the gap; up to
- * half a period of jitter still counts as back to back.
+ * half a period of jitter still counts as back to back. An off-CPU
+ * interval runs for its length exactly.
  */
 static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 {
@@ -806,7 +876,9 @@ static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 	for (i = 0; i < gr->count && !j->rc; i++) {
 		uint32_t index = w->order[gr->first + i];
 		uint64_t t = time_of(w, index), next = 0;
-		uint64_t span = timed ? (uint64_t)sample_weight(w, index, column) /
+		uint64_t length = pki_interval_length(w->p, w->interval_column, index);
+		uint64_t span = length ? length : timed ?
+				(uint64_t)sample_weight(w, index, column) /
 				(uint64_t)w->series[gr->series].scale : mean;
 
 		if (!t)
@@ -818,7 +890,7 @@ static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 			return oom(w);
 		if (i + 1 < gr->count)
 			next = time_of(w, w->order[gr->first + i + 1]);
-		if (next && (!timed || next - t <= span + span / 2))
+		if (next && !length && (!timed || next - t <= span + span / 2))
 			end = next;
 		else
 			end = t + span;
@@ -912,6 +984,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
 	w.key_tid = pk_profile_lookup(p, "tid");
+	w.interval_column = pki_interval_column(p);
 	w.names = pk_profile_new(0);
 	w.frames = pk_profile_new(0);
 	w.ngroups = 1;		/* group ids start at 1 */

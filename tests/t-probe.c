@@ -139,6 +139,7 @@ static const struct rule testdata_rules[] = {
 	{ "*.perf-script.txt", "perf-script" },
 	{ "perf-script/*.txt", "perf-script" },
 	{ "perf-data/*.trace.txt", "perf-script" },	/* perf script's header lines */
+	{ "perf-data/*.switches.txt", "perf-script" },	/* with switch records */
 	{ "graph/odd-names.txt", "perf-script" },
 	{ "*.folded", "folded" },
 	{ "*.difffolded", "folded" },

@@ -57,6 +57,7 @@ void pd_offcpu_release(struct pd_model *mo)
 {
 	free(mo->off.roles);
 	free(mo->off.blocked);
+	free(mo->off.block_set);
 }
 
 static enum pd_role find_role(const struct pd_attr *a)
@@ -196,7 +197,7 @@ static pk_str switch_state(struct pd_model *mo, uint32_t labels)
 }
 
 /* The labels of a block: the thread's, and the state it blocked in. */
-static uint32_t block_labels(struct pd_model *mo, uint32_t labels)
+static uint32_t make_block_labels(struct pd_model *mo, uint32_t labels)
 {
 	size_t n = 0, i, nl = 0;
 	const struct pk_label *l = pk_profile_labels(mo->st->p, labels, &nl);
@@ -211,6 +212,24 @@ static uint32_t block_labels(struct pd_model *mo, uint32_t labels)
 	if ((keep[n].str = switch_state(mo, labels)))
 		n++;
 	return pk_profile_intern_labels(mo->st->p, keep, n);
+}
+
+/* The same, made once per label set: threads switch the same ways again
+ * and again, and the text's prev_state is costly to find. */
+static uint32_t block_labels(struct pd_model *mo, uint32_t labels)
+{
+	struct pd_offcpu *o = &mo->off;
+	size_t old = o->block_set_cap;
+
+	if (pki_grow(&o->block_set, &o->block_set_cap, (size_t)labels + 1,
+		     sizeof(*o->block_set)) < 0)
+		return make_block_labels(mo, labels);
+	if (o->block_set_cap > old)
+		memset(o->block_set + old, 0,
+		       (o->block_set_cap - old) * sizeof(*o->block_set));
+	if (!o->block_set[labels])
+		o->block_set[labels] = make_block_labels(mo, labels);
+	return o->block_set[labels];
 }
 
 int pd_offcpu_switch(struct pd_model *mo, const struct pd_sample *s,

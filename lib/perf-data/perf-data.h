@@ -365,6 +365,8 @@ struct pd_offcpu {
 	uint64_t intervals;
 	int system_wide;	/* the idle task's switches are sampled */
 	pk_str key_state, key_trace, key_prev_comm, key_next_pid;
+	uint32_t *block_set;	/* sched_switch label set -> a block's, 0: not yet */
+	size_t block_set_cap;
 };
 
 struct pd_model {

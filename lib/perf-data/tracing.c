@@ -12,6 +12,11 @@
  * field named like one of the sample's own labels (pid, tid, comm, cpu,
  * trace) is named after its event too: "sched_wakeup.pid".
  *
+ * Formatting the trace text costs ten times what the rest of a sample
+ * does, and a program switches the same ways again and again: the
+ * labels of each distinct payload (the event and its fields' bytes, not
+ * the common_ ones, which vary and are not shown) are made once and kept.
+ *
  * The tracing data and the raw data are untrusted: every event must have
  * its common_type where the kernel puts it (libtraceevent finds a
  * sample's event from there), and a sample is decoded only when each
@@ -33,7 +38,19 @@ struct pd_tracing {
 	struct pk_label *labels;
 	size_t labels_cap;
 	int checked;		/* the events' common_type was checked */
+
+	/* payloads decoded: their interned id -> their labels in a pool */
+	struct pk_profile *payloads;
+	unsigned char *key;	/* a payload as it is interned */
+	size_t key_cap;
+	size_t *payload_labels;	/* per id: first label, then the next's */
+	size_t npayloads, payload_labels_cap;
+	struct pk_label *pool;
+	size_t npool, pool_cap;
 };
+
+/* Payloads past this many are decoded each time (bounds the memory). */
+#define PAYLOADS_KEPT (1u << 20)
 
 static const char *const own_labels[] = { "pid", "tid", "comm", "cpu", "trace" };
 
@@ -45,6 +62,10 @@ void pd_tracing_free(struct pd_tracing *tr)
 	trace_seq_destroy(&tr->seq);
 	free(tr->raw);
 	free(tr->labels);
+	pk_profile_free(tr->payloads);
+	free(tr->key);
+	free(tr->payload_labels);
+	free(tr->pool);
 	free(tr);
 }
 
@@ -322,6 +343,55 @@ static struct tep_event *sample_event(struct pd_state *st,
 	return ev;
 }
 
+/*
+ * The labels of a payload decoded before (they depend on its bytes
+ * only) after base in tr->labels, or 0 when it is new: then *id is its
+ * id to keep them under, or 0 when no more are kept.
+ */
+static size_t kept_labels(struct pd_tracing *tr, const struct tep_event *ev,
+			  const struct pd_sample *s, size_t nbase, uint32_t *id)
+{
+	size_t first, n, start = s->raw_size;
+	const struct tep_format_field *f;
+
+	*id = 0;
+	for (f = ev->format.fields; f; f = f->next)
+		if ((size_t)f->offset < start)
+			start = (size_t)f->offset;
+	if (tr->npayloads >= PAYLOADS_KEPT ||
+	    (!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
+	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
+		return 0;
+	memcpy(tr->key, &ev->id, sizeof(ev->id));
+	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
+	*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
+				sizeof(ev->id) + s->raw_size - start);
+	if (!*id || *id > tr->npayloads)
+		return 0;
+	first = tr->payload_labels[*id - 1];
+	n = tr->payload_labels[*id] - first;
+	memcpy(tr->labels + nbase, tr->pool + first, n * sizeof(*tr->pool));
+	return nbase + n;
+}
+
+/* Keep the labels of payload id (the next one): tr->labels after nbase. */
+static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
+			size_t n)
+{
+	if (id != tr->npayloads + 1 ||
+	    pki_grow(&tr->pool, &tr->pool_cap, tr->npool + n - nbase,
+		     sizeof(*tr->pool)) < 0 ||
+	    pki_grow(&tr->payload_labels, &tr->payload_labels_cap, id + 1,
+		     sizeof(*tr->payload_labels)) < 0)
+		return;
+	memcpy(tr->pool + tr->npool, tr->labels + nbase,
+	       (n - nbase) * sizeof(*tr->pool));
+	tr->payload_labels[0] = 0;
+	tr->npool += n - nbase;
+	tr->payload_labels[id] = tr->npool;
+	tr->npayloads = id;
+}
+
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   uint64_t offset, const struct pk_label *base,
 			   size_t nbase)
@@ -329,6 +399,7 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	struct pd_tracing *tr = st->tracing;
 	struct tep_event *ev = NULL;
 	struct tep_format_field *f;
+	uint32_t id;
 	size_t n;
 
 	if (tr && s->raw)
@@ -341,8 +412,13 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
 	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size, 1) < 0)
 		return pk_profile_intern_labels(st->p, base, nbase);
-	memcpy(tr->raw, s->raw, s->raw_size);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = field_labels(st, tr, ev, s, nbase);
+	n = kept_labels(tr, ev, s, nbase, &id);
+	if (!n) {
+		memcpy(tr->raw, s->raw, s->raw_size);
+		n = field_labels(st, tr, ev, s, nbase);
+		if (id)
+			keep_labels(tr, id, nbase, n);
+	}
 	return pk_profile_intern_labels(st->p, tr->labels, n);
 }
