@@ -21,7 +21,8 @@ testrun_fails "-o in a directory that is not there" 3 \
 	"cannot create '$outdir/no-dir/x.folded': No such file or directory" \
 	profkit-convert --to=folded -o "$outdir/no-dir/x.folded" $d/c-fp.txt
 
-head -c 20000 /dev/urandom >"$tmpdir/random.bin"
+# random bytes, fixed so the test never changes from run to run
+cp testdata/bad/random.bin "$tmpdir/random.bin"
 testrun_fails "binary garbage" 1 "random.bin: unknown profile format" \
 	profkit-convert --to=pprof -o "$outdir/x.pb.gz" "$tmpdir/random.bin"
 testrun_fails "garbage forced through the perf script reader" 1 \
