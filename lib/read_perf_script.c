@@ -4,7 +4,8 @@
  *
  *     comm  pid/tid [cpu] secs.usecs: period event: [trace fields]
  *
- * (every field optional, comm may hold spaces), then callchain lines
+ * (every field optional, comm may hold spaces; a tracepoint's fields
+ * become labels, trace-fields.c), then callchain lines
  *
  *     addr symbol+0xoff (dso)
  *       file.c:123                      (with -F +srcline: skipped)
@@ -25,6 +26,7 @@
 #include "formats.h"
 #include "idtab.h"
 #include "internal.h"
+#include "trace-fields.h"
 
 #define MAX_TOKENS 64
 #define MAX_WARNINGS 5
@@ -49,6 +51,7 @@ struct ps_record {
 	uint64_t time;
 	int64_t period;		/* -1 when not printed */
 	pk_str event;
+	size_t ntrace;		/* labels of tracepoint fields */
 };
 
 struct ps_reader {
@@ -74,6 +77,9 @@ struct ps_reader {
 	uint32_t last_labels;	/* records of one thread repeat their labels */
 	struct pk_label last_label_set[4];
 	size_t last_nlabels;
+	/* a tracepoint sample's labels: its own 4 slots, then its fields */
+	struct pk_label *labels;
+	size_t labels_cap;
 
 	int64_t *values;
 	size_t values_cap;
@@ -778,6 +784,12 @@ static uint32_t record_labels(struct ps_reader *r)
 		l[n].key = r->key_cpu;
 		l[n++].num = r->rec.cpu;
 	}
+	if (r->rec.ntrace) {
+		/* the fields follow the sample's own labels, as from perf.data */
+		memcpy(r->labels + 4 - n, l, n * sizeof(*l));
+		return pk_profile_intern_labels(r->p, r->labels + 4 - n,
+						n + r->rec.ntrace);
+	}
 	if (n != r->last_nlabels || memcmp(l, r->last_label_set, n * sizeof(*l))) {
 		r->last_labels = pk_profile_intern_labels(r->p, l, n);
 		memcpy(r->last_label_set, l, n * sizeof(*l));
@@ -941,6 +953,41 @@ static int chain_frame(struct ps_reader *r, const char *line, size_t len)
 	return parse_frame(r, line, len, !relaxed);
 }
 
+/* "sched:sched_switch", "syscalls:sys_enter_write", "probe:f" */
+static int is_tracepoint(const struct ps_reader *r)
+{
+	return r->rec.event && strchr(pk_profile_string(r->p, r->rec.event), ':');
+}
+
+/*
+ * A tracepoint's fields: the text from tok[j] to a frame laid out as
+ * perf lays out an address (-F ip with trace), before tok[frame] at the
+ * latest, or to the end of the line. Returns the frame's token, or n.
+ */
+static size_t trace_fields(struct ps_reader *r, const char *line, size_t len,
+			   const struct token *tok, size_t n, size_t j,
+			   size_t frame)
+{
+	const char *event = pk_profile_string(r->p, r->rec.event);
+	const char *end = line + len;
+	size_t f;
+	ssize_t got;
+
+	for (f = j; f < frame && f < n && !is_address_at(&tok[f]); f++)
+		;
+	if (f < n)
+		end = f > j ? tok[f - 1].s + tok[f - 1].len : tok[f].s;
+	if (f > j) {
+		got = pki_grow(&r->labels, &r->labels_cap, 4, sizeof(*r->labels)) < 0 ? -1 :
+			pki_trace_text_labels(r->p, event, strlen(event), tok[j].s,
+					      (size_t)(end - tok[j].s), &r->labels,
+					      &r->labels_cap, 4);
+		/* without memory for them the sample keeps its own labels */
+		r->rec.ntrace = got > 4 ? (size_t)got - 4 : 0;
+	}
+	return f;
+}
+
 /*
  * A new record from a header line, with the frame that ends it when the
  * sample has no callchain (trailing branch entries are dropped).
@@ -956,7 +1003,9 @@ static int new_record(struct ps_reader *r, const char *line, size_t len,
 	if ((rc = finish_record(r)))
 		return rc;
 	j = parse_header(r, tok, n, h);
-	if (h->frame < n)
+	if (j < n && is_tracepoint(r))
+		j = trace_fields(r, line, len, tok, n, j, h->frame);
+	else if (h->frame < n)
 		j = h->frame;
 	while (end > j + 1 && is_brstack_token(&tok[end - 1]))
 		end--;
@@ -1118,6 +1167,7 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	free(r.frame_cache);
 	free(r.frames);
 	free(r.values);
+	free(r.labels);
 	return rc;
 }
 
