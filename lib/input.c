@@ -495,6 +495,11 @@ uint64_t pk_input_offset(const struct pk_input *in)
 	return in->base + in->pos;
 }
 
+void pki_input_skip(struct pk_input *in, size_t n)
+{
+	in->pos += n < in->end - in->pos ? n : in->end - in->pos;
+}
+
 /* The rest of a regular file, mapped, from stream offset off. */
 static const unsigned char *map_file(struct pk_input *in, uint64_t off,
 				     size_t *size)

@@ -61,6 +61,8 @@ size_t pki_profile_cut_stacks(const struct pk_profile *p);
  * used up; the block lives until pk_input_close.
  */
 const unsigned char *pki_input_map(struct pk_input *in, size_t *size);
+/* Skip n bytes that pk_input_peek showed (fewer if fewer are there). */
+void pki_input_skip(struct pk_input *in, size_t n);
 /* Bytes of the block read: a mapped file's pages read leave the
  * process's memory (they stay readable, from the page cache). */
 void pki_input_unmap_part(const struct pk_input *in, const void *start,

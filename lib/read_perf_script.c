@@ -116,6 +116,8 @@ struct ps_reader {
 	struct chain_entry *chain_cache;
 	size_t nchain_cache, chain_cache_cap, chain_frames;
 	struct pk_idtab chain_tab;
+	char *chain_buf;	/* a stream's chain, till it is remembered */
+	size_t chain_buf_cap;
 	pk_str last_comm, last_event;	/* headers of a thread repeat them */
 	/*
 	 * The last header line with a time (and no frame), and its record as
@@ -1312,6 +1314,7 @@ static void reader_release(struct ps_reader *r)
 	pki_idtab_release(&r->frame_tab);
 	free(r->frame_cache);
 	free(r->chain_cache);
+	free(r->chain_buf);
 	pki_idtab_release(&r->chain_tab);
 	free(r->frames);
 	free(r->values);
@@ -1325,29 +1328,6 @@ static void cut_off(struct ps_reader *r)
 	r->rec.active = 0;
 	r->nframes = 0;
 	r->npending = 0;
-}
-
-static int read_stream(struct ps_reader *r, struct pk_input *in)
-{
-	const char *line;
-	size_t len;
-	int rc = 0;
-
-	for (;;) {
-		uint64_t start = pk_input_offset(in);
-
-		if (rc || !(line = pk_input_line(in, &len)))
-			break;
-		r->lineno++;
-		if (pk_input_offset(in) - start == len && len) {
-			cut_off(r);
-			break;
-		}
-		rc = handle_line(r, line, len);
-	}
-	if (!rc)
-		rc = pk_context_error(r->ctx)->code;
-	return rc ? rc : finish_record(r);
 }
 
 /* An empty line ("\n", "\r\n") at s: where the next one starts, or NULL. */
@@ -1402,6 +1382,14 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		r->rec.chain = s;
 		r->rec.chain_len = (size_t)(stop - s);
 		r->rec.chain_lines = lines;
+		/* a stream's buffer moves on before the chain is remembered */
+		if (r->chain_buf) {
+			if (pki_grow(&r->chain_buf, &r->chain_buf_cap, key.len, 1) < 0) {
+				r->rec.chain = NULL;
+				return s;
+			}
+			r->rec.chain = memcpy(r->chain_buf, s, key.len);
+		}
 		return s;
 	}
 	r->rec.stack = r->chain_cache[id - 1].stack;
@@ -1409,6 +1397,43 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 	r->lines += lines;
 	r->last_frame = 1;
 	return stop;
+}
+
+/* How far a stream is read ahead for a callchain after a header. */
+#define CHAIN_AHEAD (64u << 10)
+
+/*
+ * A stream, line by line; after a header, the callchain in the bytes
+ * read ahead is looked up whole as in text in memory.
+ */
+static int read_stream(struct ps_reader *r, struct pk_input *in)
+{
+	const char *line, *ahead, *next;
+	size_t len, got;
+	int rc = 0;
+
+	if (pki_grow(&r->chain_buf, &r->chain_buf_cap, 256, 1) < 0)
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	for (;;) {
+		uint64_t start = pk_input_offset(in);
+
+		if (rc || !(line = pk_input_line(in, &len)))
+			break;
+		r->lineno++;
+		if (pk_input_offset(in) - start == len && len) {
+			cut_off(r);
+			break;
+		}
+		if ((rc = handle_line(r, line, len)) || !r->rec.active ||
+		    r->rec.lineno != r->lineno)
+			continue;
+		ahead = (const char *)pk_input_peek(in, CHAIN_AHEAD, &got);
+		next = known_chain(r, ahead, ahead + got);
+		pki_input_skip(in, (size_t)(next - ahead));
+	}
+	if (!rc)
+		rc = pk_context_error(r->ctx)->code;
+	return rc ? rc : finish_record(r);
 }
 
 /* Mapped text read leaves memory every so often, so memory stays small. */
