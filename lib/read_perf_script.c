@@ -20,6 +20,7 @@
  * text is parsed only once.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1465,6 +1466,7 @@ static int read_lines(struct ps_reader *r, const char *s, const char *end)
 		rc = handle_line(r, s, len - (size_t)cr);
 		s = nl ? known_chain(r, nl + 1, end) : end;
 	}
+	pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
 	return rc ? rc : finish_record(r);
 }
 
@@ -1472,15 +1474,24 @@ static int read_lines(struct ps_reader *r, const char *s, const char *end)
 struct ps_part {
 	struct ps_reader r;
 	const char *start, *end;
-	pthread_t thread;
-	int started, rc;
+	int rc;
 };
 
-static void *read_part(void *arg)
-{
-	struct ps_part *part = arg;
+/* The parts of a text, and the threads taking the next one in turn. */
+struct ps_work {
+	struct ps_part *parts;
+	size_t nparts;
+	atomic_size_t next;
+};
 
-	part->rc = read_lines(&part->r, part->start, part->end);
+static void *take_parts(void *arg)
+{
+	struct ps_work *w = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&w->next, 1)) < w->nparts)
+		w->parts[k].rc = read_lines(&w->parts[k].r, w->parts[k].start,
+					    w->parts[k].end);
 	return NULL;
 }
 
@@ -1557,65 +1568,83 @@ static int absorb_part(struct ps_reader *r, struct ps_part *part)
 	return 0;
 }
 
-/*
- * Text in memory, cut at record boundaries (the empty lines after
- * callchains) into nparts parts, read at once, the first here into the
- * profile, the others on threads into profiles of their own, appended in
- * input order: strings, stacks and samples keep the order one thread
- * gives them, and so does every output.
- */
-static int read_parts(struct ps_reader *r, const char *data, size_t size,
-		      size_t nparts)
+/* Cut text at record boundaries into nparts parts, readers for all but
+ * the first (the whole's). */
+static int cut_parts(struct ps_reader *r, const char *data, size_t size,
+		     struct ps_part *parts, size_t nparts)
 {
-	struct ps_part *parts = calloc(nparts, sizeof(*parts));
 	size_t k, from = 0;
 	int rc = 0;
 
-	if (!parts)
-		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	for (k = 0; k < nparts; k++) {
+		size_t want = size / nparts * (k + 1);
 		size_t to = k + 1 == nparts ? size :
-			record_start(data, size, size / nparts * (k + 1) > from ?
-				     size / nparts * (k + 1) : from);
+			record_start(data, size, want > from ? want : from);
 
 		parts[k].start = data + from;
 		parts[k].end = data + to;
 		from = to;
-		if (k == 0 || rc || (rc = part_init(&parts[k], r)))
-			continue;
-		parts[k].started = pthread_create(&parts[k].thread, NULL,
-						  read_part, &parts[k]) == 0;
+		if (k && !rc)
+			rc = part_init(&parts[k], r);
 	}
-	if (!rc) {
-		char what[512];
+	return rc;
+}
 
+/*
+ * Text in memory, cut at record boundaries (the empty lines after
+ * callchains) into nparts parts, read by nthreads threads, each taking
+ * the next part left: the first part here into the profile, the others
+ * into profiles of their own, appended in input order. Strings, stacks
+ * and samples keep the order one thread gives them, and so does every
+ * output, however the threads were scheduled.
+ */
+static int read_parts(struct ps_reader *r, const char *data, size_t size,
+		      size_t nthreads, size_t nparts)
+{
+	struct ps_work w = { calloc(nparts, sizeof(*w.parts)), nparts, 1 };
+	pthread_t *threads = calloc(nthreads, sizeof(*threads));
+	size_t k, started = 0;
+	char what[512];
+	int rc;
+
+	if (!w.parts || !threads) {
+		free(w.parts);
+		free(threads);
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	}
+	rc = cut_parts(r, data, size, w.parts, nparts);
+	for (k = 1; k < nthreads && !rc; k++)
+		started += pthread_create(&threads[started], NULL, take_parts, &w) == 0;
+	if (!rc) {
 		snprintf(what, sizeof(what), "reading %s", pk_input_name(r->in));
 		r->progress_what = what;
 		r->progress_parts = nparts;
 		r->progress_total = size;
-		rc = read_lines(r, parts[0].start, parts[0].end);
+		rc = read_lines(r, w.parts[0].start, w.parts[0].end);
 		r->progress_what = NULL;
+		if (rc)
+			atomic_store(&w.next, nparts);	/* no use reading on */
+		else
+			take_parts(&w);	/* and the rest, with the threads */
 	}
+	for (k = 0; k < started; k++)
+		pthread_join(threads[k], NULL);
 	for (k = 1; k < nparts; k++) {
-		if (parts[k].started)
-			pthread_join(parts[k].thread, NULL);
-		else if (parts[k].r.p && !rc)
-			read_part(&parts[k]);	/* no thread: read it here */
-		parts[k].started = 0;
-		if (!rc && parts[k].r.p)
-			rc = absorb_part(r, &parts[k]);
-		part_free(&parts[k]);
+		if (!rc && w.parts[k].r.p)
+			rc = absorb_part(r, &w.parts[k]);
+		part_free(&w.parts[k]);
 	}
-	free(parts);
+	free(w.parts);
+	free(threads);
 	pk_progress(r->ctx, NULL, size, size);
 	return rc;
 }
 
 /*
- * --threads (parts as small as they come), else a thread a core for
- * MIN_PART of text each at least: a small input stays on one.
+ * --threads, else one a core, for MIN_PART of text each at least: a
+ * small input stays on one.
  */
-static size_t part_count(const struct pk_options *opts, size_t size)
+static size_t thread_count(const struct pk_options *opts, size_t size)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n;
@@ -1626,6 +1655,21 @@ static size_t part_count(const struct pk_options *opts, size_t size)
 	if (n > size / MIN_PART)
 		n = size / MIN_PART;
 	return n ? n : 1;
+}
+
+/*
+ * Parts a thread: a few each, so a thread the machine slows down leaves
+ * parts to the others (MIN_PART each at least, but for --threads).
+ */
+static size_t part_count(const struct pk_options *opts, size_t size)
+{
+	size_t threads = thread_count(opts, size), n = 4 * threads;
+
+	if (threads == 1)
+		return 1;
+	if (n > size / MIN_PART)
+		n = size / MIN_PART;
+	return n > threads ? n : threads;
 }
 
 /* What the whole input says: warnings in input order, then the verdict. */
@@ -1674,7 +1718,8 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	if (!rc) {
 		data = (const char *)pki_input_map(in, &size);
 		if (data)
-			rc = read_parts(&r, data, size, part_count(opts, size));
+			rc = read_parts(&r, data, size, thread_count(opts, size),
+					part_count(opts, size));
 		else
 			rc = read_stream(&r, in);
 		rc = finish_input(&r, rc);
