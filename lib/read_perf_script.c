@@ -34,7 +34,7 @@
 
 #define MAX_TOKENS 64
 #define MAX_WARNINGS 5
-/* Text per thread below which another thread costs more than it saves. */
+/* Text a part at least: less costs another thread more than it saves. */
 #define MIN_PART (4u << 20)
 /* Memory for the callchains remembered whole (they cost their text). */
 #define MAX_CHAIN_BYTES (64u << 20)

@@ -123,9 +123,10 @@ static int add_label(struct pk_profile *p, struct pk_label **labels,
 	l = &(*labels)[n];
 	memset(l, 0, sizeof(*l));
 	l->key = key;
-	if (is_string || !parse_number(value, len, &l->num))
-		if (!(l->str = pk_profile_intern(p, value, len)))
-			return -1;
+	/* an empty value is no string: 0, as the perf.data side has it */
+	if ((is_string || !parse_number(value, len, &l->num)) &&
+	    !(l->str = pk_profile_intern(p, value, len)) && len)
+		return -1;
 	return 0;
 }
 
