@@ -3,31 +3,38 @@
 # event becomes the same labels as the perf.data reader decodes with
 # libtraceevent from the recording (tests/run-tracepoint-fields.sh).
 #
-# testdata/perf-script/tp-fields.txt and tp-prog.txt are `perf script` of
-# testdata/perf-data/tp-fields.perf.data and tp-prog.perf.data. Each text
+# testdata/perf-script/tp-{fields,prog,kmem}.txt are `perf script` of
+# testdata/perf-data/tp-{fields,prog,kmem}.perf.data. Each text
 # converted to pprof must give the same `pprof -tags` as its recording,
 # but for what the text does not hold: the pid (perf prints the tid
 # alone), sys_enter's __syscall_nr (not printed), prev_state (printed as
-# a letter, S, where the label of perf.data holds the number) and comm (a
-# comm's trailing blank is lost in the header). profkit-filter --field
+# a letter, S, where the label of perf.data holds the number), comm (a
+# comm's trailing blank is lost in the header), and in tp-kmem the fields
+# kmalloc prints as words (gfp_flags=GFP_KERNEL, accounted=false,
+# call_site=perf_event_mmap+0x155, so its trace text too); its node=-1,
+# ptr=0xffff... and sched_stat_runtime's runtime=568910 [ns] are numbers. profkit-filter --field
 # must keep the same samples from the text as from the recording, as
 # many as perf printed with the field.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 17
+plan 22
 
 # tags PROFILE INDEX: pprof -tags, less the labels the text cannot hold
 tags() {
 	"$pprof" -sample_index="$2" -tags "$1" 2>"$tmpdir/err" |
-		awk '/^ [^ ].*: Total / { k = $1; sub(/:$/, "", k)
+		awk -v words="$words" '/^ [^ ].*: Total / { k = $1; sub(/:$/, "", k)
 				skip = (k == "pid" || k == "comm" ||
-					k == "__syscall_nr" || k == "prev_state") }
+					k == "__syscall_nr" || k == "prev_state" ||
+					index(" " words " ", " " k " ")) }
 			!skip'
 }
 
 find_pprof
 for x in "tp-fields sched:sched_switch_samples sched:sched_wakeup_samples syscalls:sys_enter_write_samples syscalls:sys_exit_write_samples" \
-	 "tp-prog sched:sched_switch_samples cpu-clock_samples"; do
+	 "tp-prog sched:sched_switch_samples cpu-clock_samples" \
+	 "tp-kmem kmem:kmalloc_samples sched:sched_stat_runtime_samples"; do
 	set -- $x
+	words=
+	[ $1 = tp-kmem ] && words="gfp_flags accounted call_site trace"
 	rec=$1
 	shift
 	profkit-convert -q --no-symbolize --to=pprof -o "$tmpdir/data.pb.gz" \
@@ -41,7 +48,8 @@ for x in "tp-fields sched:sched_switch_samples sched:sched_wakeup_samples syscal
 		fi
 		tags "$tmpdir/data.pb.gz" "$index" >"$tmpdir/data.tags"
 		tags "$tmpdir/text.pb.gz" "$index" >"$tmpdir/text.tags"
-		if ! grep -q "^ trace: Total" "$tmpdir/data.tags"; then
+		if ! "$pprof" -sample_index="$index" -tags "$tmpdir/data.pb.gz" 2>/dev/null |
+			grep -q "^ trace: Total"; then
 			fail "$rec: pprof -tags of $index: the recording has no fields"
 			diag_file "$tmpdir/err"
 			continue
@@ -84,5 +92,8 @@ tp-fields|count: 0x00000013|count=19|
 tp-fields|fd: 0x00000001|fd=0x1|
 tp-prog|next_comm=swapper/0|next_comm=swapper/0|
 tp-prog|prev_state=R|prev_state=R|
+tp-kmem|node=-1|node=-1|
+tp-kmem|runtime=568910 \[ns\]|runtime=568910|
+tp-kmem|bytes_req=64|bytes_req=0x40|
 FIELDS
 finish
