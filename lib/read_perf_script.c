@@ -1512,6 +1512,11 @@ static size_t record_start(const char *data, size_t size, size_t pos)
 	return size;
 }
 
+/*
+ * A part's reader, into a profile of its own under the memory limit: a
+ * part holds no more than the whole, so it fails only where one thread
+ * would (the parts held at once may take more memory than the whole).
+ */
 static int part_init(struct ps_part *part, struct ps_reader *whole)
 {
 	struct pk_context *ctx = pk_context_new();
@@ -1525,10 +1530,8 @@ static int part_init(struct ps_part *part, struct ps_reader *whole)
 	pk_profile_set_memory_limit(p, pk_context_max_memory(whole->ctx));
 	if (pki_profile_max_stack(whole->p) != SIZE_MAX)
 		pki_profile_set_max_stack(p, pki_profile_max_stack(whole->p));
-	if (reader_init(&part->r, ctx, whole->in, p)) {
-		pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
-		return -1;
-	}
+	if (reader_init(&part->r, ctx, whole->in, p))
+		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -1546,6 +1549,11 @@ static int absorb_part(struct ps_reader *r, struct ps_part *part)
 	uint64_t i;
 	int rc;
 
+	if (pk_profile_failed(pr->p))
+		return pk_error_set(r->ctx, PK_ENOMEM, "%s: the profile needs more "
+				    "than the memory limit of %llu MiB (see "
+				    "--max-memory)", pk_input_name(r->in),
+				    (unsigned long long)(pk_context_max_memory(r->ctx) >> 20));
 	if (part->rc)
 		return pk_error_set(r->ctx, part->rc, "%s",
 				    pk_context_error(pr->ctx)->message);
