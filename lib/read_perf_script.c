@@ -1341,15 +1341,18 @@ static const char *after_empty_line(const char *s, const char *end)
 	return NULL;
 }
 
-/* The end of the callchain starting at s: the empty line ending it, or
- * NULL when the text ends first. */
+/*
+ * The end of the callchain starting at s: the empty line ending it, or
+ * NULL when the text ends first or a line is not indented as perf
+ * indents frames (text without empty lines is not scanned to its end).
+ */
 static const char *chain_end(const char *s, const char *end, size_t *lines)
 {
 	*lines = 0;
 	while (s < end && !after_empty_line(s, end)) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
-		if (!nl)
+		if (!nl || !is_space(*s))
 			return NULL;
 		s = nl + 1;
 		++*lines;

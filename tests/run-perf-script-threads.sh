@@ -6,7 +6,8 @@
 # same byte for byte. Inputs: every perf script text in testdata, perf's
 # text of the recordings with other field sets (-F, -G, which change
 # where records end), damaged text (bad lines in several parts, CRLF, a
-# last line cut off) and a text large enough that --threads is not
+# last line cut off), records without empty lines between them, and a
+# text large enough that --threads is not
 # needed to split it.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
@@ -63,8 +64,10 @@ sed 's/$/\r/' $s/threads.txt >"$tmpdir/in/crlf.txt"
 head -c 200000 $s/c-fp.txt >"$tmpdir/in/cut.txt"
 { echo "# hostname : a"; cat $s/c-fp.txt; echo "# hostname : b"; cat $s/threads.txt
   echo "# cmdline : x y"; } >"$tmpdir/in/comments.txt"
+# callchains without the empty lines between records
+grep -v '^$' $s/threads.txt >"$tmpdir/in/no-empty-lines.txt"
 set -- "$@" "$tmpdir/in/bad-lines.txt" "$tmpdir/in/crlf.txt" "$tmpdir/in/cut.txt" \
-	"$tmpdir/in/comments.txt"
+	"$tmpdir/in/comments.txt" "$tmpdir/in/no-empty-lines.txt"
 
 plan $(($# + 1))
 for f; do
