@@ -923,15 +923,17 @@ static int record_columns(struct ps_reader *r)
 static void remember_chain(struct ps_reader *r, uint32_t stack)
 {
 	struct frame_text key = { r->rec.chain, r->rec.chain_len };
-	uint64_t hash = chain_hash(key.s, key.len);
 	struct chain_entry *e;
+	uint64_t hash;
 	size_t slot;
 
 	if (!r->rec.chain || r->chain_frames != r->rec.chain_lines ||
 	    r->lineno != r->rec.lineno + r->rec.chain_lines + 1 ||
 	    r->nframes > pki_profile_max_stack(r->p) ||
-	    pk_profile_memory(r->chains) > MAX_CHAIN_BYTES ||
-	    pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot) ||
+	    pk_profile_memory(r->chains) > MAX_CHAIN_BYTES)
+		return;
+	hash = chain_hash(key.s, key.len);
+	if (pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot) ||
 	    pki_grow(&r->chain_cache, &r->chain_cache_cap, r->nchain_cache + 1,
 		     sizeof(*r->chain_cache)) < 0)
 		return;
