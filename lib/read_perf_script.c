@@ -126,7 +126,7 @@ struct ps_reader {
 	 * for the time, which is then all there is to parse.
 	 */
 	char memo_line[256];
-	size_t memo_len, memo_time, memo_time_len;
+	size_t memo_len, memo_time, memo_time_len, memo_dot;
 	struct ps_record memo_rec;
 
 	/* the columns of the last record's event, with or without period */
@@ -1187,9 +1187,45 @@ static int new_record(struct ps_reader *r, const char *line, size_t len,
 		r->memo_len = len;
 		r->memo_time = (size_t)(r->rec.time_at - line);
 		r->memo_time_len = (size_t)(strchr(r->rec.time_at, ':') + 1 - r->rec.time_at);
+		r->memo_dot = (size_t)(strchr(r->rec.time_at, '.') - r->rec.time_at);
 		r->memo_rec = r->rec;
 	}
 	return 0;
+}
+
+/*
+ * A time laid out as the remembered one (digits, '.' at dot, digits,
+ * ':'): 1 and its value as parse_time gives it, found in one pass; 0 for
+ * no time. Seconds of more than ten digits take the long way.
+ */
+static int time_again(const char *s, size_t len, size_t dot, uint64_t *ns)
+{
+	struct token t = { s, len, 0 };
+	uint64_t secs = 0, frac = 0, scale = 1000000000;
+	size_t i;
+
+	if (dot > 10) {
+		*ns = is_time_token(&t) ? parse_time(&t) : 0;
+		return is_time_token(&t);
+	}
+	if (s[dot] != '.' || s[len - 1] != ':')
+		return 0;
+	for (i = 0; i + 1 < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (i == dot)
+			continue;
+		if (d > 9)
+			return 0;
+		if (i < dot) {
+			secs = secs * 10 + d;
+		} else if (i - dot <= 9) {
+			frac = frac * 10 + d;
+			scale /= 10;
+		}
+	}
+	*ns = secs * 1000000000 + frac * scale;
+	return 1;
 }
 
 /*
@@ -1199,19 +1235,19 @@ static int new_record(struct ps_reader *r, const char *line, size_t len,
 static int header_again(struct ps_reader *r, const char *line, size_t len)
 {
 	size_t t = r->memo_time, tlen = r->memo_time_len;
-	struct token time = { line + t, tlen, 0 };
+	uint64_t time;
 	int rc;
 
 	if (!r->memo_len || len != r->memo_len ||
 	    memcmp(line, r->memo_line, t) != 0 ||
 	    memcmp(line + t + tlen, r->memo_line + t + tlen, len - t - tlen) != 0 ||
-	    !is_time_token(&time))
+	    !time_again(line + t, tlen, r->memo_dot, &time))
 		return 0;
 	if ((rc = finish_record(r)))
 		return rc;
 	r->rec = r->memo_rec;
 	r->rec.lineno = r->lineno;
-	r->rec.time = parse_time(&time);
+	r->rec.time = time;
 	r->chain_frames = 0;
 	return 1;
 }
