@@ -92,6 +92,16 @@ theirs="n/a n/a"
 	theirs=$(best "$tmp/theirs.folded" perl "$collapse" "$text")
 row "perf script text -> folded" "$(stat -c %s "$text")" "$ours" \
 	stackcollapse "$theirs" 40 2000 -
+# the same on one thread, and from a pipe (read as a stream): no goals
+row "  the same, --threads=1" "$(stat -c %s "$text")" \
+	"$(best "$tmp/one.folded" "$convert" -q --threads=1 --to=folded "$text")" \
+	stackcollapse "$theirs" - - -
+row "  the same, from a pipe" "$(stat -c %s "$text")" \
+	"$(best "$tmp/pipe.folded" sh -c 'cat "$1" | "$2" -q --to=folded' sh "$text" "$convert")" \
+	stackcollapse "$theirs" - - -
+cmp -s "$tmp/ours.folded" "$tmp/one.folded" && cmp -s "$tmp/ours.folded" "$tmp/pipe.folded" ||
+	{ echo "perf script text: the outputs of threads, one thread and a pipe differ" >&2
+	  failed=$((failed + 1)); }
 rm -f "$text"
 
 # ---- perf.data: frame pointers, small and large; --call-graph dwarf ----

@@ -47,7 +47,8 @@ int cmd_set_option(const char *key, const char *value);
 	OPT_PK(0, "no-unwind", NULL, "--call-graph dwarf: the sampled user frame only"), \
 	OPT_PK(0, "no-symbolize", NULL, "keep raw addresses"), \
 	OPT_GROUP("Input limits"), \
-	OPT_PK(0, "max-stack", "N", "keep the N leaf-side frames of deeper stacks (4096)")
+	OPT_PK(0, "max-stack", "N", "keep the N leaf-side frames of deeper stacks (4096)"), \
+	OPT_PK(0, "threads", "N", "read a large perf script text file on N threads (one per core)")
 
 /* How a command treats damage and memory: -q, --strict, --max-memory. */
 struct cmd_robustness {

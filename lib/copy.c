@@ -267,3 +267,104 @@ void pki_copy_metadata(struct pk_copy *c)
 		pk_profile_set_time(c->dst, pk_profile_time_nanos(c->src),
 				    pk_profile_duration_nanos(c->src));
 }
+
+/* Columns by event and kind, as readers find theirs (find_columns). */
+static int append_columns(struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_type_count(c->src), i;
+
+	for (i = 0; i < n; i++) {
+		const struct pk_value_type *t = pk_profile_sample_type(c->src, i);
+
+		c->columns[i] = pk_profile_find_column(c->dst, pki_copy_string(c, t->event),
+						       t->kind);
+		if (c->columns[i] < 0)
+			c->columns[i] = pk_profile_add_sample_type(c->dst,
+				pk_profile_string(c->src, t->type),
+				pk_profile_string(c->src, t->unit),
+				pk_profile_string(c->src, t->event), t->kind);
+		if (c->columns[i] < 0)
+			return PK_ENOMEM;
+	}
+	return pki_copy_scales(c);
+}
+
+/* The stacks of src, in src's id order, into dst. */
+static int append_stacks(struct pk_copy *c)
+{
+	size_t n = pk_profile_stack_count(c->src), depth, k;
+	uint32_t id;
+
+	for (id = 1; id <= n; id++) {
+		const uint32_t *locs = pk_profile_stack(c->src, id, &depth);
+
+		if (pki_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
+			return PK_ENOMEM;
+		for (k = 0; k < depth; k++)
+			if (!(c->stack[k] = pki_copy_location(c, locs[k])))
+				return PK_ENOMEM;
+		if (!pk_profile_intern_stack(c->dst, c->stack, depth))
+			return PK_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Each table of src in src's id order, so that what is new to dst gets
+ * its ids in the order src met it, as if dst had read src's input.
+ */
+static int append_tables(struct pk_copy *c)
+{
+	size_t i, n;
+	int rc;
+
+	n = pk_profile_string_count(c->src);
+	for (i = 1; i < n; i++)
+		if (!pki_copy_string(c, (pk_str)i))
+			return PK_ENOMEM;
+	if ((rc = append_columns(c)))
+		return rc;
+	n = pk_profile_mapping_count(c->src);
+	for (i = 1; i <= n; i++)
+		if (!pki_copy_mapping(c, (uint32_t)i))
+			return PK_ENOMEM;
+	n = pk_profile_function_count(c->src);
+	for (i = 1; i <= n; i++)
+		if (!pki_copy_function(c, (uint32_t)i))
+			return PK_ENOMEM;
+	n = pk_profile_location_count(c->src);
+	for (i = 1; i <= n; i++)
+		if (!pki_copy_location(c, (uint32_t)i))
+			return PK_ENOMEM;
+	if ((rc = append_stacks(c)))
+		return rc;
+	n = pki_profile_label_set_count(c->src);
+	for (i = 1; i <= n; i++)
+		if (!pki_copy_labels(c, (uint32_t)i))
+			return PK_ENOMEM;
+	return 0;
+}
+
+int pki_copy_append(struct pk_profile *dst, const struct pk_profile *src)
+{
+	struct pk_copy c;
+	size_t i, n;
+	int rc = pki_copy_init_columns(&c, dst, src, 1, 0);
+
+	if (rc)
+		return rc;
+	rc = append_tables(&c);
+	n = pk_profile_sample_count(src);
+	for (i = 0; i < n && !rc; i++)
+		rc = pki_copy_sample(&c, i, NULL, 0);
+	n = pk_profile_meta_count(src);
+	for (i = 0; i < n && !rc; i++) {
+		const char *key, *value;
+
+		pk_profile_meta_at(src, i, &key, &value);
+		pk_profile_set_meta(dst, key, value);
+	}
+	pki_profile_absorb_counts(dst, src);
+	pki_copy_release(&c);
+	return rc ? rc : pk_profile_failed(dst);
+}

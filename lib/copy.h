@@ -59,6 +59,15 @@ int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 /* Facts, period and time the destination does not have yet. */
 void pki_copy_metadata(struct pk_copy *c);
 
+/*
+ * Append all of src to dst as if dst had gone on to read src's input:
+ * every table in src's id order (columns matched by event and kind, as
+ * readers find them), then its samples and facts, so that a
+ * text read in chunks, each into a profile of its own, appended in input
+ * order, gives what reading it whole gives. 0 or a pk_err.
+ */
+int pki_copy_append(struct pk_profile *dst, const struct pk_profile *src);
+
 /* pk_profile_merge(), each copied sample labelled key=value (lib/merge.c). */
 int pki_merge_labelled(struct pk_context *ctx, struct pk_profile *dst,
 		       const struct pk_profile *src, int64_t factor,

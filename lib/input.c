@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,9 @@ struct pk_input {
 	const unsigned char *mem;	/* memory source, or NULL */
 	size_t mem_size, mem_pos;
 	int64_t file_size;
+	int64_t fd_start;	/* where the fd was at open, or -1 */
+	void *map;		/* the file mapped by pki_input_map */
+	size_t map_len;
 	int raw_eof;
 
 	const char *codec;	/* "gzip", "xz", ... or NULL: as it is */
@@ -279,6 +283,7 @@ static int input_new(struct pk_context *ctx, const char *name,
 	in->ctx = ctx;
 	in->fd = -1;
 	in->file_size = -1;
+	in->fd_start = -1;
 	*out = in;
 	return 0;
 }
@@ -307,9 +312,10 @@ int pk_input_open(struct pk_context *ctx, const char *path,
 			return rc;
 		}
 	}
-	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		in->file_size = st.st_size;
-	else if (S_ISDIR(st.st_mode)) {
+		in->fd_start = lseek(in->fd, 0, SEEK_CUR);
+	} else if (S_ISDIR(st.st_mode)) {
 		rc = pk_error_set(ctx, PK_EIO, "cannot read '%s': %s", path,
 				  strerror(EISDIR));
 		pk_input_close(in);
@@ -355,6 +361,8 @@ void pk_input_close(struct pk_input *in)
 	if (in->progress_what && in->raw_done >= PROGRESS_STEP)
 		pk_progress(in->ctx, NULL, in->raw_done, in->raw_done);
 	free(in->progress_what);
+	if (in->map)
+		munmap(in->map, in->map_len);
 	if (in->fd > STDIN_FILENO)
 		close(in->fd);
 	pki_decoder_free(in->dec);
@@ -485,6 +493,65 @@ ssize_t pk_input_read(struct pk_input *in, void *dst, size_t n)
 uint64_t pk_input_offset(const struct pk_input *in)
 {
 	return in->base + in->pos;
+}
+
+void pki_input_skip(struct pk_input *in, size_t n)
+{
+	in->pos += n < in->end - in->pos ? n : in->end - in->pos;
+}
+
+/* The rest of a regular file, mapped, from stream offset off. */
+static const unsigned char *map_file(struct pk_input *in, uint64_t off,
+				     size_t *size)
+{
+	struct stat st;
+	void *map;
+
+	if (in->fd < 0 || in->fd_start < 0 || fstat(in->fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX ||
+	    (uint64_t)st.st_size <= (uint64_t)in->fd_start + off)
+		return NULL;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	in->map = map;
+	in->map_len = (size_t)st.st_size;
+	*size = in->map_len - (size_t)in->fd_start - (size_t)off;
+	return (const unsigned char *)map + in->fd_start + off;
+}
+
+void pki_input_unmap_part(const struct pk_input *in, const void *start,
+			  size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)start + page - 1) & ~(page - 1);
+	uintptr_t to = ((uintptr_t)start + len) & ~(page - 1);
+
+	/* memory of pk_input_open_memory is the caller's: only a file's */
+	if (in->map && from < to)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+const unsigned char *pki_input_map(struct pk_input *in, size_t *size)
+{
+	uint64_t off = pk_input_offset(in);
+	const unsigned char *data;
+
+	if (in->codec || in->failed || in->map)
+		return NULL;
+	if (in->mem) {
+		if (off >= in->mem_size)
+			return NULL;
+		data = in->mem + off;
+		*size = in->mem_size - (size_t)off;
+	} else if (!(data = map_file(in, off, size))) {
+		return NULL;
+	}
+	/* all of it is the caller's now: nothing is left to read */
+	in->base = off + *size - in->end;
+	in->pos = in->end;
+	in->eof = 1;
+	return data;
 }
 
 int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,

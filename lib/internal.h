@@ -53,6 +53,27 @@ size_t pki_profile_max_stack(const struct pk_profile *p);
 /* How many stacks were cut since pki_profile_set_max_stack. */
 size_t pki_profile_cut_stacks(const struct pk_profile *p);
 
+/*
+ * The rest of an uncompressed input as one block of memory, so a reader
+ * can split it: the memory of pk_input_open_memory, or a regular file
+ * mapped (no copy). NULL where it cannot be (a pipe, compressed input,
+ * an empty rest, mmap failing): read it as a stream then. The input is
+ * used up; the block lives until pk_input_close.
+ */
+const unsigned char *pki_input_map(struct pk_input *in, size_t *size);
+/* Skip n bytes that pk_input_peek showed (fewer if fewer are there). */
+void pki_input_skip(struct pk_input *in, size_t n);
+/* Bytes of the block read: a mapped file's pages read leave the
+ * process's memory (they stay readable, from the page cache). */
+void pki_input_unmap_part(const struct pk_input *in, const void *start,
+			  size_t len);
+
+/* Fold into p what a part of its input read apart (read_perf_script.c's
+ * chunks) counted: the stacks it cut, its samples' time span. */
+void pki_profile_absorb_counts(struct pk_profile *p,
+			       const struct pk_profile *part);
+size_t pki_profile_label_set_count(const struct pk_profile *p);
+
 /* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
 static inline uint64_t pki_hash_bytes(const void *data, size_t len, uint64_t seed)
 {

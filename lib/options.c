@@ -82,6 +82,7 @@ static const struct option_key keys[] = {
 	STRING("event", event),
 	STRING("sample-type", sample_type),
 	{ "max-stack", KIND_COUNT, offsetof(struct pk_options, max_stack), NULL, NULL },
+	{ "threads", KIND_COUNT, offsetof(struct pk_options, threads), NULL, NULL },
 	FLAG("pid", include_pid),
 	FLAG("tid", include_tid),
 	FLAG("kernel", annotate_kernel),

@@ -1078,6 +1078,11 @@ uint32_t pk_profile_intern_labels(struct pk_profile *p,
 	return id;
 }
 
+size_t pki_profile_label_set_count(const struct pk_profile *p)
+{
+	return p->nlabel_sets;
+}
+
 const struct pk_label *pk_profile_labels(const struct pk_profile *p,
 					 uint32_t id, size_t *n)
 {
@@ -1133,6 +1138,14 @@ static void note_time(struct pk_profile *p, uint64_t time)
 		p->first_time = time;
 	if (time > p->last_time)
 		p->last_time = time;
+}
+
+void pki_profile_absorb_counts(struct pk_profile *p,
+			       const struct pk_profile *part)
+{
+	p->cut_stacks += part->cut_stacks;
+	note_time(p, part->first_time);
+	note_time(p, part->last_time);
 }
 
 int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,

@@ -4,7 +4,8 @@
  *
  *     comm  pid/tid [cpu] secs.usecs: period event: [trace fields]
  *
- * (every field optional, comm may hold spaces), then callchain lines
+ * (every field optional, comm may hold spaces; a tracepoint's fields
+ * become labels, trace-fields.c), then callchain lines
  *
  *     addr symbol+0xoff (dso)
  *       file.c:123                      (with -F +srcline: skipped)
@@ -18,16 +19,25 @@
  * Frame lines repeat endlessly in a large input, so each distinct frame
  * text is parsed only once.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "copy.h"
 #include "formats.h"
 #include "idtab.h"
 #include "internal.h"
+#include "trace-fields.h"
 
 #define MAX_TOKENS 64
 #define MAX_WARNINGS 5
+/* Text a part at least: less costs another thread more than it saves. */
+#define MIN_PART (4u << 20)
+/* Memory for the callchains remembered whole (they cost their text). */
+#define MAX_CHAIN_BYTES (64u << 20)
 
 struct event_columns {
 	int count, weight;	/* columns in the profile, -1 for none */
@@ -36,6 +46,11 @@ struct event_columns {
 struct frame_entry {
 	pk_str text;
 	uint32_t loc;
+};
+
+struct chain_entry {
+	pk_str text;
+	uint32_t stack;
 };
 
 struct ps_record {
@@ -49,6 +64,17 @@ struct ps_record {
 	uint64_t time;
 	int64_t period;		/* -1 when not printed */
 	pk_str event;
+	size_t ntrace;		/* labels of tracepoint fields */
+	const char *time_at;	/* the time in the header line, or NULL */
+	uint32_t stack;		/* from a callchain seen whole before, or 0 */
+	const char *chain;	/* the callchain's text, to remember */
+	size_t chain_len, chain_lines;
+};
+
+/* A line that is not perf script, kept to be reported in input order. */
+struct bad_note {
+	uint64_t lineno;
+	char text[64];
 };
 
 struct ps_reader {
@@ -74,14 +100,48 @@ struct ps_reader {
 	uint32_t last_labels;	/* records of one thread repeat their labels */
 	struct pk_label last_label_set[4];
 	size_t last_nlabels;
+	/* a tracepoint sample's labels: its own 4 slots, then its fields */
+	struct pk_label *labels;
+	size_t labels_cap;
 
 	int64_t *values;
 	size_t values_cap;
 
+	/*
+	 * Whole callchains (the text from the header to the blank line) ->
+	 * stack: a text read from memory repeats them, and a known one costs
+	 * a hash, not a parse of each line. chain_frames counts the frames
+	 * of the record's chain, which must all be frames to be remembered.
+	 */
+	struct pk_profile *chains;
+	struct chain_entry *chain_cache;
+	size_t nchain_cache, chain_cache_cap, chain_frames;
+	struct pk_idtab chain_tab;
+	char *chain_buf;	/* a stream's chain, till it is remembered */
+	size_t chain_buf_cap;
+	pk_str last_comm, last_event;	/* headers of a thread repeat them */
+	/*
+	 * The last header line with a time (and no frame), and its record as
+	 * parsed: the next header of the thread is likely the same line but
+	 * for the time, which is then all there is to parse.
+	 */
+	char memo_line[256];
+	size_t memo_len, memo_time, memo_time_len, memo_dot;
+	struct ps_record memo_rec;
+
+	/* the columns of the last record's event, with or without period */
+	pk_str col_event;
+	int col_period, col_valid;
+	struct event_columns cols;
+
 	pk_str key_pid, key_tid, key_comm, key_cpu;
 	uint64_t records, bad_lines, lines;
-	uint64_t first_bad;	/* line number of the first bad line */
-	char first_bad_text[64];
+	uint64_t lineno;	/* lines read */
+	uint64_t cut_line;	/* the last line, cut off mid-line, or 0 */
+	struct bad_note notes[MAX_WARNINGS];
+	/* on the calling thread: progress of a part, times parts of total */
+	const char *progress_what;
+	uint64_t progress_parts, progress_total;
 	int after_blank;	/* a header may be a lone comm here */
 	int last_frame;		/* the line before ended in a frame */
 };
@@ -211,9 +271,20 @@ static size_t event_name_len(const char *s, size_t len)
 	return (size_t)(colon - s);
 }
 
+/* Intern s, or take *last when it is s: the next header likely has it. */
+static pk_str intern_again(struct ps_reader *r, pk_str *last, const char *s,
+			   size_t len)
+{
+	if (*last && pk_profile_string_len(r->p, *last) == len &&
+	    memcmp(pk_profile_string(r->p, *last), s, len) == 0)
+		return *last;
+	return *last = pk_profile_intern(r->p, s, len);
+}
+
 static int set_event(struct ps_reader *r, const struct token *t)
 {
-	r->rec.event = pk_profile_intern(r->p, t->s, event_name_len(t->s, t->len));
+	r->rec.event = intern_again(r, &r->last_event, t->s,
+				    event_name_len(t->s, t->len));
 	return 0;
 }
 
@@ -364,7 +435,8 @@ static void start_record(struct ps_reader *r)
 	memset(&r->rec, 0, sizeof(r->rec));
 	r->rec.active = 1;
 	r->rec.pid = r->rec.tid = r->rec.cpu = r->rec.period = -1;
-	r->rec.lineno = pk_input_lineno(r->in);
+	r->rec.lineno = r->lineno;
+	r->chain_frames = 0;
 }
 
 /*
@@ -379,7 +451,7 @@ static size_t parse_header(struct ps_reader *r, const struct token *tok,
 
 	start_record(r);
 	if (h->comm_end)
-		r->rec.comm = pk_profile_intern(r->p, tok[0].s,
+		r->rec.comm = intern_again(r, &r->last_comm, tok[0].s,
 			(size_t)(tok[h->comm_end - 1].s + tok[h->comm_end - 1].len - tok[0].s));
 	if (h->pid) {
 		slash = memchr(tok[j].s, '/', tok[j].len);
@@ -398,6 +470,7 @@ static size_t parse_header(struct ps_reader *r, const struct token *tok,
 	}
 	if (j < n && is_time_token(&tok[j])) {
 		r->rec.time = parse_time(&tok[j]);
+		r->rec.time_at = tok[j].s;
 		j++;
 	}
 	if (j + 1 < n && all_digits(tok[j].s, tok[j].len) &&
@@ -653,14 +726,18 @@ struct frame_text {
 	size_t len;
 };
 
+static int same_text(const struct pk_profile *p, pk_str text,
+		     const struct frame_text *k)
+{
+	return pk_profile_string_len(p, text) == k->len &&
+	       memcmp(pk_profile_string(p, text), k->s, k->len) == 0;
+}
+
 static int frame_match(const void *owner, uint32_t id, const void *key)
 {
 	const struct ps_reader *r = owner;
-	const struct frame_text *k = key;
-	pk_str text = r->frame_cache[id - 1].text;
 
-	return pk_profile_string_len(r->frame_text, text) == k->len &&
-	       memcmp(pk_profile_string(r->frame_text, text), k->s, k->len) == 0;
+	return same_text(r->frame_text, r->frame_cache[id - 1].text, key);
 }
 
 /* The location of a frame text seen before, or 0. */
@@ -778,6 +855,12 @@ static uint32_t record_labels(struct ps_reader *r)
 		l[n].key = r->key_cpu;
 		l[n++].num = r->rec.cpu;
 	}
+	if (r->rec.ntrace) {
+		/* the fields follow the sample's own labels, as from perf.data */
+		memcpy(r->labels + 4 - n, l, n * sizeof(*l));
+		return pk_profile_intern_labels(r->p, r->labels + 4 - n,
+						n + r->rec.ntrace);
+	}
 	if (n != r->last_nlabels || memcmp(l, r->last_label_set, n * sizeof(*l))) {
 		r->last_labels = pk_profile_intern_labels(r->p, l, n);
 		memcpy(r->last_label_set, l, n * sizeof(*l));
@@ -789,33 +872,108 @@ static uint32_t record_labels(struct ps_reader *r)
 static void note_bad_line(struct ps_reader *r, uint64_t lineno,
 			  const char *line, size_t len);
 
+/*
+ * A hash of a callchain's text: four words at a time in four lanes, so
+ * the multiplies overlap (a chain is hundreds of bytes).
+ */
+static uint64_t chain_hash(const char *s, size_t len)
+{
+	uint64_t h[4] = { len, 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL,
+			  0xa4093822299f31d0ULL }, w;
+	size_t i = 0, k;
+
+	for (; i + 32 <= len; i += 32)
+		for (k = 0; k < 4; k++) {
+			memcpy(&w, s + i + 8 * k, 8);
+			h[k] = (h[k] ^ w) * 0x9e3779b97f4a7c15ULL;
+			h[k] ^= h[k] >> 29;
+		}
+	return pki_hash_bytes(s + i, len - i, h[0] ^ pki_hash_u64(h[1]) ^
+			      pki_hash_u64(h[2] + h[3]));
+}
+
+static int chain_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct ps_reader *r = owner;
+
+	return same_text(r->chains, r->chain_cache[id - 1].text, key);
+}
+
+/* The record's columns: its event's, found once for a run of them. */
+static int record_columns(struct ps_reader *r)
+{
+	int with_period = r->rec.period >= 0;
+	int rc;
+
+	if (r->col_valid && r->col_event == r->rec.event &&
+	    r->col_period == with_period)
+		return 0;
+	if ((rc = find_columns(r, r->rec.event, with_period, &r->cols)))
+		return rc;
+	r->col_event = r->rec.event;
+	r->col_period = with_period;
+	r->col_valid = 1;
+	return 0;
+}
+
+/*
+ * The record's callchain, every line of it a frame and its stack not
+ * cut, is remembered whole by its text (read_lines looks it up).
+ */
+static void remember_chain(struct ps_reader *r, uint32_t stack)
+{
+	struct frame_text key = { r->rec.chain, r->rec.chain_len };
+	struct chain_entry *e;
+	uint64_t hash;
+	size_t slot;
+
+	if (!r->rec.chain || r->chain_frames != r->rec.chain_lines ||
+	    r->lineno != r->rec.lineno + r->rec.chain_lines + 1 ||
+	    r->nframes > pki_profile_max_stack(r->p) ||
+	    pk_profile_memory(r->chains) > MAX_CHAIN_BYTES)
+		return;
+	hash = chain_hash(key.s, key.len);
+	if (pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot) ||
+	    pki_grow(&r->chain_cache, &r->chain_cache_cap, r->nchain_cache + 1,
+		     sizeof(*r->chain_cache)) < 0)
+		return;
+	e = &r->chain_cache[r->nchain_cache];
+	e->text = pk_profile_intern(r->chains, key.s, key.len);
+	e->stack = stack;
+	/* without memory the chain is parsed each time: no harm */
+	if (e->text && pki_idtab_insert(&r->chain_tab, slot, hash,
+					(uint32_t)r->nchain_cache + 1) == 0)
+		r->nchain_cache++;
+}
+
 static int finish_record(struct ps_reader *r)
 {
-	struct event_columns c;
 	size_t ncols;
-	uint32_t stack;
+	uint32_t stack = r->rec.stack;
 	int rc;
 
 	if (!r->rec.active)
 		return 0;
 	r->rec.active = 0;
-	if (r->rec.weak && !r->nframes && !r->npending) {
+	if (r->rec.weak && !stack && !r->nframes && !r->npending) {
 		/* a line that only frames after it would make a header */
 		note_bad_line(r, r->rec.lineno, r->rec.text, strlen(r->rec.text));
 		return 0;
 	}
 	r->records++;
-	if ((rc = flush_pending(r)) ||
-	    (rc = find_columns(r, r->rec.event, r->rec.period >= 0, &c)))
+	if ((rc = flush_pending(r)) || (rc = record_columns(r)))
 		return rc;
 	ncols = pk_profile_sample_type_count(r->p);
 	if (pki_grow(&r->values, &r->values_cap, ncols, sizeof(*r->values)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	memset(r->values, 0, ncols * sizeof(*r->values));
-	r->values[c.count] = 1;
-	if (c.weight >= 0 && r->rec.period >= 0)
-		r->values[c.weight] = r->rec.period;
-	stack = pk_profile_intern_stack(r->p, r->frames, r->nframes);
+	r->values[r->cols.count] = 1;
+	if (r->cols.weight >= 0 && r->rec.period >= 0)
+		r->values[r->cols.weight] = r->rec.period;
+	if (!stack) {
+		stack = pk_profile_intern_stack(r->p, r->frames, r->nframes);
+		remember_chain(r, stack);
+	}
 	r->nframes = 0;
 	rc = pk_profile_add_sample(r->p, stack, record_labels(r), r->rec.time,
 				   r->values, ncols);
@@ -863,8 +1021,14 @@ static void parse_comment(struct ps_reader *r, const char *line, size_t len)
 	for (i = 0; i < PK_ARRAY_SIZE(keys); i++) {
 		size_t klen = strlen(keys[i][0]);
 
-		if (len > klen && memcmp(line, keys[i][0], klen) == 0)
-			pk_profile_set_meta(r->p, keys[i][1], line + klen);
+		if (len > klen && memcmp(line, keys[i][0], klen) == 0) {
+			/* a line of mapped text ends in no NUL */
+			char *value = strndup(line + klen, len - klen);
+
+			if (value)
+				pk_profile_set_meta(r->p, keys[i][1], value);
+			free(value);
+		}
 	}
 }
 
@@ -878,25 +1042,26 @@ static int is_blank(const char *s, size_t len)
 	return 1;
 }
 
+/* Bad lines are warned about in input order once the input is read:
+ * threads read its parts, and only whole counts say what to report. */
 static void note_bad_line(struct ps_reader *r, uint64_t lineno,
 			  const char *line, size_t len)
 {
+	struct bad_note *n;
+
 	if (len > 60)
 		len = 60;
-	if (!r->bad_lines++) {
-		r->first_bad = lineno;
-		memcpy(r->first_bad_text, line, len);
-		r->first_bad_text[len] = '\0';
-	}
-	if (r->bad_lines <= MAX_WARNINGS)
-		pk_warn(r->ctx, "%s: line %llu: not a perf script line: '%.*s'",
-			pk_input_name(r->in), (unsigned long long)lineno,
-			(int)len, line);
+	if (r->bad_lines++ >= MAX_WARNINGS)
+		return;
+	n = &r->notes[r->bad_lines - 1];
+	n->lineno = lineno;
+	memcpy(n->text, line, len);
+	n->text[len] = '\0';
 }
 
 static void bad_line(struct ps_reader *r, const char *line, size_t len)
 {
-	note_bad_line(r, pk_input_lineno(r->in), line, len);
+	note_bad_line(r, r->lineno, line, len);
 }
 
 /* "  file.c:123" after a frame: perf script -F +srcline */
@@ -941,6 +1106,41 @@ static int chain_frame(struct ps_reader *r, const char *line, size_t len)
 	return parse_frame(r, line, len, !relaxed);
 }
 
+/* "sched:sched_switch", "syscalls:sys_enter_write", "probe:f" */
+static int is_tracepoint(const struct ps_reader *r)
+{
+	return r->rec.event && strchr(pk_profile_string(r->p, r->rec.event), ':');
+}
+
+/*
+ * A tracepoint's fields: the text from tok[j] to a frame laid out as
+ * perf lays out an address (-F ip with trace), before tok[frame] at the
+ * latest, or to the end of the line. Returns the frame's token, or n.
+ */
+static size_t trace_fields(struct ps_reader *r, const char *line, size_t len,
+			   const struct token *tok, size_t n, size_t j,
+			   size_t frame)
+{
+	const char *event = pk_profile_string(r->p, r->rec.event);
+	const char *end = line + len;
+	size_t f;
+	ssize_t got;
+
+	for (f = j; f < frame && f < n && !is_address_at(&tok[f]); f++)
+		;
+	if (f < n)
+		end = f > j ? tok[f - 1].s + tok[f - 1].len : tok[f].s;
+	if (f > j) {
+		got = pki_grow(&r->labels, &r->labels_cap, 4, sizeof(*r->labels)) < 0 ? -1 :
+			pki_trace_text_labels(r->p, event, strlen(event), tok[j].s,
+					      (size_t)(end - tok[j].s), &r->labels,
+					      &r->labels_cap, 4);
+		/* without memory for them the sample keeps its own labels */
+		r->rec.ntrace = got > 4 ? (size_t)got - 4 : 0;
+	}
+	return f;
+}
+
 /*
  * A new record from a header line, with the frame that ends it when the
  * sample has no callchain (trailing branch entries are dropped).
@@ -953,10 +1153,13 @@ static int new_record(struct ps_reader *r, const char *line, size_t len,
 
 	const char *stop = line + len;
 
+	r->memo_len = 0;	/* trace_fields may overwrite its labels */
 	if ((rc = finish_record(r)))
 		return rc;
 	j = parse_header(r, tok, n, h);
-	if (h->frame < n)
+	if (j < n && is_tracepoint(r))
+		j = trace_fields(r, line, len, tok, n, j, h->frame);
+	else if (h->frame < n)
 		j = h->frame;
 	while (end > j + 1 && is_brstack_token(&tok[end - 1]))
 		end--;
@@ -978,7 +1181,75 @@ static int new_record(struct ps_reader *r, const char *line, size_t len,
 		memcpy(r->rec.text, line, tlen);
 		r->rec.text[tlen] = '\0';
 	}
+	if (h->strong && r->rec.time_at && !r->rec.single_line &&
+	    len <= sizeof(r->memo_line)) {
+		memcpy(r->memo_line, line, len);
+		r->memo_len = len;
+		r->memo_time = (size_t)(r->rec.time_at - line);
+		r->memo_time_len = (size_t)(strchr(r->rec.time_at, ':') + 1 - r->rec.time_at);
+		r->memo_dot = (size_t)(strchr(r->rec.time_at, '.') - r->rec.time_at);
+		r->memo_rec = r->rec;
+	}
 	return 0;
+}
+
+/*
+ * A time laid out as the remembered one (digits, '.' at dot, digits,
+ * ':'): 1 and its value as parse_time gives it, found in one pass; 0 for
+ * no time. Seconds of more than ten digits take the long way.
+ */
+static int time_again(const char *s, size_t len, size_t dot, uint64_t *ns)
+{
+	struct token t = { s, len, 0 };
+	uint64_t secs = 0, frac = 0, scale = 1000000000;
+	size_t i;
+
+	if (dot > 10) {
+		*ns = is_time_token(&t) ? parse_time(&t) : 0;
+		return is_time_token(&t);
+	}
+	if (s[dot] != '.' || s[len - 1] != ':')
+		return 0;
+	for (i = 0; i + 1 < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (i == dot)
+			continue;
+		if (d > 9)
+			return 0;
+		if (i < dot) {
+			secs = secs * 10 + d;
+		} else if (i - dot <= 9) {
+			frac = frac * 10 + d;
+			scale /= 10;
+		}
+	}
+	*ns = secs * 1000000000 + frac * scale;
+	return 1;
+}
+
+/*
+ * A header line that is the remembered one but for its time (of the
+ * same width) is parsed as that one was: the time is all that changed.
+ */
+static int header_again(struct ps_reader *r, const char *line, size_t len)
+{
+	size_t t = r->memo_time, tlen = r->memo_time_len;
+	uint64_t time;
+	int rc;
+
+	if (!r->memo_len || len != r->memo_len ||
+	    memcmp(line, r->memo_line, t) != 0 ||
+	    memcmp(line + t + tlen, r->memo_line + t + tlen, len - t - tlen) != 0 ||
+	    !time_again(line + t, tlen, r->memo_dot, &time))
+		return 0;
+	if ((rc = finish_record(r)))
+		return rc;
+	r->rec = r->memo_rec;
+	r->rec.lineno = r->lineno;
+	r->rec.time = time;
+	r->chain_frames = 0;
+	return 1;
 }
 
 static int handle_line(struct ps_reader *r, const char *line, size_t len)
@@ -1007,11 +1278,13 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 
 		if (loc) {
 			r->last_frame = 1;
+			r->chain_frames++;
 			return push_frame(r, loc);
 		}
 		/* In a callchain an indented line is a frame. */
 		if (is_space(line[0]) && (rc = chain_frame(r, line, len))) {
 			r->last_frame = rc > 0;
+			r->chain_frames += rc > 0;
 			return rc < 0 ? rc : 0;
 		}
 	} else if (line[0] == '\t' && is_frame_text(line, len)) {
@@ -1023,6 +1296,8 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 		r->last_frame = rc > 0;
 		return rc < 0 ? rc : 0;
 	}
+	if ((rc = header_again(r, line, len)))
+		return rc < 0 ? rc : 0;
 	n = tokenize(line, len, tok, MAX_TOKENS);
 	find_fields(tok, n, &h);
 	/* a header starts a record (without callchains perf pads the comm) */
@@ -1049,75 +1324,456 @@ static int handle_line(struct ps_reader *r, const char *line, size_t len)
 	return 0;
 }
 
-static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
-			    struct pk_profile *p, const struct pk_options *opts)
+/* ---- reading: a stream, or a block of memory on several threads ---- */
+
+static int reader_init(struct ps_reader *r, struct pk_context *ctx,
+		       struct pk_input *in, struct pk_profile *p)
 {
-	struct ps_reader r;
-	const char *line;
-	size_t len;
+	memset(r, 0, sizeof(*r));
+	r->ctx = ctx;
+	r->in = in;
+	r->p = p;
+	r->frame_text = pk_profile_new(0);
+	r->chains = pk_profile_new(0);
+	if (!r->frame_text || !r->chains)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	r->key_pid = pk_profile_intern_cstr(p, "pid");
+	r->key_tid = pk_profile_intern_cstr(p, "tid");
+	r->key_comm = pk_profile_intern_cstr(p, "comm");
+	r->key_cpu = pk_profile_intern_cstr(p, "cpu");
+	r->str_inlined = pk_profile_intern_cstr(p, "inlined");
+	r->after_blank = 1;
+	return 0;
+}
+
+static void reader_release(struct ps_reader *r)
+{
+	pk_profile_free(r->frame_text);
+	pk_profile_free(r->chains);
+	pki_idtab_release(&r->frame_tab);
+	free(r->frame_cache);
+	free(r->chain_cache);
+	free(r->chain_buf);
+	pki_idtab_release(&r->chain_tab);
+	free(r->frames);
+	free(r->values);
+	free(r->labels);
+}
+
+/* perf ends every line: a last line without '\n' is a sample cut off. */
+static void cut_off(struct ps_reader *r)
+{
+	r->cut_line = r->lineno;
+	r->rec.active = 0;
+	r->nframes = 0;
+	r->npending = 0;
+}
+
+/* An empty line ("\n", "\r\n") at s: where the next one starts, or NULL. */
+static const char *after_empty_line(const char *s, const char *end)
+{
+	if (s < end && *s == '\n')
+		return s + 1;
+	if (end - s >= 2 && s[0] == '\r' && s[1] == '\n')
+		return s + 2;
+	return NULL;
+}
+
+/*
+ * The end of the callchain starting at s: the empty line ending it, or
+ * NULL when the text ends first or a line is not indented as perf
+ * indents frames (text without empty lines is not scanned to its end).
+ */
+static const char *chain_end(const char *s, const char *end, size_t *lines)
+{
+	*lines = 0;
+	while (s < end && !after_empty_line(s, end)) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		if (!nl || !is_space(*s))
+			return NULL;
+		s = nl + 1;
+		++*lines;
+	}
+	return s < end ? s : NULL;
+}
+
+/*
+ * After a header line, a callchain remembered whole is the record's
+ * stack without a line of it parsed; else it is noted, to be remembered
+ * if all its lines are frames. Returns where reading goes on.
+ */
+static const char *known_chain(struct ps_reader *r, const char *s,
+			       const char *end)
+{
+	struct frame_text key;
+	size_t lines, slot;
+	const char *stop;
+	uint32_t id;
+
+	/* only right after a header: the chain must make the whole stack */
+	if (!r->rec.active || r->rec.single_line || r->rec.lineno != r->lineno ||
+	    r->nframes || r->npending ||
+	    !(stop = chain_end(s, end, &lines)) || stop == s)
+		return s;
+	key.s = s;
+	key.len = (size_t)(stop - s);
+	id = pki_idtab_find(&r->chain_tab, chain_hash(key.s, key.len), chain_match,
+			    r, &key, &slot);
+	if (!id) {
+		r->rec.chain = s;
+		r->rec.chain_len = (size_t)(stop - s);
+		r->rec.chain_lines = lines;
+		/* a stream's buffer moves on before the chain is remembered */
+		if (r->chain_buf) {
+			if (pki_grow(&r->chain_buf, &r->chain_buf_cap, key.len, 1) < 0) {
+				r->rec.chain = NULL;
+				return s;
+			}
+			r->rec.chain = memcpy(r->chain_buf, s, key.len);
+		}
+		return s;
+	}
+	r->rec.stack = r->chain_cache[id - 1].stack;
+	r->lineno += lines;
+	r->lines += lines;
+	r->last_frame = 1;
+	return stop;
+}
+
+/* How far a stream is read ahead for a callchain after a header. */
+#define CHAIN_AHEAD (64u << 10)
+
+/*
+ * A stream, line by line; after a header, the callchain in the bytes
+ * read ahead is looked up whole as in text in memory.
+ */
+static int read_stream(struct ps_reader *r, struct pk_input *in)
+{
+	const char *line, *ahead, *next;
+	size_t len, got;
 	int rc = 0;
 
-	(void)opts;
-	memset(&r, 0, sizeof(r));
-	r.ctx = ctx;
-	r.in = in;
-	r.p = p;
-	r.frame_text = pk_profile_new(0);
-	if (!r.frame_text)
-		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	r.key_pid = pk_profile_intern_cstr(p, "pid");
-	r.key_tid = pk_profile_intern_cstr(p, "tid");
-	r.key_comm = pk_profile_intern_cstr(p, "comm");
-	r.key_cpu = pk_profile_intern_cstr(p, "cpu");
-	r.str_inlined = pk_profile_intern_cstr(p, "inlined");
-	r.after_blank = 1;
+	if (pki_grow(&r->chain_buf, &r->chain_buf_cap, 256, 1) < 0)
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	for (;;) {
 		uint64_t start = pk_input_offset(in);
 
 		if (rc || !(line = pk_input_line(in, &len)))
 			break;
+		r->lineno++;
 		if (pk_input_offset(in) - start == len && len) {
-			/* perf ends every line: the last sample was cut off */
-			pk_warn(ctx, "%s: line %llu: the file ends mid-line "
-				"(truncated file?); dropping its last sample",
-				pk_input_name(in),
-				(unsigned long long)pk_input_lineno(in));
-			r.rec.active = 0;
-			r.nframes = 0;
-			r.npending = 0;
+			cut_off(r);
 			break;
 		}
-		rc = handle_line(&r, line, len);
+		if ((rc = handle_line(r, line, len)) || !r->rec.active ||
+		    r->rec.lineno != r->lineno)
+			continue;
+		ahead = (const char *)pk_input_peek(in, CHAIN_AHEAD, &got);
+		next = known_chain(r, ahead, ahead + got);
+		pki_input_skip(in, (size_t)(next - ahead));
 	}
 	if (!rc)
-		rc = pk_context_error(ctx)->code;
+		rc = pk_context_error(r->ctx)->code;
+	return rc ? rc : finish_record(r);
+}
+
+/* Mapped text read leaves memory every so often, so memory stays small. */
+#define UNMAP_STEP (8u << 20)
+
+/* The lines of text in memory, as read_stream reads them. */
+static int read_lines(struct ps_reader *r, const char *s, const char *end)
+{
+	const char *start = s, *read_to = s;
+	int rc = 0;
+
+	while (s < end && !rc) {
+		if ((size_t)(s - read_to) >= UNMAP_STEP) {
+			pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
+			read_to = s;
+			if (r->progress_what)
+				pk_progress(r->ctx, r->progress_what, (uint64_t)(s - start) *
+					    r->progress_parts, r->progress_total);
+		}
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = (size_t)((nl ? nl : end) - s);
+		int cr = len && s[len - 1] == '\r';
+
+		r->lineno++;
+		if (!nl && len && !cr) {
+			cut_off(r);
+			break;
+		}
+		rc = handle_line(r, s, len - (size_t)cr);
+		s = nl ? known_chain(r, nl + 1, end) : end;
+	}
+	pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
+	return rc ? rc : finish_record(r);
+}
+
+/* A part of the text read on a thread of its own, into its own profile. */
+struct ps_part {
+	struct ps_reader r;
+	const char *start, *end;
+	int rc;
+};
+
+/* The parts of a text, and the threads taking the next one in turn. */
+struct ps_work {
+	struct ps_part *parts;
+	size_t nparts;
+	atomic_size_t next;
+};
+
+static void *take_parts(void *arg)
+{
+	struct ps_work *w = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&w->next, 1)) < w->nparts)
+		w->parts[k].rc = read_lines(&w->parts[k].r, w->parts[k].start,
+					    w->parts[k].end);
+	return NULL;
+}
+
+/* Where the first record at or after pos starts: past an empty line. */
+static size_t record_start(const char *data, size_t size, size_t pos)
+{
+	const char *end = data + size, *s = data + pos, *next;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		if (!nl)
+			break;
+		if ((next = after_empty_line(nl + 1, end)))
+			return (size_t)(next - data);
+		s = nl + 1;
+	}
+	return size;
+}
+
+/*
+ * A part's reader, into a profile of its own under the memory limit: a
+ * part holds no more than the whole, so it fails only where one thread
+ * would (the parts held at once may take more memory than the whole).
+ */
+static int part_init(struct ps_part *part, struct ps_reader *whole)
+{
+	struct pk_context *ctx = pk_context_new();
+	struct pk_profile *p = pk_profile_new(pk_profile_flags(whole->p));
+
+	if (!ctx || !p) {
+		pk_context_free(ctx);
+		pk_profile_free(p);
+		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
+	}
+	pk_profile_set_memory_limit(p, pk_context_max_memory(whole->ctx));
+	if (pki_profile_max_stack(whole->p) != SIZE_MAX)
+		pki_profile_set_max_stack(p, pki_profile_max_stack(whole->p));
+	if (reader_init(&part->r, ctx, whole->in, p))
+		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void part_free(struct ps_part *part)
+{
+	pk_profile_free(part->r.p);
+	pk_context_free(part->r.ctx);
+	reader_release(&part->r);
+}
+
+/* A part read, appended to the whole: its profile, counts and notes. */
+static int absorb_part(struct ps_reader *r, struct ps_part *part)
+{
+	const struct ps_reader *pr = &part->r;
+	uint64_t i;
+	int rc;
+
+	if (pk_profile_failed(pr->p))
+		return pk_error_set(r->ctx, PK_ENOMEM, "%s: the profile needs more "
+				    "than the memory limit of %llu MiB (see "
+				    "--max-memory)", pk_input_name(r->in),
+				    (unsigned long long)(pk_context_max_memory(r->ctx) >> 20));
+	if (part->rc)
+		return pk_error_set(r->ctx, part->rc, "%s",
+				    pk_context_error(pr->ctx)->message);
+	if ((rc = pki_copy_append(r->p, pr->p)))
+		return pk_error_set(r->ctx, rc, "%s: out of memory",
+				    pk_input_name(r->in));
+	for (i = 0; i < pr->bad_lines && i < MAX_WARNINGS; i++) {
+		if (r->bad_lines < MAX_WARNINGS) {
+			r->notes[r->bad_lines] = pr->notes[i];
+			r->notes[r->bad_lines].lineno += r->lineno;
+		}
+		r->bad_lines++;
+	}
+	r->bad_lines += pr->bad_lines - i;
+	if (pr->cut_line)
+		r->cut_line = r->lineno + pr->cut_line;
+	r->records += pr->records;
+	r->lines += pr->lines;
+	r->lineno += pr->lineno;
+	return 0;
+}
+
+/* Cut text at record boundaries into nparts parts, readers for all but
+ * the first (the whole's). */
+static int cut_parts(struct ps_reader *r, const char *data, size_t size,
+		     struct ps_part *parts, size_t nparts)
+{
+	size_t k, from = 0;
+	int rc = 0;
+
+	for (k = 0; k < nparts; k++) {
+		size_t want = size / nparts * (k + 1);
+		size_t to = k + 1 == nparts ? size :
+			record_start(data, size, want > from ? want : from);
+
+		parts[k].start = data + from;
+		parts[k].end = data + to;
+		from = to;
+		if (k && !rc)
+			rc = part_init(&parts[k], r);
+	}
+	return rc;
+}
+
+/*
+ * Text in memory, cut at record boundaries (the empty lines after
+ * callchains) into nparts parts, read by nthreads threads, each taking
+ * the next part left: the first part here into the profile, the others
+ * into profiles of their own, appended in input order. Strings, stacks
+ * and samples keep the order one thread gives them, and so does every
+ * output, however the threads were scheduled.
+ */
+static int read_parts(struct ps_reader *r, const char *data, size_t size,
+		      size_t nthreads, size_t nparts)
+{
+	struct ps_work w = { calloc(nparts, sizeof(*w.parts)), nparts, 1 };
+	pthread_t *threads = calloc(nthreads, sizeof(*threads));
+	size_t k, started = 0;
+	char what[512];
+	int rc;
+
+	if (!w.parts || !threads) {
+		free(w.parts);
+		free(threads);
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	}
+	rc = cut_parts(r, data, size, w.parts, nparts);
+	for (k = 1; k < nthreads && !rc; k++)
+		started += pthread_create(&threads[started], NULL, take_parts, &w) == 0;
+	if (!rc) {
+		snprintf(what, sizeof(what), "reading %s", pk_input_name(r->in));
+		r->progress_what = what;
+		r->progress_parts = nparts;
+		r->progress_total = size;
+		rc = read_lines(r, w.parts[0].start, w.parts[0].end);
+		r->progress_what = NULL;
+		if (rc)
+			atomic_store(&w.next, nparts);	/* no use reading on */
+		else
+			take_parts(&w);	/* and the rest, with the threads */
+	}
+	for (k = 0; k < started; k++)
+		pthread_join(threads[k], NULL);
+	for (k = 1; k < nparts; k++) {
+		if (!rc && w.parts[k].r.p)
+			rc = absorb_part(r, &w.parts[k]);
+		part_free(&w.parts[k]);
+	}
+	free(w.parts);
+	free(threads);
+	pk_progress(r->ctx, NULL, size, size);
+	return rc;
+}
+
+/*
+ * --threads, else one a core, for MIN_PART of text each at least: a
+ * small input stays on one.
+ */
+static size_t thread_count(const struct pk_options *opts, size_t size)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n;
+
+	if (opts && opts->threads)
+		return opts->threads < size ? opts->threads : 1;
+	n = cores > 1 ? (size_t)cores : 1;
+	if (n > size / MIN_PART)
+		n = size / MIN_PART;
+	return n ? n : 1;
+}
+
+/*
+ * Parts a thread: a few each, so a thread the machine slows down leaves
+ * parts to the others (MIN_PART each at least, but for --threads).
+ */
+static size_t part_count(const struct pk_options *opts, size_t size)
+{
+	size_t threads = thread_count(opts, size), n = 4 * threads;
+
+	if (threads == 1)
+		return 1;
+	if (n > size / MIN_PART)
+		n = size / MIN_PART;
+	return n > threads ? n : threads;
+}
+
+/* What the whole input says: warnings in input order, then the verdict. */
+static int finish_input(struct ps_reader *r, int rc)
+{
+	const char *name = pk_input_name(r->in);
+	uint64_t i;
+
+	for (i = 0; i < r->bad_lines && i < MAX_WARNINGS; i++)
+		pk_warn(r->ctx, "%s: line %llu: not a perf script line: '%s'", name,
+			(unsigned long long)r->notes[i].lineno, r->notes[i].text);
+	if (r->cut_line)
+		pk_warn(r->ctx, "%s: line %llu: the file ends mid-line "
+			"(truncated file?); dropping its last sample", name,
+			(unsigned long long)r->cut_line);
 	if (!rc)
-		rc = finish_record(&r);
-	if (!rc)
-		rc = name_sample_types(&r);
-	if (!rc && r.bad_lines > MAX_WARNINGS)
-		pk_warn(ctx, "%s: %llu lines in all were not perf script lines",
-			pk_input_name(in), (unsigned long long)r.bad_lines);
-	if (!rc && !r.records && r.bad_lines)
-		rc = pk_error_set(ctx, PK_EINPUT,
+		rc = name_sample_types(r);
+	if (!rc && r->bad_lines > MAX_WARNINGS)
+		pk_warn(r->ctx, "%s: %llu lines in all were not perf script lines",
+			name, (unsigned long long)r->bad_lines);
+	if (!rc && !r->records && r->bad_lines)
+		rc = pk_error_set(r->ctx, PK_EINPUT,
 				  "%s: no perf script samples found (expected "
-				  "'comm pid [cpu] time: event:' lines)",
-				  pk_input_name(in));
+				  "'comm pid [cpu] time: event:' lines)", name);
 	/* a few odd lines are warnings; mostly odd lines are another format */
-	if (!rc && r.bad_lines * 2 > r.lines)
-		rc = pk_error_set(ctx, PK_EINPUT,
+	if (!rc && r->bad_lines * 2 > r->lines)
+		rc = pk_error_set(r->ctx, PK_EINPUT,
 				  "%s: line %llu: not a perf script line: '%s' "
 				  "(%llu of %llu lines are not; expected "
 				  "'comm pid [cpu] time: event:' headers and "
-				  "'address symbol (dso)' frames)",
-				  pk_input_name(in), (unsigned long long)r.first_bad,
-				  r.first_bad_text, (unsigned long long)r.bad_lines,
-				  (unsigned long long)r.lines);
-	pk_profile_free(r.frame_text);
-	pki_idtab_release(&r.frame_tab);
-	free(r.frame_cache);
-	free(r.frames);
-	free(r.values);
+				  "'address symbol (dso)' frames)", name,
+				  (unsigned long long)r->notes[0].lineno,
+				  r->notes[0].text, (unsigned long long)r->bad_lines,
+				  (unsigned long long)r->lines);
+	return rc;
+}
+
+static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
+			    struct pk_profile *p, const struct pk_options *opts)
+{
+	struct ps_reader r;
+	const char *data;
+	size_t size;
+	int rc = reader_init(&r, ctx, in, p);
+
+	if (!rc) {
+		data = (const char *)pki_input_map(in, &size);
+		if (data)
+			rc = read_parts(&r, data, size, thread_count(opts, size),
+					part_count(opts, size));
+		else
+			rc = read_stream(&r, in);
+		rc = finish_input(&r, rc);
+	}
+	reader_release(&r);
 	return rc;
 }
 

@@ -29,6 +29,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "perf-data.h"
+#include "trace-fields.h"
 
 struct pd_tracing {
 	struct tep_handle *tep;
@@ -51,8 +52,6 @@ struct pd_tracing {
 
 /* Payloads past this many are decoded each time (bounds the memory). */
 #define PAYLOADS_KEPT (1u << 20)
-
-static const char *const own_labels[] = { "pid", "tid", "comm", "cpu", "trace" };
 
 void pd_tracing_free(struct pd_tracing *tr)
 {
@@ -262,20 +261,6 @@ static int64_t field_number(struct tep_format_field *f,
 	return (int64_t)v;
 }
 
-static pk_str field_key(struct pd_state *st, const struct tep_event *ev,
-			const char *name)
-{
-	char buf[256];
-	size_t i;
-
-	for (i = 0; i < PK_ARRAY_SIZE(own_labels); i++)
-		if (strcmp(name, own_labels[i]) == 0) {
-			snprintf(buf, sizeof(buf), "%s.%s", ev->name, name);
-			return pk_profile_intern_cstr(st->p, buf);
-		}
-	return pk_profile_intern_cstr(st->p, name);
-}
-
 /* The text perf script prints for the sample, as a string id. */
 static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
 			 const struct pd_sample *s)
@@ -315,7 +300,8 @@ static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
 	l[n++].str = trace_text(st, tr, s);
 	for (f = ev->format.fields; f; f = f->next) {
 		memset(&l[n], 0, sizeof(*l));
-		l[n].key = field_key(st, ev, f->name);
+		l[n].key = pki_trace_field_key(st->p, ev->name, strlen(ev->name),
+					       f->name, strlen(f->name));
 		if (is_number(f))
 			l[n++].num = field_number(f, tr->raw);
 		else
