@@ -433,6 +433,8 @@ int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n)
 {
 	sym_kernel_join(k);
 	k->nwant = 0;
+	if (!n)	/* addrs may be NULL: memcpy and qsort must not see it */
+		return 0;
 	if (pki_grow(&k->want, &k->want_cap, n, sizeof(*k->want)) < 0)
 		return -1;
 	memcpy(k->want, addrs, n * sizeof(*addrs));
