@@ -346,6 +346,221 @@ static int inline_chain(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *out)
 	return n;
 }
 
+/* ---- inline trees: each concrete function's scopes, read once ---- */
+
+/*
+ * inline_chain asks libdw for the children of every scope on the way
+ * down, for every address: in big functions full of inlined calls that
+ * was most of the time symbolizing took. The first time an address
+ * falls in a function, its scopes (inlined instances, lexical, try and
+ * catch blocks) are read into nodes, each with its children's address
+ * ranges sorted, so each address goes down by binary searches. The walk
+ * picks what inline_chain picks: the first child, in DIE order, holding
+ * the address. Range lists may be shared and long: past the bounds a
+ * function is left to inline_chain.
+ */
+#define SYM_TREE_MAX_KIDS (1u << 16)	/* ranges in one function */
+#define SYM_TREES_MAX_KIDS (1u << 22)	/* in all of a file's trees */
+
+struct sym_scope_node {
+	Dwarf_Die die;
+	uint32_t kids, nkids;	/* its children's ranges in d->kids */
+	unsigned inlined : 1;	/* a DW_TAG_inlined_subroutine */
+	unsigned kids_overlap : 1;	/* two children's ranges overlap */
+};
+
+struct sym_kid_range {
+	Dwarf_Addr low, high;	/* DWARF addresses, [low, high) */
+	uint32_t node;		/* the child, in d->nodes */
+	uint32_t order;		/* its place among its siblings */
+};
+
+struct sym_tree_root {
+	const void *fn;		/* the function DIE (Dwarf_Die.addr) */
+	uint32_t node;		/* its node + 1; 0: walked by inline_chain */
+};
+
+static int is_scope_tag(int tag)
+{
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+static int kid_cmp(const void *a, const void *b)
+{
+	const struct sym_kid_range *x = a, *y = b;
+
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int add_node(struct sym_dwarf *d, const Dwarf_Die *die, int inlined)
+{
+	struct sym_scope_node *node;
+
+	if (pki_grow(&d->nodes, &d->nodes_cap, d->nnodes + 1,
+		    sizeof(*d->nodes)) < 0)
+		return -1;
+	node = &d->nodes[d->nnodes++];
+	memset(node, 0, sizeof(*node));
+	node->die = *die;
+	node->inlined = inlined;
+	return 0;
+}
+
+/* The ranges of a child scope, for the node it will be; how many, or
+ * -1 past limit (ranges in d->kids) or out of memory. */
+static int add_kid_ranges(struct sym_dwarf *d, Dwarf_Die *child,
+			  uint32_t order, size_t limit)
+{
+	Dwarf_Addr base, low, high;
+	ptrdiff_t off = 0;
+	int n = 0;
+
+	/* as dwarf_haspc: the ranges read before an error count */
+	while ((off = dwarf_ranges(child, off, &base, &low, &high)) > 0) {
+		if (low >= high)
+			continue;
+		if (d->nkids >= limit ||
+		    pki_grow(&d->kids, &d->kids_cap, d->nkids + 1,
+			     sizeof(*d->kids)) < 0)
+			return -1;
+		d->kids[d->nkids].low = low;
+		d->kids[d->nkids].high = high;
+		d->kids[d->nkids].node = (uint32_t)d->nnodes;
+		d->kids[d->nkids].order = order;
+		d->nkids++;
+		n++;
+	}
+	return n;
+}
+
+/* The child scopes of node i, as nodes, and their ranges, sorted. */
+static int read_kids(struct sym_dwarf *d, size_t i, size_t limit)
+{
+	Dwarf_Die die = d->nodes[i].die, child;
+	size_t first = d->nkids, k;
+	uint32_t order = 0;
+	Dwarf_Addr end = 0;
+	int n;
+
+	if (dwarf_child(&die, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (!is_scope_tag(tag))
+				continue;
+			n = add_kid_ranges(d, &child, order++, limit);
+			/* a scope without addresses holds none: no node */
+			if (n < 0 || (n > 0 && add_node(d, &child,
+					tag == DW_TAG_inlined_subroutine)))
+				return -1;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	d->nodes[i].kids = (uint32_t)first;
+	d->nodes[i].nkids = (uint32_t)(d->nkids - first);
+	qsort(d->kids + first, d->nkids - first, sizeof(*d->kids), kid_cmp);
+	for (k = first; k < d->nkids; k++) {
+		if (k > first && d->kids[k].low < end)
+			d->nodes[i].kids_overlap = 1;
+		if (d->kids[k].high > end)
+			end = d->kids[k].high;
+	}
+	return 0;
+}
+
+/* The scopes of function fn, read now: its node + 1, or 0 when they
+ * are past the bounds (or out of memory), forgotten again. */
+static uint32_t read_tree(struct sym_dwarf *d, const Dwarf_Die *fn)
+{
+	size_t root = d->nnodes, nkids = d->nkids, i;
+	size_t limit = d->nkids + SYM_TREE_MAX_KIDS;
+
+	if (limit > SYM_TREES_MAX_KIDS)
+		limit = SYM_TREES_MAX_KIDS;
+	if (add_node(d, fn, 0) < 0)
+		return 0;
+	/* breadth first: each node's children follow the nodes before */
+	for (i = root; i < d->nnodes; i++) {
+		if (read_kids(d, i, limit) < 0) {
+			d->nnodes = root;
+			d->nkids = nkids;
+			return 0;
+		}
+	}
+	return (uint32_t)root + 1;
+}
+
+static int root_match(const void *owner, uint32_t id, const void *key)
+{
+	return ((const struct sym_dwarf *)owner)->roots[id - 1].fn == key;
+}
+
+/* The tree of function fn, read the first time: its node + 1, or 0. */
+static uint32_t tree_of(struct sym_dwarf *d, const Dwarf_Die *fn)
+{
+	uint64_t hash = pki_hash_u64((uintptr_t)fn->addr);
+	size_t slot;
+	uint32_t id = pki_idtab_find(&d->root_tab, hash, root_match, d,
+				    fn->addr, &slot);
+
+	if (id)
+		return d->roots[id - 1].node;
+	if (pki_grow(&d->roots, &d->roots_cap, d->nroots + 1,
+		    sizeof(*d->roots)) < 0 ||
+	    pki_idtab_insert(&d->root_tab, slot, hash,
+			    (uint32_t)d->nroots + 1) < 0)
+		return 0;
+	d->roots[d->nroots].fn = fn->addr;
+	d->roots[d->nroots].node = read_tree(d, fn);
+	return d->roots[d->nroots++].node;
+}
+
+/* The child of node holding pc, the first in DIE order: its node + 1,
+ * or 0. */
+static uint32_t kid_at(const struct sym_dwarf *d,
+		       const struct sym_scope_node *node, Dwarf_Addr pc)
+{
+	const struct sym_kid_range *k;
+	uint32_t best = 0, best_order = UINT32_MAX;
+	size_t n, i;
+
+	if (!node->nkids)
+		return 0;
+	k = d->kids + node->kids;
+	n = pki_count_at_or_below(k, node->nkids, sizeof(*k),
+				  offsetof(struct sym_kid_range, low), pc);
+	/* apart, only the last range starting at or below pc can hold it */
+	if (!node->kids_overlap)
+		return n && pc < k[n - 1].high ? k[n - 1].node + 1 : 0;
+	for (i = 0; i < n; i++) {
+		if (pc < k[i].high && k[i].order < best_order) {
+			best = k[i].node + 1;
+			best_order = k[i].order;
+		}
+	}
+	return best;
+}
+
+/* inline_chain's answer from the tree whose root is node root - 1. */
+static int tree_chain(const struct sym_dwarf *d, uint32_t root,
+		      Dwarf_Addr pc, Dwarf_Die *out)
+{
+	uint32_t path[SYM_MAX_FRAMES], cur = root - 1, next;
+	int n = 0, i;
+
+	path[n++] = cur;
+	while ((next = kid_at(d, &d->nodes[cur], pc))) {
+		cur = next - 1;
+		if (d->nodes[cur].inlined && n < SYM_MAX_FRAMES)
+			path[n++] = cur;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = d->nodes[path[n - 1 - i]].die;
+	return n;
+}
+
 /* The same through dwarf_getscopes, for what the index does not hold. */
 static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
 {
@@ -391,14 +606,21 @@ int sym_dwarf_chain(struct sym_dwarf *d, Dwarf_Addr addr, int no_inline,
 		    Dwarf_Die *chain)
 {
 	const struct sym_fn_range *fn;
+	Dwarf_Addr pc;
+	uint32_t root;
 	int n;
 
 	if (!sym_dwarf_has(d))
 		return 0;
 	index_unit_of(d, addr);
-	fn = find_function(d, addr - d->dwbias);
-	n = fn ? inline_chain(&fn->die, addr - d->dwbias, chain) :
-		scopes_chain(d->mod, addr, chain);
+	pc = addr - d->dwbias;
+	fn = find_function(d, pc);
+	if (!fn)
+		n = scopes_chain(d->mod, addr, chain);
+	else if ((root = tree_of(d, &fn->die)))
+		n = tree_chain(d, root, pc, chain);
+	else
+		n = inline_chain(&fn->die, pc, chain);
 	if (n > 1 && no_inline) {
 		chain[0] = chain[n - 1];	/* the concrete function */
 		n = 1;
@@ -462,6 +684,10 @@ void sym_dwarf_release(struct sym_dwarf *d)
 	size_t i;
 
 	free(d->fns);
+	free(d->roots);
+	pki_idtab_release(&d->root_tab);
+	free(d->nodes);
+	free(d->kids);
 	for (i = 0; i < d->nprefixes; i++)
 		free(d->prefixes[i].text);
 	free(d->prefixes);

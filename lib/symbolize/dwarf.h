@@ -19,6 +19,9 @@
 
 struct sym_fn_range;
 struct sym_scope_prefix;
+struct sym_scope_node;
+struct sym_kid_range;
+struct sym_tree_root;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
@@ -29,6 +32,15 @@ struct sym_dwarf {
 	Dwarf_Off units[SYM_MAX_UNITS];	/* the units indexed so far */
 	size_t nunits;
 	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
+	/* the inlined instances and blocks inside each concrete function
+	 * an address fell in, as trees of nodes (sym_dwarf_chain) */
+	struct sym_tree_root *roots;
+	size_t nroots, roots_cap;
+	struct pk_idtab root_tab;
+	struct sym_scope_node *nodes;
+	size_t nnodes, nodes_cap;
+	struct sym_kid_range *kids;
+	size_t nkids, kids_cap;
 	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
 	struct sym_scope_prefix *prefixes;
 	size_t nprefixes, prefixes_cap;
