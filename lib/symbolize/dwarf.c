@@ -154,10 +154,8 @@ static char *qualify_name(struct sym_dwarf *d, Dwarf_Die *die,
 	return out;
 }
 
-/* A frame for a function DIE: its names and declaration. qualify: a
- * C++ function without a linkage name gets "ns::A::f". */
-static void frame_from_die(struct sym_dwarf *d, struct sym_frame *f,
-			   Dwarf_Die *die, int qualify)
+/* A frame for a function DIE: its names and declaration. */
+static void frame_from_die(struct sym_frame *f, Dwarf_Die *die)
 {
 	int line = 0;
 
@@ -169,8 +167,6 @@ static void frame_from_die(struct sym_dwarf *d, struct sym_frame *f,
 	f->file = dwarf_decl_file(die);
 	if (dwarf_decl_line(die, &line) == 0)
 		f->start_line = line;
-	if (!f->linkage && f->name && qualify)
-		f->qualified = qualify_name(d, die, f->name);
 }
 
 /* ---- the functions at an address ---- */
@@ -644,30 +640,105 @@ static void call_site(Dwarf_Die *die, Dwarf_Files *files, int64_t *line,
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
+/* ---- what a function DIE says of its frames, read once ---- */
+
+/*
+ * A DIE's names, declaration and call site are the same for every
+ * address whose chain it is in, and reading them (dwarf_attr_integrate
+ * follows abstract origins) cost more than finding the chain.
+ */
+struct sym_die_info {
+	const void *die;	/* Dwarf_Die.addr */
+	struct sym_frame frame;	/* without its qualified name */
+	char *qualified;	/* "ns::A::f", once asked (qualified_read) */
+	const char *call_file;
+	int64_t call_line;
+	unsigned cplusplus : 1;	/* its unit is C++ */
+	unsigned qualified_read : 1;
+};
+
+static void read_die_info(struct sym_die_info *info, Dwarf_Die *die)
+{
+	Dwarf_Files *files = NULL;
+	Dwarf_Die cu;
+
+	memset(info, 0, sizeof(*info));
+	info->die = die->addr;
+	frame_from_die(&info->frame, die);
+	if (dwarf_diecu(die, &cu, NULL, NULL)) {
+		info->cplusplus = is_cplusplus(&cu);
+		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
+			files = NULL;
+	}
+	call_site(die, files, &info->call_line, &info->call_file);
+}
+
+static int info_match(const void *owner, uint32_t id, const void *key)
+{
+	return ((const struct sym_dwarf *)owner)->infos[id - 1].die == key;
+}
+
+/* The info of die, read the first time; NULL when out of memory. */
+static struct sym_die_info *die_info(struct sym_dwarf *d, Dwarf_Die *die)
+{
+	uint64_t hash = pki_hash_u64((uintptr_t)die->addr);
+	size_t slot;
+	uint32_t id = pki_idtab_find(&d->info_tab, hash, info_match, d,
+				    die->addr, &slot);
+
+	if (id)
+		return &d->infos[id - 1];
+	if (pki_grow(&d->infos, &d->infos_cap, d->ninfos + 1,
+		    sizeof(*d->infos)) < 0 ||
+	    pki_idtab_insert(&d->info_tab, slot, hash,
+			    (uint32_t)d->ninfos + 1) < 0)
+		return NULL;
+	read_die_info(&d->infos[d->ninfos], die);
+	return &d->infos[d->ninfos++];
+}
+
+/* "ns::A::f" for a C++ function without a linkage name, or NULL. */
+static const char *die_qualified(struct sym_dwarf *d,
+				 struct sym_die_info *info, Dwarf_Die *die)
+{
+	if (!info->qualified_read) {
+		info->qualified_read = 1;
+		if (!info->frame.linkage && info->frame.name)
+			info->qualified = qualify_name(d, die,
+						       info->frame.name);
+	}
+	return info->qualified;
+}
+
 size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
 			const char *src, int lineno, int qualify,
 			struct sym_frame *frames, int *cplusplus)
 {
-	const char *call_file = NULL;
-	Dwarf_Files *files = NULL;
+	const char *call_file = NULL, *qualified;
 	int64_t call_line = 0;
-	Dwarf_Die cu;
 	int i;
 
 	*cplusplus = 0;
-	if (n && dwarf_diecu(&chain[0], &cu, NULL, NULL)) {
-		*cplusplus = is_cplusplus(&cu);
-		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
-			files = NULL;
-	}
 	for (i = 0; i < n; i++) {
-		frame_from_die(d, &frames[i], &chain[i],
-			       *cplusplus && qualify);
+		struct sym_die_info scratch, *info = die_info(d, &chain[i]);
+
+		if (!info) {	/* out of memory: unqualified names */
+			read_die_info(&scratch, &chain[i]);
+			scratch.qualified_read = 1;
+			info = &scratch;
+		}
+		if (i == 0)
+			*cplusplus = info->cplusplus;
+		frames[i] = info->frame;
+		if (*cplusplus && qualify &&
+		    (qualified = die_qualified(d, info, &chain[i])))
+			frames[i].qualified = strdup(qualified);
 		frames[i].line = i ? call_line : lineno;
 		/* artificial functions (lambdas) may have no decl_file */
 		if (!frames[i].file)
 			frames[i].file = i ? call_file : src;
-		call_site(&chain[i], files, &call_line, &call_file);
+		call_line = info->call_line;
+		call_file = info->call_file;
 	}
 	return (size_t)n;
 }
@@ -688,6 +759,10 @@ void sym_dwarf_release(struct sym_dwarf *d)
 	pki_idtab_release(&d->root_tab);
 	free(d->nodes);
 	free(d->kids);
+	for (i = 0; i < d->ninfos; i++)
+		free(d->infos[i].qualified);
+	free(d->infos);
+	pki_idtab_release(&d->info_tab);
 	for (i = 0; i < d->nprefixes; i++)
 		free(d->prefixes[i].text);
 	free(d->prefixes);

@@ -22,6 +22,7 @@ struct sym_scope_prefix;
 struct sym_scope_node;
 struct sym_kid_range;
 struct sym_tree_root;
+struct sym_die_info;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
@@ -41,6 +42,10 @@ struct sym_dwarf {
 	size_t nnodes, nodes_cap;
 	struct sym_kid_range *kids;
 	size_t nkids, kids_cap;
+	/* each function DIE's names and call site (sym_dwarf_frames) */
+	struct sym_die_info *infos;
+	size_t ninfos, infos_cap;
+	struct pk_idtab info_tab;
 	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
 	struct sym_scope_prefix *prefixes;
 	size_t nprefixes, prefixes_cap;
