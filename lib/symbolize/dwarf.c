@@ -58,30 +58,111 @@ static const char *scope_name(Dwarf_Die *scope)
  * function or an unnamed class (a lambda) the bare name is kept, as
  * perf and addr2line print it.
  */
-/* "ns::A::" of the scopes around decl, or NULL (malloc'd). */
-static char *scope_prefix_of(Dwarf_Die *decl)
-{
-	Dwarf_Die *scopes = NULL;
-	size_t len = 1;
-	char *out = NULL;
-	int n, i;
+#define SYM_MAX_SCOPE_DEPTH 64	/* deeper: dwarf_getscopes_die finds it */
 
-	n = dwarf_getscopes_die(decl, &scopes);
-	/* scopes[0] is decl, scopes[n - 1] the compile unit */
+/* Whether dwarf_getscopes_die looks inside a DIE of this tag. */
+static int holds_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The scopes around decl as dwarf_getscopes_die gives them (scopes[0]
+ * is decl, scopes[n - 1] its unit; SYM_MAX_SCOPE_DEPTH + 1 at most),
+ * without its visit of every DIE of the unit before decl, which in a C++
+ * unit full of headers was most of what a small profile's symbolization
+ * cost: at each level the siblings are skipped up to the one whose DIEs
+ * hold decl's offset. -1 for anything unusual (imported units, siblings
+ * out of order, a DIE libdw would not look inside): libdw walks then.
+ */
+static int scopes_around(Dwarf_Die *decl, Dwarf_Die *scopes)
+{
+	Dwarf_Off target = dwarf_dieoffset(decl), off = 0;
+	Dwarf_Die path[SYM_MAX_SCOPE_DEPTH], child, next;
+	int n, i, rc;
+
+	if (!dwarf_diecu(decl, &path[0], NULL, NULL))
+		return -1;
+	for (n = 1; n < SYM_MAX_SCOPE_DEPTH; n++) {
+		if (dwarf_child(&path[n - 1], &child) != 0)
+			return -1;
+		for (;;) {
+			if (dwarf_tag(&child) == DW_TAG_imported_unit)
+				return -1;
+			off = dwarf_dieoffset(&child);
+			if (off >= target)
+				break;
+			rc = dwarf_siblingof(&child, &next);
+			if (rc < 0 || (rc == 0 && dwarf_dieoffset(&next) <= off))
+				return -1;
+			if (rc > 0 || dwarf_dieoffset(&next) > target)
+				break;	/* decl is child or inside it */
+			child = next;
+		}
+		if (off == target) {
+			scopes[0] = *decl;
+			for (i = 0; i < n; i++)
+				scopes[i + 1] = path[n - 1 - i];
+			return n + 1;
+		}
+		if (off > target || !holds_scopes(dwarf_tag(&child)) ||
+		    !dwarf_haschildren(&child))
+			return -1;
+		path[n] = child;
+	}
+	return -1;
+}
+
+/* "ns::A::" of scopes[n - 2] .. scopes[1] (scopes as
+ * dwarf_getscopes_die gives them), or NULL (malloc'd). */
+static char *join_scope_names(Dwarf_Die *scopes, int n)
+{
+	size_t len = 1;
+	char *out;
+	int i;
+
 	for (i = n - 2; i > 0; i--) {
 		if (!scope_name(&scopes[i]))
-			goto out;
+			return NULL;
 		len += strlen(scope_name(&scopes[i])) + 2;
 	}
 	if (n < 3 || !(out = malloc(len)))
-		goto out;
+		return NULL;
 	out[0] = '\0';
 	for (i = n - 2; i > 0; i--) {
 		strcat(out, scope_name(&scopes[i]));
 		strcat(out, "::");
 	}
-out:
-	free(scopes);
+	return out;
+}
+
+/* "ns::A::" of the scopes around decl, or NULL (malloc'd). */
+static char *scope_prefix_of(Dwarf_Die *decl)
+{
+	Dwarf_Die around[SYM_MAX_SCOPE_DEPTH + 1], *walked = NULL;
+	int n = scopes_around(decl, around);
+	char *out;
+
+	if (n < 0)
+		n = dwarf_getscopes_die(decl, &walked);
+	out = join_scope_names(walked ? walked : around, n);
+	free(walked);
 	return out;
 }
 
