@@ -4,7 +4,9 @@
  * address (innermost inlined instance first, then the concrete
  * function), their files and lines, and "ns::A::f" for C++ functions
  * DWARF gives no linkage name for. Owns the per-file index of functions
- * by address and the cache of scope names.
+ * by address, each sampled function's tree of inlined instances, and
+ * what each DIE of a chain says of its frame (names, declaration, call
+ * site, scope names), read once.
  */
 #ifndef PROFKIT_SYMBOLIZE_DWARF_H
 #define PROFKIT_SYMBOLIZE_DWARF_H
