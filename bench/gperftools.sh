@@ -1,37 +1,70 @@
 #!/bin/sh
 # Speed and memory of the gperftools CPU reader with symbolization:
-# writes a CPU profile of 100k distinct stacks over the functions of a
-# C++ test program and the libc and libstdc++ it loads
-# (bench/synth-gperf-cpu.pl), converts it to pprof with profkit-convert
-# and with Go pprof (`pprof -proto BINARY PROFILE`, which symbolizes with
-# binutils), then prints the ratios and checks that pprof -top of both
-# lists the same functions. Needs perl, nm, ldd and Go pprof ($PPROF or
-# `pprof` on PATH; tests/build-pprof.sh builds one).
+# converts a small real profile (testdata/gperftools/cxx-threads.cpu,
+# with and without the debug cache) and a CPU profile of 100k distinct
+# stacks over the functions of a C++ test program and the libc and
+# libstdc++ it loads (bench/synth-gperf-cpu.pl) to pprof with
+# profkit-convert and with Go pprof (`pprof -proto BINARY PROFILE`, which
+# symbolizes with binutils), then prints the ratios of wall-clock time
+# and of CPU time (user + system: steadier on a busy machine), and checks
+# that pprof -top of both lists the same functions. Needs perl, nm, ldd,
+# GNU time and Go pprof ($PPROF or `pprof` on PATH; tests/build-pprof.sh
+# builds one).
 #
 #   bench/gperftools.sh [NSTACKS]        (run from a built tree)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-convert=${PROFKIT_CONVERT:-$top/cmd/profkit-convert}
 nstacks=${1:-100000}
 binary=$top/testdata/bin/cxx-threads
 pprof=${PPROF:-$(command -v pprof || true)}
 [ -n "$pprof" ] && "$pprof" -h 2>&1 | grep -q -e -proto ||
 	{ echo "no Go pprof (set PPROF; tests/build-pprof.sh builds one)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "no GNU time (/usr/bin/time)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/bench-subr.sh"
+# not libtool's wrapper script: it starts slower than a small file converts
+use_programs "$top/cmd"
+convert=${PROFKIT_CONVERT:-$bin/profkit-convert}
+
+# timed N OUT COMMAND...: "wall-s cpu-s peak-RSS-KiB" a run, of N runs
+# in a row (GNU time counts CPU in hundredths), the best of three such
+# (least CPU); the last run's stdout in OUT
+timed() {
+	n=$1 out=$2
+	shift 2
+	: >"$tmp/runs"
+	for run in 1 2 3; do
+		/usr/bin/time -f '%e %U %S %M' -o "$tmp/t" sh -c \
+			'n=$1; shift; while [ $n -gt 0 ]; do "$@" || exit; n=$((n - 1)); done' \
+			sh "$n" "$@" >"$out" 2>/dev/null
+		awk -v n="$n" '{ printf "%.4f %.4f %s\n", $1 / n, ($2 + $3) / n, $4 }' \
+			"$tmp/t" >>"$tmp/runs"
+	done
+	sort -n -k2 "$tmp/runs" | head -n 1
+}
+
+# row NAME OURS THEIRS: both timings (from timed) and the ratios
+row() {
+	set -- "$1" $2 $3
+	printf '%-28s %7.3f s %7.3f s cpu %7s KiB | pprof %7.3f s %7.3f s cpu %7s KiB | %5sx %5sx cpu\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$(ratio "$5" "$2")" "$(ratio "$6" "$3")"
+}
+
+small=$top/testdata/gperftools/cxx-threads.cpu
+echo "small: $(basename "$small") ($(($(stat -c %s "$small") / 1000)) kB), runs of 10"
+theirs=$(timed 10 "$tmp/theirs.pb.gz" "$pprof" -proto "$binary" "$small")
+row "small real profile" "$(timed 10 "$tmp/ours.pb.gz" "$convert" -q \
+	--binary="$binary" --to=pprof "$small")" "$theirs"
+row "  no debug cache" "$(timed 10 "$tmp/ours.pb.gz" env PROFKIT_CACHE_DIR= \
+	"$convert" -q --binary="$binary" --to=pprof "$small")" "$theirs"
 
 libs=$(ldd "$binary" | awk '/libc\.so|libstdc\+\+\.so/ { print $3 }')
 perl "$top/bench/synth-gperf-cpu.pl" "$nstacks" "$tmp/cpu.prof" "$binary" $libs
 echo "input: $(($(stat -c %s "$tmp/cpu.prof") / 1000)) kB CPU profile, $nstacks distinct stacks over"
 echo "       $(basename "$binary")" $libs
-
-set -- $(measure "$tmp/ours.pb.gz" "$convert" -q --binary="$binary" --to=pprof "$tmp/cpu.prof")
-ours_s=$1 ours_kb=$2
-printf '%-44s %7.2f s   peak RSS %8s KiB\n' "profkit-convert --binary --to=pprof" "$1" "$2"
-set -- $(measure "$tmp/theirs.pb.gz" "$pprof" -proto "$binary" "$tmp/cpu.prof")
-printf '%-44s %7.2f s   peak RSS %8s KiB\n' "pprof -proto BINARY PROFILE" "$1" "$2"
-echo "profkit is $(ratio "$1" "$ours_s")x faster than pprof, with $(ratio "$2" "$ours_kb")x less memory"
+row "$nstacks stacks" "$(timed 1 "$tmp/ours.pb.gz" "$convert" -q --binary="$binary" \
+	--to=pprof "$tmp/cpu.prof")" "$(timed 1 "$tmp/theirs.pb.gz" "$pprof" -proto "$binary" "$tmp/cpu.prof")"
 
 # the same functions: pprof's -top of both (aliases at one address may
 # take different names further down: doc/formats.md)

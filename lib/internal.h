@@ -135,6 +135,15 @@ int pki_is_shared_library(const char *path);
  * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;
 int pki_output_gzip_if_named(struct pk_output *out);
+/*
+ * Write data (malloc'd, n bytes) and free it. A gzip output compresses
+ * it on a thread of its own meanwhile, so the caller can make the next
+ * part; the bytes are those pk_output_write would make. The caller ends
+ * with pki_output_wait_given (any other call on the output waits too),
+ * which returns the first error.
+ */
+int pki_output_give(struct pk_output *out, void *data, size_t n);
+int pki_output_wait_given(struct pk_output *out);
 
 /*
  * Off-CPU intervals. The perf.data reader derives the event "off-cpu" from

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,10 @@
 #include "internal.h"
 
 #define OUTPUT_CHUNK (256 * 1024)
+#define BEHIND_PARTS 4		/* parts given, waiting to be compressed */
+#define BEHIND_FROM (1024 * 1024)	/* bytes given before a thread pays */
+
+struct behind;
 
 struct pk_output {
 	struct pk_context *ctx;
@@ -25,7 +30,57 @@ struct pk_output {
 	int gzip, failed;
 	z_stream z;
 	unsigned char *zbuf;
+	struct behind *behind;	/* compressing on a thread (pki_output_give) */
+	size_t given;		/* bytes given to pki_output_give */
 };
+
+/*
+ * Compression behind the writer: level 6 deflate of a big profile takes
+ * as long as making its bytes, so parts given by pki_output_give are
+ * compressed on a thread while the writer makes the next. One stream,
+ * fed the same bytes in the same order: the output is byte for byte what
+ * pk_output_write makes. While the thread runs, it alone uses the
+ * output (every other call ends it first); its errors wait in message
+ * for the caller's thread, which owns the context.
+ */
+struct behind {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct {
+		void *data;
+		size_t n;
+	} parts[BEHIND_PARTS];
+	size_t first, count;
+	int closing;		/* no more parts will come */
+	int failed;		/* a part could not be written */
+	int code;		/* the thread's error, 0 if none */
+	char message[256];
+};
+
+/* An error of writing: the context's, or kept for it while the thread
+ * compresses. */
+static int output_error(struct pk_output *o, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int output_error(struct pk_output *o, int code, const char *fmt, ...)
+{
+	struct behind *b = o->behind;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (b && pthread_equal(pthread_self(), b->thread)) {
+		if (!b->code) {
+			vsnprintf(b->message, sizeof(b->message), fmt, ap);
+			b->code = code;
+		}
+	} else {
+		pk_error_setv(o->ctx, code, fmt, ap);
+	}
+	va_end(ap);
+	return code;
+}
+
+static int behind_join(struct pk_output *o, int report);
 
 static int output_new(struct pk_context *ctx, struct pk_output **out)
 {
@@ -41,6 +96,7 @@ static int output_new(struct pk_context *ctx, struct pk_output **out)
 
 static void output_free(struct pk_output *o)
 {
+	behind_join(o, 0);
 	if (o->zbuf)
 		deflateEnd(&o->z);
 	free(o->zbuf);
@@ -137,8 +193,7 @@ static int flush_buffer(struct pk_output *o)
 			continue;
 		if (n < 0) {
 			o->failed = 1;
-			return pk_error_set(o->ctx, PK_EIO,
-					    "cannot write '%s': %s",
+			return output_error(o, PK_EIO, "cannot write '%s': %s",
 					    output_name(o), strerror(errno));
 		}
 		done += (size_t)n;
@@ -157,7 +212,7 @@ static int emit(struct pk_output *o, const void *data, size_t n)
 	if (o->fd < 0) {
 		if (pki_grow(&o->buf, &o->cap, o->len + n, 1) < 0) {
 			o->failed = 1;
-			return pk_error_set(o->ctx, PK_ENOMEM, "out of memory");
+			return output_error(o, PK_ENOMEM, "out of memory");
 		}
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;
@@ -188,7 +243,7 @@ static int deflate_some(struct pk_output *o, const void *data, size_t n,
 		o->z.avail_out = OUTPUT_CHUNK;
 		rc = deflate(&o->z, flush);
 		if (rc == Z_STREAM_ERROR)
-			return pk_error_set(o->ctx, PK_EIO, "gzip failed");
+			return output_error(o, PK_EIO, "gzip failed");
 		if (emit(o, o->zbuf, OUTPUT_CHUNK - o->z.avail_out))
 			return PK_EIO;
 	} while (o->z.avail_out == 0 || o->z.avail_in > 0);
@@ -211,10 +266,8 @@ int pk_output_start_gzip(struct pk_output *o)
 	return 0;
 }
 
-int pk_output_write(struct pk_output *o, const void *buf, size_t n)
+static int gzip_write(struct pk_output *o, const void *buf, size_t n)
 {
-	if (!o->gzip)
-		return emit(o, buf, n);
 	while (n) {
 		/* avail_in is 32-bit */
 		size_t take = n > (1u << 30) ? (1u << 30) : n;
@@ -225,6 +278,132 @@ int pk_output_write(struct pk_output *o, const void *buf, size_t n)
 		n -= take;
 	}
 	return 0;
+}
+
+int pk_output_write(struct pk_output *o, const void *buf, size_t n)
+{
+	if (o->behind && behind_join(o, 1))
+		return PK_EIO;
+	return o->gzip ? gzip_write(o, buf, n) : emit(o, buf, n);
+}
+
+static void *behind_main(void *arg)
+{
+	struct pk_output *o = arg;
+	struct behind *b = o->behind;
+	int failed = 0;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		void *data;
+		size_t n;
+
+		while (!b->count && !b->closing)
+			pthread_cond_wait(&b->changed, &b->lock);
+		if (!b->count)
+			break;
+		data = b->parts[b->first].data;
+		n = b->parts[b->first].n;
+		b->first = (b->first + 1) % BEHIND_PARTS;
+		b->count--;
+		pthread_cond_broadcast(&b->changed);
+		pthread_mutex_unlock(&b->lock);
+		/* after a failure the parts are only freed */
+		if (!failed && gzip_write(o, data, n))
+			failed = 1;
+		free(data);
+		pthread_mutex_lock(&b->lock);
+		b->failed = failed;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* The thread, started; -1 if it cannot be (then the caller compresses). */
+static int behind_start(struct pk_output *o)
+{
+	struct behind *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -1;
+	if (pthread_mutex_init(&b->lock, NULL) != 0) {
+		free(b);
+		return -1;
+	}
+	if (pthread_cond_init(&b->changed, NULL) != 0) {
+		pthread_mutex_destroy(&b->lock);
+		free(b);
+		return -1;
+	}
+	o->behind = b;
+	if (pthread_create(&b->thread, NULL, behind_main, o) != 0) {
+		o->behind = NULL;
+		pthread_cond_destroy(&b->changed);
+		pthread_mutex_destroy(&b->lock);
+		free(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* Let the thread compress what it was given and end it: 0, or PK_EIO
+ * with its error set in the context when report. */
+static int behind_join(struct pk_output *o, int report)
+{
+	struct behind *b = o->behind;
+	int code;
+
+	if (!b)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	b->closing = 1;
+	pthread_cond_broadcast(&b->changed);
+	pthread_mutex_unlock(&b->lock);
+	pthread_join(b->thread, NULL);
+	o->behind = NULL;
+	code = b->failed ? (b->code ? b->code : PK_EIO) : 0;
+	if (code && report)
+		pk_error_set(o->ctx, code, "%s",
+			     b->code ? b->message : "gzip failed");
+	pthread_cond_destroy(&b->changed);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+	return code ? PK_EIO : 0;
+}
+
+int pki_output_wait_given(struct pk_output *o)
+{
+	return behind_join(o, 1);
+}
+
+int pki_output_give(struct pk_output *o, void *data, size_t n)
+{
+	struct behind *b;
+	int failed, rc;
+
+	o->given += n;
+	if (o->gzip != 1 || (!o->behind && (o->given < BEHIND_FROM ||
+					    behind_start(o) < 0))) {
+		rc = pk_output_write(o, data, n);
+		free(data);
+		return rc;
+	}
+	b = o->behind;
+	pthread_mutex_lock(&b->lock);
+	while (b->count == BEHIND_PARTS && !b->failed)
+		pthread_cond_wait(&b->changed, &b->lock);
+	failed = b->failed;
+	if (!failed) {
+		b->parts[(b->first + b->count) % BEHIND_PARTS].data = data;
+		b->parts[(b->first + b->count) % BEHIND_PARTS].n = n;
+		b->count++;
+		pthread_cond_broadcast(&b->changed);
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (!failed)
+		return 0;
+	free(data);
+	return behind_join(o, 1);
 }
 
 int pk_output_puts(struct pk_output *o, const char *s)
@@ -269,9 +448,9 @@ int pk_output_printf(struct pk_output *o, const char *fmt, ...)
 
 int pk_output_finish(struct pk_output *o)
 {
-	int rc = 0;
+	int rc = behind_join(o, 1);
 
-	if (o->gzip == 1 && !o->failed) {
+	if (!rc && o->gzip == 1 && !o->failed) {
 		rc = deflate_some(o, "", 0, Z_FINISH);
 		o->gzip = 2;	/* finished: nothing more to compress */
 	}

@@ -8,7 +8,8 @@
  * only the objects the samples reach are written, with a string table of
  * only the strings those objects use. The generated protobuf-c structs
  * point into arrays allocated once from the model's counts; sample values
- * point straight into the model. The message is packed into one buffer.
+ * point straight into the model. The message is packed in parts, each
+ * compressed while the next is packed (give_parts).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -583,22 +584,108 @@ static int build_message(struct pprof_writer *w)
 	return 0;
 }
 
-static int pack_and_write(struct pprof_writer *w, int gzip,
-			  struct pk_output *out)
-{
-	size_t size = perftools__profiles__profile__get_packed_size(&w->msg);
-	uint8_t *buf = malloc(size ? size : 1);
-	int rc;
+/*
+ * A message's bytes are its fields' one after the other in field number
+ * order, and a repeated field's (not packed) are its elements'. So the
+ * profile goes out in parts: sample types (field 1), then samples,
+ * mappings, locations, functions and strings (2-6) a slice at a time,
+ * then the fields after them; a gzip output compresses each part on its
+ * thread while the next is packed. Same bytes as one pack of the whole.
+ */
+#define PART_ITEMS 8192		/* elements of a repeated field per part */
+#define SLICED_FIELDS 5		/* sample .. string_table */
 
+static size_t field_count(const pb_profile *msg, int field)
+{
+	switch (field) {
+	case 0: return msg->n_sample;
+	case 1: return msg->n_mapping;
+	case 2: return msg->n_location;
+	case 3: return msg->n_function;
+	default: return msg->n_string_table;
+	}
+}
+
+/* part: [first, first + n) of one of the sliced fields of msg, alone. */
+static void slice_of(const pb_profile *msg, int field, size_t first,
+		     size_t n, pb_profile *part)
+{
+	perftools__profiles__profile__init(part);
+	switch (field) {
+	case 0:
+		part->n_sample = n;
+		part->sample = msg->sample + first;
+		break;
+	case 1:
+		part->n_mapping = n;
+		part->mapping = msg->mapping + first;
+		break;
+	case 2:
+		part->n_location = n;
+		part->location = msg->location + first;
+		break;
+	case 3:
+		part->n_function = n;
+		part->function = msg->function + first;
+		break;
+	default:
+		part->n_string_table = n;
+		part->string_table = msg->string_table + first;
+		break;
+	}
+}
+
+static int give_part(struct pprof_writer *w, const pb_profile *part,
+		     struct pk_output *out)
+{
+	size_t size = perftools__profiles__profile__get_packed_size(part);
+	uint8_t *buf;
+
+	if (!size)
+		return 0;
+	buf = malloc(size);
 	if (!buf)
 		return pk_error_set(w->ctx, PK_ENOMEM,
 				    "pprof: out of memory for %zu bytes", size);
-	perftools__profiles__profile__pack(&w->msg, buf);
-	rc = gzip ? pk_output_start_gzip(out) : 0;
+	perftools__profiles__profile__pack(part, buf);
+	return pki_output_give(out, buf, size);
+}
+
+static int give_parts(struct pprof_writer *w, struct pk_output *out)
+{
+	pb_profile part, rest = w->msg;
+	size_t first, n;
+	int field, rc;
+
+	perftools__profiles__profile__init(&part);
+	part.n_sample_type = w->msg.n_sample_type;
+	part.sample_type = w->msg.sample_type;
+	rc = give_part(w, &part, out);
+	for (field = 0; !rc && field < SLICED_FIELDS; field++) {
+		for (first = 0; !rc && first < field_count(&w->msg, field);
+		     first += n) {
+			n = field_count(&w->msg, field) - first;
+			if (n > PART_ITEMS)
+				n = PART_ITEMS;
+			slice_of(&w->msg, field, first, n, &part);
+			rc = give_part(w, &part, out);
+		}
+	}
+	rest.n_sample_type = rest.n_sample = rest.n_mapping = 0;
+	rest.n_location = rest.n_function = rest.n_string_table = 0;
+	return rc ? rc : give_part(w, &rest, out);
+}
+
+static int pack_and_write(struct pprof_writer *w, int gzip,
+			  struct pk_output *out)
+{
+	int rc = gzip ? pk_output_start_gzip(out) : 0;
+	int given;
+
 	if (!rc)
-		rc = pk_output_write(out, buf, size);
-	free(buf);
-	return rc;
+		rc = give_parts(w, out);
+	given = pki_output_wait_given(out);
+	return rc ? rc : given;
 }
 
 static int pprof_write(struct pk_context *ctx, const struct pk_profile *p,

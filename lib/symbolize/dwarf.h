@@ -4,7 +4,9 @@
  * address (innermost inlined instance first, then the concrete
  * function), their files and lines, and "ns::A::f" for C++ functions
  * DWARF gives no linkage name for. Owns the per-file index of functions
- * by address and the cache of scope names.
+ * by address, each sampled function's tree of inlined instances, and
+ * what each DIE of a chain says of its frame (names, declaration, call
+ * site, scope names), read once.
  */
 #ifndef PROFKIT_SYMBOLIZE_DWARF_H
 #define PROFKIT_SYMBOLIZE_DWARF_H
@@ -19,6 +21,10 @@
 
 struct sym_fn_range;
 struct sym_scope_prefix;
+struct sym_scope_node;
+struct sym_kid_range;
+struct sym_tree_root;
+struct sym_die_info;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
@@ -29,6 +35,19 @@ struct sym_dwarf {
 	Dwarf_Off units[SYM_MAX_UNITS];	/* the units indexed so far */
 	size_t nunits;
 	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
+	/* the inlined instances and blocks inside each concrete function
+	 * an address fell in, as trees of nodes (sym_dwarf_chain) */
+	struct sym_tree_root *roots;
+	size_t nroots, roots_cap;
+	struct pk_idtab root_tab;
+	struct sym_scope_node *nodes;
+	size_t nnodes, nodes_cap;
+	struct sym_kid_range *kids;
+	size_t nkids, kids_cap;
+	/* each function DIE's names and call site (sym_dwarf_frames) */
+	struct sym_die_info *infos;
+	size_t ninfos, infos_cap;
+	struct pk_idtab info_tab;
 	/* "ns::A::" of C++ functions by declaration DIE (qualify) */
 	struct sym_scope_prefix *prefixes;
 	size_t nprefixes, prefixes_cap;
