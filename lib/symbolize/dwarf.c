@@ -537,7 +537,9 @@ static int read_kids(struct sym_dwarf *d, size_t i, size_t limit)
 	}
 	d->nodes[i].kids = (uint32_t)first;
 	d->nodes[i].nkids = (uint32_t)(d->nkids - first);
-	qsort(d->kids + first, d->nkids - first, sizeof(*d->kids), kid_cmp);
+	if (d->nkids > first)	/* d->kids is NULL before the first */
+		qsort(d->kids + first, d->nkids - first, sizeof(*d->kids),
+		      kid_cmp);
 	for (k = first; k < d->nkids; k++) {
 		if (k > first && d->kids[k].low < end)
 			d->nodes[i].kids_overlap = 1;
