@@ -79,11 +79,7 @@ static int ip_register(const char *arch)
 
 static int popcount64(uint64_t v)
 {
-	int n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
+	return __builtin_popcountll(v);
 }
 
 /* abi, then one u64 per bit of mask unless abi is 0 (no registers). */
@@ -286,13 +282,16 @@ bad:
 	return -1;
 }
 
+/* What sample_id_all appends to other records, in this order. */
+#define ID_TRAILER_FIELDS (PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_ID | \
+			   PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | \
+			   PD_SAMPLE_IDENTIFIER)
+
 int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
 			size_t size, int big, struct pd_sample *s)
 {
 	uint64_t t = a->sample_type;
-	size_t n = (size_t)popcount64(t & (PD_SAMPLE_TID | PD_SAMPLE_TIME |
-					   PD_SAMPLE_ID | PD_SAMPLE_STREAM_ID |
-					   PD_SAMPLE_CPU | PD_SAMPLE_IDENTIFIER));
+	size_t n = (size_t)popcount64(t & ID_TRAILER_FIELDS);
 	const unsigned char *p;
 
 	memset(s, 0, sizeof(*s));
@@ -331,15 +330,20 @@ int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 		   size_t size, uint32_t type, int big, uint64_t *time)
 {
 	uint64_t t = a->sample_type;
-	struct pd_sample s;
 	size_t off;
 
 	if (!(t & PD_SAMPLE_TIME))
 		return -1;
 	if (type != PD_RECORD_SAMPLE) {
-		if (pd_parse_id_trailer(a, rec, size, big, &s) < 0)
+		/* the time is the u64 before the trailer's later fields: read
+		 * it alone, as every record of a switch recording asks */
+		size_t n = (size_t)popcount64(t & ID_TRAILER_FIELDS);
+		size_t after = (size_t)popcount64(t & ID_TRAILER_FIELDS &
+						  ~(PD_SAMPLE_TID | PD_SAMPLE_TIME));
+
+		if (!(a->flags & PD_ATTR_SAMPLE_ID_ALL) || size < 8 + 8 * n)
 			return -1;
-		*time = s.time;
+		*time = pd_u64(rec + size - 8 * (after + 1), big);
 		return 0;
 	}
 	off = 8 + 8 * (size_t)(!!(t & PD_SAMPLE_IDENTIFIER) +

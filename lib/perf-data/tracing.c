@@ -48,6 +48,14 @@ struct pd_tracing {
 	size_t npayloads, payload_labels_cap;
 	struct pk_label *pool;
 	size_t npool, pool_cap;
+
+	/* label sets made lately: a payload with the same thread labels
+	 * (a thread switching out the same way) is the same set again */
+	struct pd_label_set_memo {
+		uint32_t payload, set;
+		size_t nbase;
+		struct pk_label base[4];
+	} memo[256];
 };
 
 /* Payloads past this many are decoded each time (bounds the memory). */
@@ -378,6 +386,31 @@ static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
 	tr->npayloads = id;
 }
 
+/* The set of tr->labels (n, the first nbase the sample's own) of the
+ * payload kept as id: interned once per payload and thread labels. */
+static uint32_t memo_label_set(struct pd_state *st, struct pd_tracing *tr,
+			       uint32_t id, size_t nbase, size_t n)
+{
+	struct pd_label_set_memo *m;
+	uint64_t h = id;
+	size_t i;
+
+	if (nbase > PK_ARRAY_SIZE(m->base))
+		return pk_profile_intern_labels(st->p, tr->labels, n);
+	for (i = 0; i < nbase; i++)
+		h = h * 31 + ((uint64_t)tr->labels[i].str << 32 ^
+			      (uint64_t)tr->labels[i].num);
+	m = &tr->memo[pki_hash_u64(h) & (PK_ARRAY_SIZE(tr->memo) - 1)];
+	if (m->set && m->payload == id && m->nbase == nbase &&
+	    memcmp(m->base, tr->labels, nbase * sizeof(*m->base)) == 0)
+		return m->set;
+	m->set = pk_profile_intern_labels(st->p, tr->labels, n);
+	m->payload = id;
+	m->nbase = nbase;
+	memcpy(m->base, tr->labels, nbase * sizeof(*m->base));
+	return m->set;
+}
+
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   uint64_t offset, const struct pk_label *base,
 			   size_t nbase)
@@ -400,11 +433,11 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 		return pk_profile_intern_labels(st->p, base, nbase);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
 	n = kept_labels(tr, ev, s, nbase, &id);
-	if (!n) {
-		memcpy(tr->raw, s->raw, s->raw_size);
-		n = field_labels(st, tr, ev, s, nbase);
-		if (id)
-			keep_labels(tr, id, nbase, n);
-	}
+	if (n)
+		return memo_label_set(st, tr, id, nbase, n);
+	memcpy(tr->raw, s->raw, s->raw_size);
+	n = field_labels(st, tr, ev, s, nbase);
+	if (id)
+		keep_labels(tr, id, nbase, n);
 	return pk_profile_intern_labels(st->p, tr->labels, n);
 }
