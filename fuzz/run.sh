@@ -10,6 +10,9 @@ only=" $* "
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-$(pwd)}
 status=0
+# leaks inside the libraries we call are theirs (fuzz/lsan.supp says which)
+LSAN_OPTIONS="suppressions=$src/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 for bin in "$build"/fuzz/bin/fuzz-*; do
 	[ -x "$bin" ] || continue
 	reader=${bin##*/fuzz-}
