@@ -305,14 +305,12 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 		for (i = 0; i < nevents && !event; i++)
 			if (event_matches(pk_profile_string(p, pk_profile_event(p, i)), opts->event))
 				event = pk_profile_event(p, i);
-		if (!event && (strcmp(opts->event, "off-cpu") == 0 ||
-			       strcmp(opts->event, "wall") == 0))
+		if (!event && (strcmp(opts->event, PKI_EVENT_OFF_CPU) == 0 ||
+			       strcmp(opts->event, PKI_EVENT_WALL) == 0))
 			return pk_error_set(ctx, PK_EUSAGE, "no event '%s' in "
 					    "the input: off-CPU and wall-clock "
 					    "time come from perf.data recorded "
-					    "with: perf record -e cpu-clock -e "
-					    "sched:sched_switch --switch-events "
-					    "--call-graph dwarf -- PROGRAM",
+					    "with: " PKI_WALL_RECIPE,
 					    opts->event);
 		if (!event)
 			return pk_error_set(ctx, PK_EUSAGE,

@@ -154,6 +154,11 @@ int pki_output_wait_given(struct pk_output *out);
  */
 #define PKI_EVENT_OFF_CPU "off-cpu"
 #define PKI_EVENT_WALL "wall"
+/* How to record what they need, for the messages that ask for it. */
+#define PKI_OFF_CPU_RECIPE "perf record -e sched:sched_switch " \
+	"--switch-events --call-graph dwarf -- PROGRAM"
+#define PKI_WALL_RECIPE "perf record -e cpu-clock -e sched:sched_switch " \
+	"--switch-events --call-graph dwarf -- PROGRAM"
 /* The column of the off-CPU weights (nanoseconds), or -1 (lib/fold.c). */
 int pki_interval_column(const struct pk_profile *p);
 /* How long the sample at index was off the CPU, in ns, or 0 when it is no

@@ -83,7 +83,7 @@ static struct pd_event_columns *columns_for(struct pd_model *mo,
 	if (mo->attr_event[attr] >= 0)
 		return &mo->events[mo->attr_event[attr]];
 	if (pd_offcpu_role(mo, attr) == PD_ROLE_OFFCPU)
-		c = pd_model_columns(mo, "off-cpu", "nanoseconds");
+		c = pd_model_columns(mo, PKI_EVENT_OFF_CPU, "nanoseconds");
 	else {
 		pd_attr_event_name(a, name, sizeof(name));
 		c = pd_model_columns(mo, name,

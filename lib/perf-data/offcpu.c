@@ -30,10 +30,6 @@
 #define OFFCPU_END_TIME (~0ull << 32)
 #define PD_SW_BPF_OUTPUT 10
 
-#define RECIPE "perf record -e sched:sched_switch --switch-events " \
-	"--call-graph dwarf -- PROGRAM"
-#define WALL_RECIPE "perf record -e cpu-clock -e sched:sched_switch " \
-	"--switch-events --call-graph dwarf -- PROGRAM"
 
 static int nomem(struct pd_model *mo)
 {
@@ -150,7 +146,10 @@ static int switch_in(struct pd_model *mo, int32_t tid, uint64_t time)
 	b = &o->blocked[t - mo->st->m.threads];
 	if (!b->since || time < b->since)
 		return 0;
-	if (!(c = pd_model_columns(mo, "off-cpu", "nanoseconds")))
+	/* the columns are made at the first block, then found by index */
+	if (o->event >= 0)
+		c = &mo->events[o->event];
+	else if (!(c = pd_model_columns(mo, PKI_EVENT_OFF_CPU, "nanoseconds")))
 		goto nomem;
 	o->event = (int)(c - mo->events);
 	ncols = pk_profile_sample_type_count(mo->st->p);
@@ -345,25 +344,27 @@ static int has_off_cpu(const struct ingredients *in)
 	return in->bpf || (in->switches && in->stacks && in->switch_ins);
 }
 
-/* "off-cpu" or "wall" when --event asks for one of them, else NULL. */
-static const char *asked_for(const struct pd_model *mo)
+enum asked { ASKED_NONE, ASKED_OFF_CPU, ASKED_WALL };
+
+/* Whether --event asks for off-CPU or wall-clock time. */
+static enum asked asked_for(const struct pd_model *mo)
 {
 	const char *e = mo->st->opts ? mo->st->opts->event : NULL;
 
-	if (e && strcmp(e, "off-cpu") == 0)
-		return "off-CPU";
-	if (e && strcmp(e, "wall") == 0)
-		return "wall-clock";
-	return NULL;
+	if (e && strcmp(e, PKI_EVENT_OFF_CPU) == 0)
+		return ASKED_OFF_CPU;
+	if (e && strcmp(e, PKI_EVENT_WALL) == 0)
+		return ASKED_WALL;
+	return ASKED_NONE;
 }
 
 /* One message naming all that is missing, and how to record it. */
 static int missing(struct pd_model *mo, const struct ingredients *in,
-		   const char *what)
+		   enum asked what)
 {
 	char list[400] = "";
 	size_t n = 0;
-	int wall = strcmp(what, "wall-clock") == 0;
+	int wall = what == ASKED_WALL;
 
 #define ADD(s) n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", \
 				     n ? ", " : "", s)
@@ -380,8 +381,9 @@ static int missing(struct pd_model *mo, const struct ingredients *in,
 		ADD("no cpu-clock or task-clock samples");
 #undef ADD
 	return pk_error_set(mo->st->ctx, PK_EINPUT, "%s: no %s time: %s; "
-			    "record with: %s", mo->st->name, what, list,
-			    wall ? WALL_RECIPE : RECIPE);
+			    "record with: %s", mo->st->name,
+			    wall ? "wall-clock" : "off-CPU", list,
+			    wall ? PKI_WALL_RECIPE : PKI_OFF_CPU_RECIPE);
 }
 
 /* The first clock event that has samples, as an index into mo->events. */
@@ -407,7 +409,7 @@ static int add_wall(struct pd_model *mo)
 		return 0;
 	c = mo->events[clock];
 	o = mo->events[off];
-	if (!(w = pd_model_columns(mo, "wall", "nanoseconds")))
+	if (!(w = pd_model_columns(mo, PKI_EVENT_WALL, "nanoseconds")))
 		return nomem(mo);
 	pki_profile_sum_columns(mo->st->p, (size_t)w->count, (size_t)c.count,
 				(size_t)o.count);
@@ -418,22 +420,24 @@ static int add_wall(struct pd_model *mo)
 
 int pd_offcpu_finish(struct pd_model *mo)
 {
-	const char *what = asked_for(mo);
+	enum asked what = asked_for(mo);
 	struct ingredients in;
 	int rc;
 
 	look_for_ingredients(mo, &in);
-	if (what && (!has_off_cpu(&in) || !(in.every || in.bpf) ||
-		     (strcmp(what, "wall-clock") == 0 && !in.clock)))
+	if (what != ASKED_NONE && (!has_off_cpu(&in) || !(in.every || in.bpf) ||
+				   (what == ASKED_WALL && !in.clock)))
 		return missing(mo, &in, what);
 	if (!has_off_cpu(&in))
 		return 0;
 	if (in.switches && !in.every && !in.bpf)
 		pd_warn(mo->st, "%s: sched_switch was sampled (-F or -c), not "
 			"recorded at every switch: off-CPU time is missing "
-			"blocks; record with: %s", mo->st->name, RECIPE);
+			"blocks; record with: %s", mo->st->name,
+			PKI_OFF_CPU_RECIPE);
 	if (mo->off.event < 0) {
-		struct pd_event_columns *c = pd_model_columns(mo, "off-cpu",
+		struct pd_event_columns *c = pd_model_columns(mo,
+							      PKI_EVENT_OFF_CPU,
 							      "nanoseconds");
 
 		if (!c)
