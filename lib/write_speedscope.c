@@ -425,48 +425,6 @@ static uint64_t time_of(const struct speedscope *w, uint32_t index)
 	return pk_profile_sample(w->p, index)->time;
 }
 
-/*
- * Inputs are nearly always in time order already; when not (several
- * inputs, a perf.data from many CPUs) a bottom-up merge sort keeps equal
- * times in input order and needs only a second index array.
- */
-static int sort_by_time(struct speedscope *w, uint32_t *idx, size_t n)
-{
-	uint32_t *tmp, *from = idx, *to;
-	size_t width, i;
-
-	for (i = 1; i < n; i++)
-		if (time_of(w, idx[i]) < time_of(w, idx[i - 1]))
-			break;
-	if (i >= n)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return oom(w);
-	to = tmp;
-	for (width = 1; width < n; width *= 2) {
-		for (i = 0; i < n; i += 2 * width) {
-			size_t a = i, mid = i + width < n ? i + width : n;
-			size_t b = mid, end = i + 2 * width < n ? i + 2 * width : n;
-			size_t k = i;
-
-			while (a < mid && b < end)
-				to[k++] = time_of(w, from[b]) < time_of(w, from[a]) ?
-					  from[b++] : from[a++];
-			while (a < mid)
-				to[k++] = from[a++];
-			while (b < end)
-				to[k++] = from[b++];
-		}
-		to = from;
-		from = from == idx ? tmp : idx;
-	}
-	if (from != idx)
-		memcpy(idx, from, n * sizeof(*idx));
-	free(tmp);
-	return 0;
-}
-
 /* Lay the samples out group by group (a counting sort), each in time order. */
 static int build_order(struct speedscope *w)
 {
@@ -494,9 +452,12 @@ static int build_order(struct speedscope *w)
 		w->order[gr->first + gr->count++] = (uint32_t)i;
 	}
 	free(sample_group);
+	/* each group's indexes are ascending here, so pki_sort_by_time's
+	 * equal times in index order are equal times in input order */
 	for (g = 1; !rc && g < w->ngroups; g++)
-		rc = sort_by_time(w, w->order + w->groups[g].first,
-				  w->groups[g].count);
+		if (pki_sort_by_time(w->p, w->order + w->groups[g].first,
+				     w->groups[g].count))
+			rc = oom(w);
 	return rc;
 }
 
