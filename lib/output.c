@@ -487,6 +487,8 @@ void pk_output_abort(struct pk_output *o)
 {
 	if (!o)
 		return;
+	/* the compressing thread may still write to the fd: it ends first */
+	behind_join(o, 0);
 	if (o->tmp_path && o->fd >= 0) {
 		close(o->fd);
 		unlink(o->tmp_path);
