@@ -58,8 +58,11 @@ struct pd_tracing {
 	} memo[256];
 };
 
-/* Payloads past this many are decoded each time (bounds the memory). */
+/* Payloads past this many, or past this many bytes kept for them, are
+ * decoded each time: an event whose payloads never repeat (kmalloc's
+ * pointers) must not hold one copy per sample. */
 #define PAYLOADS_KEPT (1u << 20)
+#define PAYLOAD_BYTES_KEPT ((size_t)64 << 20)
 
 void pd_tracing_free(struct pd_tracing *tr)
 {
@@ -352,14 +355,20 @@ static size_t kept_labels(struct pd_tracing *tr, const struct tep_event *ev,
 	for (f = ev->format.fields; f; f = f->next)
 		if ((size_t)f->offset < start)
 			start = (size_t)f->offset;
-	if (tr->npayloads >= PAYLOADS_KEPT ||
-	    (!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
+	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
 	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
 		return 0;
 	memcpy(tr->key, &ev->id, sizeof(ev->id));
 	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
-	*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
-				sizeof(ev->id) + s->raw_size - start);
+	/* once full, payloads kept are still found; new ones are not kept */
+	if (tr->npayloads >= PAYLOADS_KEPT ||
+	    pk_profile_memory(tr->payloads) + tr->npool * sizeof(*tr->pool) >=
+	    PAYLOAD_BYTES_KEPT)
+		*id = pk_profile_lookup_len(tr->payloads, (const char *)tr->key,
+					    sizeof(ev->id) + s->raw_size - start);
+	else
+		*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
+					sizeof(ev->id) + s->raw_size - start);
 	if (!*id || *id > tr->npayloads)
 		return 0;
 	first = tr->payload_labels[*id - 1];
