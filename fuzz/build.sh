@@ -12,11 +12,11 @@ out=$build/fuzz/bin
 mkdir -p "$out/obj"
 cflags="-g -O1 -std=gnu11 -include $build/config.h -I$src/lib/include -I$src/lib -I$build $(pkg-config --cflags jansson libprotobuf-c zlib)"
 objs=
-# objects named after the path (lib/perf-data/model.c: lib_perf-data_model.o),
+# objects named after the path (lib/formats/perf-data/model.c: lib_formats_perf-data_model.o),
 # as files in different folders may share a name; an object older than its
 # source or than any header is rebuilt (a struct that changed in a header
 # would otherwise differ between old and new objects)
-newest_header=$(ls -t "$src"/lib/*.h "$src"/lib/*/*.h "$src"/lib/include/profkit/*.h \
+newest_header=$(ls -t $(find "$src/lib" -name "*.h") \
 	"$build/config.h" | head -n 1)
 for f in $(for s in $sources; do echo "$src/$s"; done) "$build"/proto/profile.pb-c.c; do
 	o=$out/obj/$(echo "${f#"$src"/}" | sed 's|^'"$build"'/||; s|/|_|g; s|\.c$||').o

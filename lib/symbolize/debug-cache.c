@@ -12,7 +12,7 @@
 
 #include "debug-cache.h"
 #include "finder.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* Debug files whose DWARF inflates to more than this are not copied. */
 #define PLAIN_MAX ((uint64_t)1 << 30)

@@ -10,7 +10,7 @@
 
 #include "demangle.h"
 #include "dl.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /*
  * Demangling uses __cxa_demangle from libstdc++: elfutils exports no

@@ -8,7 +8,7 @@
 #ifndef PROFKIT_SYMBOLIZE_DEMANGLE_H
 #define PROFKIT_SYMBOLIZE_DEMANGLE_H
 
-#include "symbolize/symbolizer.h"
+#include "symbolizer.h"
 
 /* The name to show for a mangled (maybe versioned, "memcpy@@GLIBC_2.14")
  * symbol name (malloc'd), or NULL to show it as it is. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dwarf.h"
-#include "internal.h"
+#include "core/internal.h"
 
 struct sym_scope_prefix {
 	Dwarf *dwarf;		/* the main file's or a dwz alt file's */

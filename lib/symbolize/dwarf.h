@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "frame.h"
-#include "idtab.h"
+#include "util/idtab.h"
 
 #define SYM_MAX_UNITS 64	/* units indexed one by one, then all */
 

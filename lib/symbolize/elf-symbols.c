@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "elf-symbols.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define PLT_ENTRY 16		/* bytes of an x86_64 PLT stub */
 

@@ -22,7 +22,7 @@
 #include "debug-cache.h"
 #include "dl.h"
 #include "finder.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "mapping.h"
 
 struct sym_finder {

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "finder.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "kallsyms.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* The end of the name at p: a blank, a line end or the text's end. */
 static const char *name_end(const char *p)

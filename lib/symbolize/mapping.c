@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "mapping.h"
 
 /* what /proc/PID/maps says of a file replaced since it was mapped */

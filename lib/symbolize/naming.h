@@ -13,10 +13,10 @@
 #include <elfutils/libdw.h>
 #include <stddef.h>
 
-#include "symbolize/symbolizer.h"
+#include "symbolizer.h"
 
 #include "frame.h"
-#include "idtab.h"
+#include "util/idtab.h"
 #include "symtab.h"
 
 struct sym_naming {

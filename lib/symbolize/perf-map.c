@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "perf-map.h"
 
 /* "START SIZE name with spaces" in hex, as JITs write /tmp/perf-PID.map. */

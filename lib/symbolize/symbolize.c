@@ -29,15 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/symbolizer.h"
+#include "symbolizer.h"
 
 #include "demangle.h"
 #include "dwarf.h"
 #include "elf-symbols.h"
 #include "finder.h"
 #include "frame.h"
-#include "idtab.h"
-#include "internal.h"
+#include "util/idtab.h"
+#include "core/internal.h"
 #include "kallsyms.h"
 #include "mapping.h"
 #include "naming.h"

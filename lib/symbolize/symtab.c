@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "symtab.h"
 
 /* Overlapping entries looked at below the last one starting at or

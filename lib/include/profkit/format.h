@@ -3,7 +3,7 @@
  * Inputs, outputs and the format registry.
  *
  * Each format is one file in lib/ that defines one struct pk_reader or
- * struct pk_writer; lib/formats.c lists them. A reader's probe looks at
+ * struct pk_writer; lib/formats/registry.c lists them. A reader's probe looks at
  * the first bytes of the input (peeked, never consumed, so pipes work)
  * and returns a score from 0 (not mine) to 100 (certainly mine).
  */

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared inside libprofkit; nothing here is installed. */
+#ifndef PROFKIT_INTERNAL_H
+#define PROFKIT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <profkit/profkit.h>
+
+#include "options.h"
+
+#define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct sym_finder;
+
+struct pk_context {
+	struct pk_error error;
+	pk_warn_fn warn;
+	void *warn_data;
+	pk_progress_fn progress;
+	void *progress_data;
+	unsigned long warnings;
+	uint64_t max_memory;
+	int strict;
+	const char *subject;	/* the input being loaded: names warnings */
+	/* the files found for its unwinders and symbolizers, each opened
+	 * once (lib/symbolize/finder.c) */
+	struct sym_finder *finders;
+};
+
+/* Name warnings after subject (NULL: none) until it is unset. */
+void pki_context_set_subject(struct pk_context *ctx, const char *subject);
+/* Free a context's finders and the files they opened (finder.c). */
+void sym_finders_free(struct sym_finder *list);
+
+/* Default cap on memory that sizes read from an input may drive. */
+#define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
+
+/*
+ * Default frames kept per stack (--max-stack): far above what unwinders
+ * give (perf's kernel.perf_event_max_stack is 127, gperftools' 254),
+ * deep enough for deep recursion, and a bound on hostile input.
+ */
+#define PK_DEFAULT_MAX_STACK 4096
+
+/* Cut stacks deeper than frames (0: keep all) to their leaf-side frames,
+ * and restart the count of stacks cut. */
+void pki_profile_set_max_stack(struct pk_profile *p, size_t frames);
+/* The frames a stack keeps (SIZE_MAX: all): readers need read no more. */
+size_t pki_profile_max_stack(const struct pk_profile *p);
+/* How many stacks were cut since pki_profile_set_max_stack. */
+size_t pki_profile_cut_stacks(const struct pk_profile *p);
+
+/*
+ * The rest of an uncompressed input as one block of memory, so a reader
+ * can split it: the memory of pk_input_open_memory, or a regular file
+ * mapped (no copy). NULL where it cannot be (a pipe, compressed input,
+ * an empty rest, mmap failing): read it as a stream then. The input is
+ * used up; the block lives until pk_input_close.
+ */
+const unsigned char *pki_input_map(struct pk_input *in, size_t *size);
+/* Skip n bytes that pk_input_peek showed (fewer if fewer are there). */
+void pki_input_skip(struct pk_input *in, size_t n);
+/* Bytes of the block read: a mapped file's pages read leave the
+ * process's memory (they stay readable, from the page cache). */
+void pki_input_unmap_part(const struct pk_input *in, const void *start,
+			  size_t len);
+
+/* Fold into p what a part of its input read apart (the perf script reader's
+ * chunks) counted: the stacks it cut, its samples' time span. */
+void pki_profile_absorb_counts(struct pk_profile *p,
+			       const struct pk_profile *part);
+size_t pki_profile_label_set_count(const struct pk_profile *p);
+
+/* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
+static inline uint64_t pki_hash_bytes(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+static inline uint64_t pki_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Grow *array (of elem bytes each) so that it holds at least need
+ * elements; doubles capacity. Returns 0 or -1 (array unchanged).
+ * Inline where it has room already: that is every call but a few,
+ * several per sample.
+ */
+int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem);
+
+static inline int pki_grow(void *array, size_t *cap, size_t need,
+			   size_t elem)
+{
+	return need <= *cap ? 0 : pki_grow_slow(array, cap, need, elem);
+}
+
+/* Reorder a profile's columns: column i becomes old column order[i] (a
+ * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */
+int pki_profile_order_columns(struct pk_profile *p, const size_t *order);
+/* Column dst of every sample becomes the sum of its columns a and b. */
+void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
+			     size_t b);
+int64_t pki_profile_duration(const struct pk_profile *p);
+/* Sort sample indexes by the samples' times, equal times by index (a
+ * copy of each index and time is made only when out of order). 0 or
+ * PK_ENOMEM (then idx is as it was). */
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
+int pki_is_shared_library(const char *path);
+/* JSON viewers open gzipped files: compress what is written from now on
+ * when the output file's name ends in ".gz" (never stdout or memory). */
+struct pk_output;
+int pki_output_gzip_if_named(struct pk_output *out);
+/*
+ * Write data (malloc'd, n bytes) and free it. A gzip output compresses
+ * it on a thread of its own meanwhile, so the caller can make the next
+ * part; the bytes are those pk_output_write would make. The caller ends
+ * with pki_output_wait_given (any other call on the output waits too),
+ * which returns the first error.
+ */
+int pki_output_give(struct pk_output *out, void *data, size_t n);
+int pki_output_wait_given(struct pk_output *out);
+
+/*
+ * Off-CPU intervals. The perf.data reader derives the event "off-cpu" from
+ * scheduler switches: a sample each time a thread was switched out, at
+ * that time, weighing how long it stayed out (and the same in "wall").
+ * On a timeline such a sample covers [time, time + weight) exactly, where
+ * any other sample stands for a sampling period near its time.
+ */
+#define PKI_EVENT_OFF_CPU "off-cpu"
+#define PKI_EVENT_WALL "wall"
+/* How to record what they need, for the messages that ask for it. */
+#define PKI_OFF_CPU_RECIPE "perf record -e sched:sched_switch " \
+	"--switch-events --call-graph dwarf -- PROGRAM"
+#define PKI_WALL_RECIPE "perf record -e cpu-clock -e sched:sched_switch " \
+	"--switch-events --call-graph dwarf -- PROGRAM"
+/* The column of the off-CPU weights (nanoseconds), or -1 (lib/transforms/fold.c). */
+int pki_interval_column(const struct pk_profile *p);
+/* How long the sample at index was off the CPU, in ns, or 0 when it is no
+ * interval (column: pki_interval_column's). */
+uint64_t pki_interval_length(const struct pk_profile *p, int column,
+			     size_t index);
+
+/* The input's name without its directories when the reader kept it, else
+ * "profkit": the title of a JSON profile. */
+static inline const char *pki_profile_title(const struct pk_profile *p)
+{
+	const char *name = pk_profile_meta(p, PK_META_INPUT), *slash;
+
+	if (!name || !*name || name[0] == '<')
+		return "profkit";
+	slash = strrchr(name, '/');
+	return slash && slash[1] ? slash + 1 : name;
+}
+
+/* Lowercase hex digit value, or -1. */
+static inline int pki_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
+static inline int pki_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The same for len bytes that need not end in a NUL (a line of input). */
+static inline int pki_starts_with_n(const char *s, size_t len,
+				    const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static inline int pki_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/*
+ * "The last entry at or below an address": of n elements of size bytes,
+ * sorted by the uint64_t at byte offset key of each, how many have a key
+ * at or below addr; the last of them, if any, is element (result - 1).
+ */
+static inline size_t pki_count_at_or_below(const void *base, size_t n,
+					  size_t size, size_t key,
+					  uint64_t addr)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, p + mid * size + key, sizeof(k));
+		if (k <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The cap on repeated warnings: warn while *count, bumped by every call,
+ * is at most max, so a damaged input or a missing file costs a few
+ * lines, and *count still says how many there were.
+ */
+#define PK_WARN_AT_MOST(ctx, count, max, ...) \
+	do { \
+		if (++*(count) <= (max)) \
+			pk_warn((ctx), __VA_ARGS__); \
+	} while (0)
+
+#endif

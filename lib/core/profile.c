@@ -1,0 +1,1295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile model. Every table is an array indexed by id - 1 with an
+ * idtab beside it for interning; strings live in chunks that never move,
+ * so a pointer from pk_profile_string stays valid while the profile lives.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/idtab.h"
+#include "internal.h"
+
+#define STRING_CHUNK (256 * 1024)
+
+struct string_ref {
+	const char *ptr;
+	uint32_t len;
+};
+
+struct span {
+	size_t off;
+	uint32_t len;
+};
+
+struct meta {
+	pk_str key, value;
+};
+
+struct pk_profile {
+	unsigned flags;
+	int failed;
+	size_t bytes, limit;
+	size_t max_stack;	/* frames a stack keeps, leaf first; 0: all */
+	size_t cut_stacks;	/* stacks cut to max_stack since it was set */
+
+	/* strings: chunks of text plus an index */
+	char **chunks;
+	size_t nchunks, chunks_cap, chunk_used, chunk_size;
+	struct string_ref *strings;
+	size_t nstrings, strings_cap;
+	struct pk_idtab string_tab;
+
+	struct pk_value_type *types;
+	size_t ntypes, types_cap;
+	int64_t *scales;	/* per column: values are v / scale units */
+	size_t scales_cap;
+	pk_str *events;
+	size_t nevents, events_cap;
+
+	struct pk_value_type period_type;
+	int64_t period, time_nanos, duration_nanos;
+	uint64_t first_time, last_time;
+	struct meta *meta;
+	size_t nmeta, meta_cap;
+
+	struct pk_mapping *mappings;
+	size_t nmappings, mappings_cap;
+	struct pk_idtab mapping_tab;
+
+	struct pk_function *functions;
+	size_t nfunctions, functions_cap;
+	struct pk_idtab function_tab;
+
+	struct pk_location *locations;
+	size_t nlocations, locations_cap;
+	struct pk_line *lines;
+	size_t nlines, lines_cap;
+	struct pk_idtab location_tab;
+	int location_tab_stale;	/* lines were set: rebuild before use */
+
+	uint32_t *stack_data;
+	size_t nstack_data, stack_data_cap;
+	struct span *stacks;
+	size_t nstacks, stacks_cap;
+	struct pk_idtab stack_tab;
+
+	struct pk_label *label_data;
+	size_t nlabel_data, label_data_cap;
+	struct span *label_sets;
+	size_t nlabel_sets, label_sets_cap;
+	struct pk_idtab label_tab;
+
+	struct pk_sample *samples;
+	size_t nsamples, samples_cap;
+	int64_t *values;
+	size_t values_cap;
+	struct pk_idtab sample_tab;
+};
+
+/* Grow one of the profile's arrays, counting its bytes against the limit. */
+static int prof_grow(struct pk_profile *p, void *array, size_t *cap,
+		     size_t need, size_t elem)
+{
+	size_t old = *cap;
+
+	if (need <= old)
+		return 0;
+	if (p->failed)
+		return -1;
+	if (pki_grow(array, cap, need, elem) < 0) {
+		p->failed = PK_ENOMEM;
+		return -1;
+	}
+	p->bytes += (*cap - old) * elem;
+	if (p->limit && p->bytes > p->limit) {
+		p->failed = PK_ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Callers may pass a pointer into one of the profile's own arrays (the
+ * lines of another location, say); growing the array would free it
+ * under them, so such a pointer is turned into an index across growth.
+ */
+#define ALIASES(ptr, base, n) \
+	((ptr) && (base) && (ptr) >= (base) && (ptr) < (base) + (n))
+
+static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
+			   size_t slot, uint64_t hash, uint32_t id)
+{
+	size_t before = pki_idtab_bytes(t);
+
+	if (pki_idtab_insert(t, slot, hash, id) < 0) {
+		p->failed = PK_ENOMEM;
+		return -1;
+	}
+	p->bytes += pki_idtab_bytes(t) - before;
+	if (p->limit && p->bytes > p->limit) {
+		p->failed = PK_ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+struct pk_profile *pk_profile_new(unsigned flags)
+{
+	struct pk_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->flags = flags;
+	/* string id 0 is "" */
+	if (prof_grow(p, &p->strings, &p->strings_cap, 1, sizeof(*p->strings))) {
+		free(p);
+		return NULL;
+	}
+	p->strings[0].ptr = "";
+	p->strings[0].len = 0;
+	p->nstrings = 1;
+	return p;
+}
+
+void pk_profile_free(struct pk_profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nchunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	free(p->strings);
+	pki_idtab_release(&p->string_tab);
+	free(p->types);
+	free(p->scales);
+	free(p->events);
+	free(p->meta);
+	free(p->mappings);
+	pki_idtab_release(&p->mapping_tab);
+	free(p->functions);
+	pki_idtab_release(&p->function_tab);
+	free(p->locations);
+	free(p->lines);
+	pki_idtab_release(&p->location_tab);
+	free(p->stack_data);
+	free(p->stacks);
+	pki_idtab_release(&p->stack_tab);
+	free(p->label_data);
+	free(p->label_sets);
+	pki_idtab_release(&p->label_tab);
+	free(p->samples);
+	free(p->values);
+	pki_idtab_release(&p->sample_tab);
+	free(p);
+}
+
+unsigned pk_profile_flags(const struct pk_profile *p)
+{
+	return p->flags;
+}
+
+int pk_profile_failed(const struct pk_profile *p)
+{
+	return p->failed;
+}
+
+size_t pk_profile_memory(const struct pk_profile *p)
+{
+	return p->bytes;
+}
+
+void pk_profile_set_memory_limit(struct pk_profile *p, uint64_t bytes)
+{
+	p->limit = bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+void pki_profile_set_max_stack(struct pk_profile *p, size_t frames)
+{
+	p->max_stack = frames;
+	p->cut_stacks = 0;
+}
+
+size_t pki_profile_max_stack(const struct pk_profile *p)
+{
+	return p->max_stack ? p->max_stack : SIZE_MAX;
+}
+
+size_t pki_profile_cut_stacks(const struct pk_profile *p)
+{
+	return p->cut_stacks;
+}
+
+/* ---- strings ---- */
+
+struct string_key {
+	const char *s;
+	size_t len;
+};
+
+static int string_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_profile *p = owner;
+	const struct string_key *k = key;
+	const struct string_ref *r = &p->strings[id];
+
+	return r->len == k->len && memcmp(r->ptr, k->s, k->len) == 0;
+}
+
+static char *string_store(struct pk_profile *p, const char *s, size_t len)
+{
+	char *dst;
+
+	if (!p->nchunks || p->chunk_used + len + 1 > p->chunk_size) {
+		size_t size = len + 1 > STRING_CHUNK ? len + 1 : STRING_CHUNK;
+		char *chunk;
+
+		if (prof_grow(p, &p->chunks, &p->chunks_cap, p->nchunks + 1,
+			      sizeof(*p->chunks)))
+			return NULL;
+		chunk = malloc(size);
+		if (!chunk) {
+			p->failed = PK_ENOMEM;
+			return NULL;
+		}
+		p->bytes += size;
+		p->chunks[p->nchunks++] = chunk;
+		p->chunk_used = 0;
+		p->chunk_size = size;
+	}
+	dst = p->chunks[p->nchunks - 1] + p->chunk_used;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	p->chunk_used += len + 1;
+	return dst;
+}
+
+pk_str pk_profile_intern(struct pk_profile *p, const char *s, size_t len)
+{
+	struct string_key key = { s, len };
+	uint64_t hash;
+	size_t slot;
+	uint32_t id;
+	char *copy;
+
+	if (len == 0)
+		return 0;
+	if (len > UINT32_MAX) {
+		p->failed = PK_ENOMEM;
+		return 0;
+	}
+	hash = pki_hash_bytes(s, len, 0);
+	/* The idtab treats id 0 as empty, so strings are stored as id + 0
+	 * where the "" at index 0 is never looked up. */
+	id = pki_idtab_find(&p->string_tab, hash, string_match, p, &key, &slot);
+	if (id)
+		return id;
+	if (prof_grow(p, &p->strings, &p->strings_cap, p->nstrings + 1,
+		      sizeof(*p->strings)))
+		return 0;
+	copy = string_store(p, s, len);
+	if (!copy)
+		return 0;
+	id = (uint32_t)p->nstrings;
+	if (prof_tab_insert(p, &p->string_tab, slot, hash, id))
+		return 0;
+	p->strings[id].ptr = copy;
+	p->strings[id].len = (uint32_t)len;
+	p->nstrings++;
+	return id;
+}
+
+pk_str pk_profile_intern_cstr(struct pk_profile *p, const char *s)
+{
+	return s ? pk_profile_intern(p, s, strlen(s)) : 0;
+}
+
+pk_str pk_profile_lookup_len(const struct pk_profile *p, const char *s,
+			     size_t len)
+{
+	struct string_key key = { s, len };
+	size_t slot;
+
+	if (!len)
+		return 0;
+	return pki_idtab_find(&p->string_tab, pki_hash_bytes(s, len, 0),
+			     string_match, p, &key, &slot);
+}
+
+pk_str pk_profile_lookup(const struct pk_profile *p, const char *s)
+{
+	return pk_profile_lookup_len(p, s, strlen(s));
+}
+
+const char *pk_profile_string(const struct pk_profile *p, pk_str id)
+{
+	return id < p->nstrings ? p->strings[id].ptr : "";
+}
+
+size_t pk_profile_string_len(const struct pk_profile *p, pk_str id)
+{
+	return id < p->nstrings ? p->strings[id].len : 0;
+}
+
+size_t pk_profile_string_count(const struct pk_profile *p)
+{
+	return p->nstrings;
+}
+
+/* ---- sample types and events ---- */
+
+static int add_event(struct pk_profile *p, pk_str event)
+{
+	size_t i;
+
+	if (!event)
+		return 0;
+	for (i = 0; i < p->nevents; i++)
+		if (p->events[i] == event)
+			return 0;
+	if (prof_grow(p, &p->events, &p->events_cap, p->nevents + 1,
+		      sizeof(*p->events)))
+		return -1;
+	p->events[p->nevents++] = event;
+	return 0;
+}
+
+/* Widen every sample's values by one column at the end. */
+static int widen_values(struct pk_profile *p)
+{
+	size_t old = p->ntypes, n = p->nsamples, i;
+
+	if (!n)
+		return 0;
+	if (prof_grow(p, &p->values, &p->values_cap, n * (old + 1),
+		      sizeof(*p->values)))
+		return -1;
+	for (i = n; i-- > 0;) {
+		memmove(&p->values[i * (old + 1)], &p->values[i * old],
+			old * sizeof(*p->values));
+		p->values[i * (old + 1) + old] = 0;
+	}
+	return 0;
+}
+
+int pk_profile_add_sample_type(struct pk_profile *p, const char *type,
+			       const char *unit, const char *event,
+			       enum pk_value_kind kind)
+{
+	struct pk_value_type *t;
+
+	if (prof_grow(p, &p->types, &p->types_cap, p->ntypes + 1,
+		      sizeof(*p->types)) ||
+	    prof_grow(p, &p->scales, &p->scales_cap, p->ntypes + 1,
+		      sizeof(*p->scales)) ||
+	    widen_values(p))
+		return -1;
+	p->scales[p->ntypes] = 1;
+	t = &p->types[p->ntypes];
+	t->type = pk_profile_intern_cstr(p, type);
+	t->unit = pk_profile_intern_cstr(p, unit);
+	t->event = pk_profile_intern_cstr(p, event);
+	t->kind = kind;
+	if (add_event(p, t->event) || p->failed)
+		return -1;
+	return (int)p->ntypes++;
+}
+
+size_t pk_profile_sample_type_count(const struct pk_profile *p)
+{
+	return p->ntypes;
+}
+
+const struct pk_value_type *pk_profile_sample_type(const struct pk_profile *p,
+						   size_t index)
+{
+	return index < p->ntypes ? &p->types[index] : NULL;
+}
+
+int pk_profile_rename_sample_type(struct pk_profile *p, size_t index,
+				  const char *type)
+{
+	if (index >= p->ntypes)
+		return PK_EUSAGE;
+	p->types[index].type = pk_profile_intern_cstr(p, type);
+	return p->failed ? PK_ENOMEM : 0;
+}
+
+/* ---- exact values: a column's scale ---- */
+
+/* The number of decimals of a scale, or -1 when it is no power of ten. */
+static int scale_digits(int64_t scale)
+{
+	int digits = 0;
+
+	if (scale < 1)
+		return -1;
+	for (; scale > 1; scale /= 10, digits++)
+		if (scale % 10)
+			return -1;
+	return digits;
+}
+
+int64_t pk_profile_sample_type_scale(const struct pk_profile *p,
+				     size_t column)
+{
+	return column < p->ntypes ? p->scales[column] : 1;
+}
+
+int pk_profile_set_sample_type_scale(struct pk_profile *p, size_t column,
+				     int64_t scale)
+{
+	int64_t old, factor, v;
+	size_t i, n = p->ntypes;
+
+	if (column >= n || scale_digits(scale) < 0 ||
+	    scale < p->scales[column])
+		return PK_EUSAGE;
+	old = p->scales[column];
+	if (scale == old)
+		return 0;
+	factor = scale / old;
+	/* all or nothing: check every value before changing one */
+	for (i = 0; i < p->nsamples; i++)
+		if (__builtin_mul_overflow(p->values[i * n + column], factor, &v))
+			return PK_EINPUT;
+	for (i = 0; i < p->nsamples; i++)
+		p->values[i * n + column] *= factor;
+	p->scales[column] = scale;
+	return 0;
+}
+
+int pk_profile_align_scales(struct pk_profile *a, size_t column_a,
+			    struct pk_profile *b, size_t column_b)
+{
+	int64_t sa = pk_profile_sample_type_scale(a, column_a);
+	int64_t sb = pk_profile_sample_type_scale(b, column_b);
+	int rc;
+
+	if (column_a >= a->ntypes || column_b >= b->ntypes)
+		return PK_EUSAGE;
+	rc = pk_profile_set_sample_type_scale(a, column_a, sa > sb ? sa : sb);
+	return rc ? rc : pk_profile_set_sample_type_scale(b, column_b,
+							  sa > sb ? sa : sb);
+}
+
+int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale)
+{
+	int digits = scale_digits(scale);
+	/* the magnitude, INT64_MIN included */
+	uint64_t mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
+	const char *sign = value < 0 ? "-" : "";
+	uint64_t frac;
+
+	if (digits < 0)
+		return PK_EUSAGE;
+	if (!digits)
+		return snprintf(buf, size, "%lld", (long long)value);
+	frac = mag % (uint64_t)scale;
+	if (!frac)
+		return snprintf(buf, size, "%s%llu", sign,
+				(unsigned long long)(mag / (uint64_t)scale));
+	for (; frac % 10 == 0; frac /= 10)
+		digits--;	/* no trailing zeros */
+	return snprintf(buf, size, "%s%llu.%0*llu", sign,
+			(unsigned long long)(mag / (uint64_t)scale), digits,
+			(unsigned long long)frac);
+}
+
+int pk_profile_find_column(const struct pk_profile *p, pk_str event,
+			   enum pk_value_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntypes; i++)
+		if (p->types[i].event == event && p->types[i].kind == kind)
+			return (int)i;
+	return -1;
+}
+
+/* Column i becomes old column order[i]; events follow the new order. */
+int pki_profile_order_columns(struct pk_profile *p, const size_t *order)
+{
+	size_t n = p->ntypes, i, k;
+	struct pk_value_type *types = malloc(n * sizeof(*types));
+	int64_t *scales = malloc(n * sizeof(*scales));
+	int64_t *row = malloc(n * sizeof(*row));
+
+	if (!types || !scales || !row) {
+		free(types);
+		free(scales);
+		free(row);
+		return PK_ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		types[k] = p->types[order[k]];
+		scales[k] = p->scales[order[k]];
+	}
+	memcpy(p->types, types, n * sizeof(*types));
+	memcpy(p->scales, scales, n * sizeof(*scales));
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * n];
+
+		for (k = 0; k < n; k++)
+			row[k] = v[order[k]];
+		memcpy(v, row, n * sizeof(*row));
+	}
+	p->nevents = 0;
+	for (k = 0; k < n; k++)
+		add_event(p, p->types[k].event);	/* no growth: same events */
+	free(types);
+	free(scales);
+	free(row);
+	return 0;
+}
+
+size_t pk_profile_event_count(const struct pk_profile *p)
+{
+	return p->nevents;
+}
+
+pk_str pk_profile_event(const struct pk_profile *p, size_t index)
+{
+	return index < p->nevents ? p->events[index] : 0;
+}
+
+/* ---- period, time, metadata ---- */
+
+void pk_profile_set_period(struct pk_profile *p, const char *type,
+			   const char *unit, int64_t period)
+{
+	p->period_type.type = pk_profile_intern_cstr(p, type);
+	p->period_type.unit = pk_profile_intern_cstr(p, unit);
+	p->period = period;
+}
+
+struct pk_value_type pk_profile_period_type(const struct pk_profile *p)
+{
+	return p->period_type;
+}
+
+int64_t pk_profile_period(const struct pk_profile *p)
+{
+	return p->period;
+}
+
+void pk_profile_set_time(struct pk_profile *p, int64_t time_nanos,
+			 int64_t duration_nanos)
+{
+	p->time_nanos = time_nanos;
+	p->duration_nanos = duration_nanos;
+}
+
+int64_t pk_profile_time_nanos(const struct pk_profile *p)
+{
+	return p->time_nanos;
+}
+
+int64_t pk_profile_duration_nanos(const struct pk_profile *p)
+{
+	return p->duration_nanos;
+}
+
+void pk_profile_set_meta(struct pk_profile *p, const char *key,
+			 const char *value)
+{
+	pk_str k = pk_profile_intern_cstr(p, key);
+	pk_str v = pk_profile_intern_cstr(p, value);
+	size_t i;
+
+	for (i = 0; i < p->nmeta; i++) {
+		if (p->meta[i].key == k) {
+			p->meta[i].value = v;
+			return;
+		}
+	}
+	if (prof_grow(p, &p->meta, &p->meta_cap, p->nmeta + 1,
+		      sizeof(*p->meta)))
+		return;
+	p->meta[p->nmeta].key = k;
+	p->meta[p->nmeta].value = v;
+	p->nmeta++;
+}
+
+const char *pk_profile_meta(const struct pk_profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmeta; i++)
+		if (strcmp(pk_profile_string(p, p->meta[i].key), key) == 0)
+			return pk_profile_string(p, p->meta[i].value);
+	return NULL;
+}
+
+size_t pk_profile_meta_count(const struct pk_profile *p)
+{
+	return p->nmeta;
+}
+
+void pk_profile_meta_at(const struct pk_profile *p, size_t i,
+			const char **key, const char **value)
+{
+	*key = pk_profile_string(p, p->meta[i].key);
+	*value = pk_profile_string(p, p->meta[i].value);
+}
+
+void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
+			  uint64_t *last)
+{
+	*first = p->first_time;
+	*last = p->last_time;
+}
+
+/*
+ * What a pprof file of p says for its duration: the reader's, else the
+ * samples' span. (Sample times are perf's clock, not the wall clock a
+ * start time wants, so there is no such fallback for the start.)
+ */
+int64_t pki_profile_duration(const struct pk_profile *p)
+{
+	int64_t d = pk_profile_duration_nanos(p);
+
+	return d ? d : (int64_t)(p->last_time - p->first_time);
+}
+
+/* pprof's libRx, "[.]so$|[.]so[._][0-9]+": a shared library's path. */
+int pki_is_shared_library(const char *path)
+{
+	const char *so;
+
+	for (so = strstr(path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
+			return 1;
+	return 0;
+}
+
+/* ---- mappings ---- */
+
+static uint64_t mapping_hash(const struct pk_mapping *m)
+{
+	uint64_t h = pki_hash_u64(m->start) ^ pki_hash_u64(m->limit * 31 + 7);
+
+	h ^= pki_hash_u64(m->offset + 0x9e3779b97f4a7c15ULL);
+	h ^= pki_hash_u64(((uint64_t)m->file << 32) | m->build_id);
+	return pki_hash_u64(h);
+}
+
+static int mapping_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_mapping *a = &((const struct pk_profile *)owner)->mappings[id - 1];
+	const struct pk_mapping *b = key;
+
+	return a->start == b->start && a->limit == b->limit &&
+	       a->offset == b->offset && a->file == b->file &&
+	       a->build_id == b->build_id;
+}
+
+uint32_t pk_profile_intern_mapping(struct pk_profile *p,
+				   const struct pk_mapping *m)
+{
+	uint64_t hash = mapping_hash(m);
+	size_t slot;
+	uint32_t id;
+
+	id = pki_idtab_find(&p->mapping_tab, hash, mapping_match, p, m, &slot);
+	if (id)
+		return id;
+	if (prof_grow(p, &p->mappings, &p->mappings_cap, p->nmappings + 1,
+		      sizeof(*p->mappings)))
+		return 0;
+	id = (uint32_t)p->nmappings + 1;
+	if (prof_tab_insert(p, &p->mapping_tab, slot, hash, id))
+		return 0;
+	p->mappings[p->nmappings++] = *m;
+	return id;
+}
+
+size_t pk_profile_mapping_count(const struct pk_profile *p)
+{
+	return p->nmappings;
+}
+
+const struct pk_mapping *pk_profile_mapping(const struct pk_profile *p,
+					    uint32_t id)
+{
+	return id && id <= p->nmappings ? &p->mappings[id - 1] : NULL;
+}
+
+struct pk_mapping *pk_profile_mapping_mut(struct pk_profile *p, uint32_t id)
+{
+	return id && id <= p->nmappings ? &p->mappings[id - 1] : NULL;
+}
+
+/* ---- functions ---- */
+
+static uint64_t function_hash(const struct pk_function *f)
+{
+	uint64_t h = pki_hash_u64(((uint64_t)f->name << 32) | f->system_name);
+
+	return pki_hash_u64(h ^ (((uint64_t)f->filename << 32) +
+				(uint64_t)f->start_line));
+}
+
+static int function_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_function *a = &((const struct pk_profile *)owner)->functions[id - 1];
+	const struct pk_function *b = key;
+
+	return a->name == b->name && a->system_name == b->system_name &&
+	       a->filename == b->filename && a->start_line == b->start_line;
+}
+
+uint32_t pk_profile_intern_function(struct pk_profile *p,
+				    const struct pk_function *f)
+{
+	uint64_t hash = function_hash(f);
+	size_t slot;
+	uint32_t id;
+
+	id = pki_idtab_find(&p->function_tab, hash, function_match, p, f, &slot);
+	if (id)
+		return id;
+	if (prof_grow(p, &p->functions, &p->functions_cap, p->nfunctions + 1,
+		      sizeof(*p->functions)))
+		return 0;
+	id = (uint32_t)p->nfunctions + 1;
+	if (prof_tab_insert(p, &p->function_tab, slot, hash, id))
+		return 0;
+	p->functions[p->nfunctions++] = *f;
+	return id;
+}
+
+size_t pk_profile_function_count(const struct pk_profile *p)
+{
+	return p->nfunctions;
+}
+
+const struct pk_function *pk_profile_function(const struct pk_profile *p,
+					      uint32_t id)
+{
+	return id && id <= p->nfunctions ? &p->functions[id - 1] : NULL;
+}
+
+/* ---- locations ---- */
+
+struct location_key {
+	uint32_t mapping;
+	uint64_t address;
+	const struct pk_line *lines;
+	size_t nlines;
+};
+
+static int location_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_profile *p = owner;
+	const struct pk_location *a = &p->locations[id - 1];
+	const struct location_key *k = key;
+	size_t i;
+
+	if (a->mapping != k->mapping || a->address != k->address ||
+	    a->nlines != k->nlines)
+		return 0;
+	for (i = 0; i < k->nlines; i++) {
+		const struct pk_line *l = &p->lines[a->first_line + i];
+
+		if (l->function != k->lines[i].function ||
+		    l->line != k->lines[i].line)
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t location_hash(uint32_t mapping, uint64_t address,
+			      const struct pk_line *lines, size_t nlines)
+{
+	uint64_t hash = pki_hash_u64(address ^ ((uint64_t)mapping << 40));
+	size_t i;
+
+	for (i = 0; i < nlines; i++)
+		hash = pki_hash_u64(hash ^ (((uint64_t)lines[i].function << 32) +
+					   (uint64_t)lines[i].line));
+	return hash;
+}
+
+/*
+ * Setting a location's lines changes its key, and the table cannot
+ * delete, so it is rebuilt once before the next lookup. Locations that
+ * became equal keep their ids; lookups find the first.
+ */
+static int rebuild_location_tab(struct pk_profile *p)
+{
+	size_t before = pki_idtab_bytes(&p->location_tab), i, slot;
+
+	pki_idtab_release(&p->location_tab);
+	p->bytes -= before;
+	p->location_tab_stale = 0;
+	for (i = 0; i < p->nlocations; i++) {
+		const struct pk_location *loc = &p->locations[i];
+		struct location_key key = {
+			loc->mapping, loc->address, &p->lines[loc->first_line],
+			loc->nlines
+		};
+		uint64_t hash = location_hash(key.mapping, key.address,
+					      key.lines, key.nlines);
+
+		if (!pki_idtab_find(&p->location_tab, hash, location_match, p,
+				   &key, &slot) &&
+		    prof_tab_insert(p, &p->location_tab, slot, hash,
+				    (uint32_t)i + 1))
+			return -1;
+	}
+	return 0;
+}
+
+uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
+				    uint64_t address,
+				    const struct pk_line *lines, size_t nlines)
+{
+	struct location_key key = { mapping, address, lines, nlines };
+	uint64_t hash = location_hash(mapping, address, lines, nlines);
+	struct pk_location *loc;
+	ptrdiff_t alias;
+	size_t slot;
+	uint32_t id;
+
+	if (p->location_tab_stale && rebuild_location_tab(p))
+		return 0;
+	id = pki_idtab_find(&p->location_tab, hash, location_match, p, &key,
+			   &slot);
+	if (id)
+		return id;
+	alias = ALIASES(lines, p->lines, p->nlines) ? lines - p->lines : -1;
+	if (nlines > UINT32_MAX - p->nlines ||
+	    prof_grow(p, &p->locations, &p->locations_cap, p->nlocations + 1,
+		      sizeof(*p->locations)) ||
+	    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
+		      sizeof(*p->lines)))
+		return 0;
+	if (alias >= 0)
+		lines = p->lines + alias;
+	id = (uint32_t)p->nlocations + 1;
+	if (prof_tab_insert(p, &p->location_tab, slot, hash, id))
+		return 0;
+	loc = &p->locations[p->nlocations++];
+	loc->mapping = mapping;
+	loc->address = address;
+	loc->nlines = (uint32_t)nlines;
+	loc->first_line = (uint32_t)p->nlines;
+	if (nlines)
+		memcpy(&p->lines[p->nlines], lines, nlines * sizeof(*lines));
+	p->nlines += nlines;
+	return id;
+}
+
+int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
+				  const struct pk_line *lines, size_t nlines)
+{
+	struct pk_location *loc;
+
+	if (!id || id > p->nlocations)
+		return PK_EUSAGE;
+	if (p->failed)
+		return p->failed;
+	loc = &p->locations[id - 1];
+	if (nlines > loc->nlines) {
+		ptrdiff_t alias = ALIASES(lines, p->lines, p->nlines) ? lines - p->lines : -1;
+
+		/* The old lines stay behind unused: symbolizers fill
+		 * locations that had none, so nothing is wasted then. */
+		if (nlines > UINT32_MAX - p->nlines ||
+		    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
+			      sizeof(*p->lines)))
+			return p->failed ? p->failed : PK_ENOMEM;
+		if (alias >= 0)
+			lines = p->lines + alias;
+		loc->first_line = (uint32_t)p->nlines;
+		p->nlines += nlines;
+	}
+	if (nlines)
+		memcpy(&p->lines[loc->first_line], lines,
+		       nlines * sizeof(*lines));
+	loc->nlines = (uint32_t)nlines;
+	p->location_tab_stale = 1;
+	return 0;
+}
+
+size_t pk_profile_location_count(const struct pk_profile *p)
+{
+	return p->nlocations;
+}
+
+const struct pk_location *pk_profile_location(const struct pk_profile *p,
+					      uint32_t id)
+{
+	return id && id <= p->nlocations ? &p->locations[id - 1] : NULL;
+}
+
+const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
+						const struct pk_location *loc)
+{
+	return p->lines ? &p->lines[loc->first_line] : NULL;
+}
+
+/* ---- stacks ---- */
+
+struct u32_key {
+	const uint32_t *v;
+	size_t n;
+};
+
+static int stack_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_profile *p = owner;
+	const struct span *s = &p->stacks[id - 1];
+	const struct u32_key *k = key;
+
+	return s->len == k->n &&
+	       (!k->n || memcmp(&p->stack_data[s->off], k->v, k->n * sizeof(*k->v)) == 0);
+}
+
+uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
+				 size_t depth)
+{
+	struct u32_key key;
+	uint64_t hash;
+	ptrdiff_t alias;
+	size_t slot;
+	uint32_t id;
+
+	/* As perf's callchains stop at kernel.perf_event_max_stack: the
+	 * leaf side stays, the root side goes, and nothing past it is read. */
+	if (p->max_stack && depth > p->max_stack) {
+		depth = p->max_stack;
+		p->cut_stacks++;
+	}
+	key.v = locs;
+	key.n = depth;
+	hash = pki_hash_bytes(locs, depth * sizeof(*locs), 1);
+	id = pki_idtab_find(&p->stack_tab, hash, stack_match, p, &key, &slot);
+	if (id)
+		return id;
+	alias = ALIASES(locs, p->stack_data, p->nstack_data) ? locs - p->stack_data : -1;
+	if (depth > UINT32_MAX ||
+	    prof_grow(p, &p->stacks, &p->stacks_cap, p->nstacks + 1,
+		      sizeof(*p->stacks)) ||
+	    prof_grow(p, &p->stack_data, &p->stack_data_cap,
+		      p->nstack_data + depth, sizeof(*p->stack_data)))
+		return 0;
+	if (alias >= 0)
+		locs = p->stack_data + alias;
+	id = (uint32_t)p->nstacks + 1;
+	if (prof_tab_insert(p, &p->stack_tab, slot, hash, id))
+		return 0;
+	p->stacks[p->nstacks].off = p->nstack_data;
+	p->stacks[p->nstacks].len = (uint32_t)depth;
+	p->nstacks++;
+	if (depth)
+		memcpy(&p->stack_data[p->nstack_data], locs,
+		       depth * sizeof(*locs));
+	p->nstack_data += depth;
+	return id;
+}
+
+size_t pk_profile_stack_count(const struct pk_profile *p)
+{
+	return p->nstacks;
+}
+
+const uint32_t *pk_profile_stack(const struct pk_profile *p, uint32_t id,
+				 size_t *depth)
+{
+	if (!id || id > p->nstacks) {
+		*depth = 0;
+		return NULL;
+	}
+	*depth = p->stacks[id - 1].len;
+	return p->stack_data ? &p->stack_data[p->stacks[id - 1].off] : NULL;
+}
+
+/* ---- label sets ---- */
+
+struct label_key {
+	const struct pk_label *v;
+	size_t n;
+};
+
+static int label_eq(const struct pk_label *a, const struct pk_label *b)
+{
+	return a->key == b->key && a->str == b->str && a->num == b->num &&
+	       a->unit == b->unit;
+}
+
+static int labels_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_profile *p = owner;
+	const struct span *s = &p->label_sets[id - 1];
+	const struct label_key *k = key;
+	size_t i;
+
+	if (s->len != k->n)
+		return 0;
+	for (i = 0; i < k->n; i++)
+		if (!label_eq(&p->label_data[s->off + i], &k->v[i]))
+			return 0;
+	return 1;
+}
+
+uint32_t pk_profile_intern_labels(struct pk_profile *p,
+				  const struct pk_label *labels, size_t n)
+{
+	struct label_key key = { labels, n };
+	uint64_t hash = 0x51ed270b27ULL;
+	ptrdiff_t alias;
+	size_t slot, i;
+	uint32_t id;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		hash = pki_hash_u64(hash ^ (((uint64_t)labels[i].key << 32) |
+					   labels[i].str));
+		hash = pki_hash_u64(hash ^ (uint64_t)labels[i].num ^
+				   ((uint64_t)labels[i].unit << 48));
+	}
+	id = pki_idtab_find(&p->label_tab, hash, labels_match, p, &key, &slot);
+	if (id)
+		return id;
+	alias = ALIASES(labels, p->label_data, p->nlabel_data) ? labels - p->label_data : -1;
+	if (n > UINT32_MAX ||
+	    prof_grow(p, &p->label_sets, &p->label_sets_cap,
+		      p->nlabel_sets + 1, sizeof(*p->label_sets)) ||
+	    prof_grow(p, &p->label_data, &p->label_data_cap,
+		      p->nlabel_data + n, sizeof(*p->label_data)))
+		return 0;
+	if (alias >= 0)
+		labels = p->label_data + alias;
+	id = (uint32_t)p->nlabel_sets + 1;
+	if (prof_tab_insert(p, &p->label_tab, slot, hash, id))
+		return 0;
+	p->label_sets[p->nlabel_sets].off = p->nlabel_data;
+	p->label_sets[p->nlabel_sets].len = (uint32_t)n;
+	p->nlabel_sets++;
+	memcpy(&p->label_data[p->nlabel_data], labels, n * sizeof(*labels));
+	p->nlabel_data += n;
+	return id;
+}
+
+size_t pki_profile_label_set_count(const struct pk_profile *p)
+{
+	return p->nlabel_sets;
+}
+
+const struct pk_label *pk_profile_labels(const struct pk_profile *p,
+					 uint32_t id, size_t *n)
+{
+	if (!id || id > p->nlabel_sets) {
+		*n = 0;
+		return NULL;
+	}
+	*n = p->label_sets[id - 1].len;
+	return &p->label_data[p->label_sets[id - 1].off];
+}
+
+const struct pk_label *pk_profile_label_find(const struct pk_profile *p,
+					     uint32_t labels, pk_str key)
+{
+	const struct pk_label *l;
+	size_t n, i;
+
+	l = pk_profile_labels(p, labels, &n);
+	for (i = 0; i < n; i++)
+		if (l[i].key == key)
+			return &l[i];
+	return NULL;
+}
+
+/* ---- samples ---- */
+
+struct sample_key {
+	uint32_t stack, labels;
+};
+
+static int sample_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pk_sample *s = &((const struct pk_profile *)owner)->samples[id - 1];
+	const struct sample_key *k = key;
+
+	return s->stack == k->stack && s->labels == k->labels;
+}
+
+static void sum_values(int64_t *dst, const int64_t *src, size_t n)
+{
+	size_t i;
+
+	/* Wrap rather than overflow: a hostile input may sum to anything. */
+	for (i = 0; i < n; i++)
+		dst[i] = (int64_t)((uint64_t)dst[i] + (uint64_t)src[i]);
+}
+
+static void note_time(struct pk_profile *p, uint64_t time)
+{
+	if (!time)
+		return;
+	if (!p->first_time || time < p->first_time)
+		p->first_time = time;
+	if (time > p->last_time)
+		p->last_time = time;
+}
+
+void pki_profile_absorb_counts(struct pk_profile *p,
+			       const struct pk_profile *part)
+{
+	p->cut_stacks += part->cut_stacks;
+	note_time(p, part->first_time);
+	note_time(p, part->last_time);
+}
+
+int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
+			  uint32_t labels, uint64_t time,
+			  const int64_t *values, size_t nvalues)
+{
+	struct sample_key key = { stack, labels };
+	uint64_t hash = 0;
+	size_t slot = 0, n = p->ntypes;
+	struct pk_sample *s;
+	uint32_t id = 0;
+
+	if (p->failed)
+		return p->failed;
+	if (nvalues > n)
+		return PK_EUSAGE;
+	note_time(p, time);
+	if (!(p->flags & PK_PROFILE_KEEP_ORDER)) {
+		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
+		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
+				   &slot);
+		if (id) {
+			sum_values(&p->values[(id - 1) * n], values, nvalues);
+			return 0;
+		}
+	}
+	if (p->nsamples >= UINT32_MAX - 1 ||
+	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
+		      sizeof(*p->samples)) ||
+	    prof_grow(p, &p->values, &p->values_cap, (p->nsamples + 1) * n,
+		      sizeof(*p->values)))
+		return p->failed;
+	id = (uint32_t)p->nsamples + 1;
+	if (!(p->flags & PK_PROFILE_KEEP_ORDER) &&
+	    prof_tab_insert(p, &p->sample_tab, slot, hash, id))
+		return p->failed;
+	s = &p->samples[p->nsamples];
+	s->stack = stack;
+	s->labels = labels;
+	s->time = time;
+	if (n) {
+		memset(&p->values[p->nsamples * n], 0, n * sizeof(*p->values));
+		memcpy(&p->values[p->nsamples * n], values, nvalues * sizeof(*values));
+	}
+	p->nsamples++;
+	return 0;
+}
+
+size_t pk_profile_sample_count(const struct pk_profile *p)
+{
+	return p->nsamples;
+}
+
+const struct pk_sample *pk_profile_sample(const struct pk_profile *p,
+					  size_t index)
+{
+	return index < p->nsamples ? &p->samples[index] : NULL;
+}
+
+const int64_t *pk_profile_sample_values(const struct pk_profile *p,
+					size_t index)
+{
+	static const int64_t none[1];
+
+	/* no sample types: no values array to point into */
+	return p->values ? &p->values[index * p->ntypes] : none;
+}
+
+void pk_profile_scale_column(struct pk_profile *p, size_t column,
+			     int64_t num, int64_t den)
+{
+	size_t i;
+
+	if (column >= p->ntypes || den == 0)
+		return;
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * p->ntypes + column];
+		__int128 x = (__int128)*v * num / den;
+
+		*v = x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : (int64_t)x;
+	}
+}
+
+void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
+			     size_t b)
+{
+	size_t i;
+
+	if (dst >= p->ntypes || a >= p->ntypes || b >= p->ntypes)
+		return;
+	for (i = 0; i < p->nsamples; i++) {
+		int64_t *v = &p->values[i * p->ntypes];
+
+		v[dst] = (int64_t)((uint64_t)v[a] + (uint64_t)v[b]);
+	}
+}
+
+int64_t pk_profile_total(const struct pk_profile *p, size_t column)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	if (column >= p->ntypes)
+		return 0;
+	for (i = 0; i < p->nsamples; i++)
+		sum += (uint64_t)p->values[i * p->ntypes + column];
+	return (int64_t)sum;
+}
+
+struct timed_index {
+	uint64_t time;
+	uint32_t index;
+};
+
+static int compare_timed(const void *a, const void *b)
+{
+	const struct timed_index *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
+{
+	struct timed_index *t;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (pk_profile_sample(p, idx[i])->time <
+		    pk_profile_sample(p, idx[i - 1])->time)
+			break;
+	if (i >= n)
+		return 0;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return PK_ENOMEM;
+	for (i = 0; i < n; i++) {
+		t[i].time = pk_profile_sample(p, idx[i])->time;
+		t[i].index = idx[i];
+	}
+	qsort(t, n, sizeof(*t), compare_timed);
+	for (i = 0; i < n; i++)
+		idx[i] = t[i].index;
+	free(t);
+	return 0;
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracepoint fields: the raw data (PERF_SAMPLE_RAW) of tracepoint
+ * samples, decoded with libtraceevent from the event formats and printk
+ * formats of the tracing data (header.c walks that section and hands its
+ * parts here, in file and in pipe mode alike).
+ *
+ * A decoded sample gets a "trace" label, the text `perf script` prints
+ * after the event (libtraceevent's INFO, as perf's builtin-script.c asks
+ * for it), and a label per field of its event, the common_ ones left
+ * out: numbers as numeric labels, strings and arrays as string labels. A
+ * field named like one of the sample's own labels (pid, tid, comm, cpu,
+ * trace) is named after its event too: "sched_wakeup.pid".
+ *
+ * Formatting the trace text costs ten times what the rest of a sample
+ * does, and a program switches the same ways again and again: the
+ * labels of each distinct payload (the event and its fields' bytes, not
+ * the common_ ones, which vary and are not shown) are made once and kept.
+ *
+ * The tracing data and the raw data are untrusted: every event must have
+ * its common_type where the kernel puts it (libtraceevent finds a
+ * sample's event from there), and a sample is decoded only when each
+ * field of its event, fixed or __data_loc, lies within its raw data.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "perf-data.h"
+#include "core/trace-fields.h"
+
+struct pd_tracing {
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	unsigned char *raw;	/* a copy of a sample's raw data */
+	size_t raw_cap;
+	struct pk_label *labels;
+	size_t labels_cap;
+	int checked;		/* the events' common_type was checked */
+
+	/* payloads decoded: their interned id -> their labels in a pool */
+	struct pk_profile *payloads;
+	unsigned char *key;	/* a payload as it is interned */
+	size_t key_cap;
+	size_t *payload_labels;	/* per id: first label, then the next's */
+	size_t npayloads, payload_labels_cap;
+	struct pk_label *pool;
+	size_t npool, pool_cap;
+
+	/* label sets made lately: a payload with the same thread labels
+	 * (a thread switching out the same way) is the same set again */
+	struct pd_label_set_memo {
+		uint32_t payload, set;
+		size_t nbase;
+		struct pk_label base[4];
+	} memo[256];
+};
+
+/* Payloads past this many, or past this many bytes kept for them, are
+ * decoded each time: an event whose payloads never repeat (kmalloc's
+ * pointers) must not hold one copy per sample. */
+#define PAYLOADS_KEPT (1u << 20)
+#define PAYLOAD_BYTES_KEPT ((size_t)64 << 20)
+
+void pd_tracing_free(struct pd_tracing *tr)
+{
+	if (!tr)
+		return;
+	tep_free(tr->tep);
+	trace_seq_destroy(&tr->seq);
+	free(tr->raw);
+	free(tr->labels);
+	pk_profile_free(tr->payloads);
+	free(tr->key);
+	free(tr->payload_labels);
+	free(tr->pool);
+	free(tr);
+}
+
+static int host_is_big(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 0;
+}
+
+int pd_tracing_start(struct pd_state *st, int big, int long_size,
+		     uint32_t page_size)
+{
+	struct pd_tracing *tr = calloc(1, sizeof(*tr));
+
+	/* pipe mode may carry the section again: the last one counts */
+	pd_tracing_free(st->tracing);
+	st->tracing = tr;
+	if (!tr || !(tr->tep = tep_alloc())) {
+		pd_tracing_free(tr);
+		st->tracing = NULL;
+		return pk_error_set(st->ctx, PK_ENOMEM, "out of memory");
+	}
+	trace_seq_init(&tr->seq);
+	tep_set_file_bigendian(tr->tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tr->tep, host_is_big() ? TEP_BIG_ENDIAN :
+				TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tr->tep, long_size);
+	tep_set_page_size(tr->tep, (int)page_size);
+	return 0;
+}
+
+/* libtraceevent wants NUL-terminated text it may keep no pointer into. */
+static char *text_copy(const char *s, size_t len)
+{
+	char *t = malloc(len + 1);
+
+	if (t) {
+		memcpy(t, s, len);
+		t[len] = '\0';
+	}
+	return t;
+}
+
+void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
+		      const char *text, size_t len)
+{
+	char *name;
+
+	if (!st->tracing || !(name = text_copy(sys, sys_len)))
+		return;
+	if (tep_parse_event(st->tracing->tep, text, len, name) != 0)
+		pd_warn(st, "%s: tracing data: a format of '%s' does not parse; "
+			"its events' fields are not decoded", st->name, name);
+	free(name);
+}
+
+/*
+ * libtraceevent takes each line as "ADDR : FORMAT" and does not look
+ * before it reads: the format from one character past the ':' (the first
+ * ':' after any leading ones), and, a leading '"' skipped, from three
+ * bytes before its end. A line without a ':' after its address, or whose
+ * format is shorter, would make it read outside the buffer; such lines
+ * are left out, and lines holding a NUL byte too.
+ */
+static int printk_line_fits(const char *line, size_t len)
+{
+	const char *colon = len && line[0] != ':' ? memchr(line, ':', len) : NULL;
+	const char *format;
+	size_t left;
+
+	if (!colon || memchr(line, '\0', len))
+		return 0;
+	left = len - (size_t)(colon - line) - 1;
+	if (left < 1)
+		return 0;
+	format = colon + 2;	/* past the character after the ':' */
+	left--;
+	if (left && *format == '"')
+		left--;
+	return left >= 3;
+}
+
+static size_t keep_printk_lines(char *dst, const char *s, size_t len)
+{
+	size_t n = 0, i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(s + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - s) : len;
+
+		if (printk_line_fits(s + i, end - i)) {
+			memcpy(dst + n, s + i, end - i);
+			n += end - i;
+			dst[n++] = '\n';
+		}
+		i = end + 1;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+void pd_tracing_printk(struct pd_state *st, const char *text, size_t len)
+{
+	char *copy;
+
+	if (!st->tracing || !len || !(copy = malloc(len + 2)))
+		return;
+	if (keep_printk_lines(copy, text, len))
+		tep_parse_printk_formats(st->tracing->tep, copy);
+	free(copy);
+}
+
+/*
+ * libtraceevent reads the event id where the first event's format puts
+ * common_type: every event must have it where the kernel does (a u16 at
+ * offset 0), or none is decoded.
+ */
+static int common_type_checked(struct pd_state *st, struct pd_tracing *tr)
+{
+	struct tep_event **events;
+	size_t i;
+
+	if (tr->checked)
+		return tr->checked > 0;
+	tr->checked = 1;
+	events = tep_list_events(tr->tep, TEP_EVENT_SORT_ID);
+	for (i = 0; events && events[i] && tr->checked > 0; i++) {
+		struct tep_format_field *f =
+			tep_find_common_field(events[i], "common_type");
+
+		if (!f || f->offset != 0 || f->size != 2) {
+			pd_warn(st, "%s: tracing data: event '%s' has no "
+				"common_type at offset 0; tracepoint fields "
+				"are not decoded", st->name, events[i]->name);
+			tr->checked = -1;
+		}
+	}
+	return tr->checked > 0;
+}
+
+/* A field's bytes, and a __data_loc field's data, within size bytes. */
+static int field_fits(const struct tep_format_field *f,
+		      const unsigned char *raw, size_t size, int big)
+{
+	uint32_t loc, off, len;
+
+	if (f->offset < 0 || f->size < 0 ||
+	    (uint64_t)f->offset + (uint64_t)f->size > size)
+		return 0;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+		return 1;
+	if (f->size != 4)
+		return 0;
+	loc = pd_u32(raw + f->offset, big);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (uint32_t)(f->offset + f->size);
+	return (uint64_t)off + len <= size;
+}
+
+static int event_fits(const struct tep_event *ev, const unsigned char *raw,
+		      size_t size, int big)
+{
+	const struct tep_format_field *f;
+
+	for (f = ev->format.common_fields; f; f = f->next)
+		if (!field_fits(f, raw, size, big))
+			return 0;
+	for (f = ev->format.fields; f; f = f->next)
+		if (!field_fits(f, raw, size, big))
+			return 0;
+	return 1;
+}
+
+static int is_number(const struct tep_format_field *f)
+{
+	return !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
+			     TEP_FIELD_IS_DYNAMIC)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+static int64_t field_number(struct tep_format_field *f,
+			    const unsigned char *data)
+{
+	unsigned long long v = 0;
+	int bits = f->size * 8;
+
+	tep_read_number_field(f, data, &v);
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && bits < 64 &&
+	    (v & (1ull << (bits - 1))))
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/* The text perf script prints for the sample, as a string id. */
+static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
+			 const struct pd_sample *s)
+{
+	struct tep_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = s->time;
+	rec.cpu = (int)s->cpu;
+	rec.size = (int)s->raw_size;
+	rec.data = tr->raw;
+	trace_seq_reset(&tr->seq);
+	tep_print_event(tr->tep, &tr->seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&tr->seq);
+	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
+}
+
+static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
+			 struct tep_format_field *f)
+{
+	trace_seq_reset(&tr->seq);
+	tep_print_field(&tr->seq, tr->raw, f);
+	trace_seq_terminate(&tr->seq);
+	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
+}
+
+/* Labels n.. of tr->labels: the trace text and the event's fields. */
+static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
+			   struct tep_event *ev, const struct pd_sample *s,
+			   size_t n)
+{
+	struct pk_label *l = tr->labels;
+	struct tep_format_field *f;
+
+	memset(&l[n], 0, sizeof(*l));
+	l[n].key = pk_profile_intern_cstr(st->p, "trace");
+	l[n++].str = trace_text(st, tr, s);
+	for (f = ev->format.fields; f; f = f->next) {
+		memset(&l[n], 0, sizeof(*l));
+		l[n].key = pki_trace_field_key(st->p, ev->name, strlen(ev->name),
+					       f->name, strlen(f->name));
+		if (is_number(f))
+			l[n++].num = field_number(f, tr->raw);
+		else
+			l[n++].str = field_text(st, tr, f);
+	}
+	return n;
+}
+
+static struct tep_event *sample_event(struct pd_state *st,
+				      struct pd_tracing *tr,
+				      const struct pd_sample *s,
+				      uint64_t offset)
+{
+	struct tep_event *ev;
+
+	if (s->raw_size < 8 || !common_type_checked(st, tr))
+		return NULL;
+	ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big));
+	if (ev && !event_fits(ev, s->raw, s->raw_size, st->big)) {
+		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
+			"is shorter than its fields; not decoded", st->name,
+			(unsigned long long)offset, ev->name);
+		return NULL;
+	}
+	return ev;
+}
+
+/*
+ * The labels of a payload decoded before (they depend on its bytes
+ * only) after base in tr->labels, or 0 when it is new: then *id is its
+ * id to keep them under, or 0 when no more are kept.
+ */
+static size_t kept_labels(struct pd_tracing *tr, const struct tep_event *ev,
+			  const struct pd_sample *s, size_t nbase, uint32_t *id)
+{
+	size_t first, n, start = s->raw_size;
+	const struct tep_format_field *f;
+
+	*id = 0;
+	for (f = ev->format.fields; f; f = f->next)
+		if ((size_t)f->offset < start)
+			start = (size_t)f->offset;
+	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
+	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
+		return 0;
+	memcpy(tr->key, &ev->id, sizeof(ev->id));
+	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
+	/* once full, payloads kept are still found; new ones are not kept */
+	if (tr->npayloads >= PAYLOADS_KEPT ||
+	    pk_profile_memory(tr->payloads) + tr->npool * sizeof(*tr->pool) >=
+	    PAYLOAD_BYTES_KEPT)
+		*id = pk_profile_lookup_len(tr->payloads, (const char *)tr->key,
+					    sizeof(ev->id) + s->raw_size - start);
+	else
+		*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
+					sizeof(ev->id) + s->raw_size - start);
+	if (!*id || *id > tr->npayloads)
+		return 0;
+	first = tr->payload_labels[*id - 1];
+	n = tr->payload_labels[*id] - first;
+	memcpy(tr->labels + nbase, tr->pool + first, n * sizeof(*tr->pool));
+	return nbase + n;
+}
+
+/* Keep the labels of payload id (the next one): tr->labels after nbase. */
+static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
+			size_t n)
+{
+	if (id != tr->npayloads + 1 ||
+	    pki_grow(&tr->pool, &tr->pool_cap, tr->npool + n - nbase,
+		     sizeof(*tr->pool)) < 0 ||
+	    pki_grow(&tr->payload_labels, &tr->payload_labels_cap, id + 1,
+		     sizeof(*tr->payload_labels)) < 0)
+		return;
+	memcpy(tr->pool + tr->npool, tr->labels + nbase,
+	       (n - nbase) * sizeof(*tr->pool));
+	tr->payload_labels[0] = 0;
+	tr->npool += n - nbase;
+	tr->payload_labels[id] = tr->npool;
+	tr->npayloads = id;
+}
+
+/* The set of tr->labels (n, the first nbase the sample's own) of the
+ * payload kept as id: interned once per payload and thread labels. */
+static uint32_t memo_label_set(struct pd_state *st, struct pd_tracing *tr,
+			       uint32_t id, size_t nbase, size_t n)
+{
+	struct pd_label_set_memo *m;
+	uint64_t h = id;
+	size_t i;
+
+	if (nbase > PK_ARRAY_SIZE(m->base))
+		return pk_profile_intern_labels(st->p, tr->labels, n);
+	for (i = 0; i < nbase; i++)
+		h = h * 31 + ((uint64_t)tr->labels[i].str << 32 ^
+			      (uint64_t)tr->labels[i].num);
+	m = &tr->memo[pki_hash_u64(h) & (PK_ARRAY_SIZE(tr->memo) - 1)];
+	if (m->set && m->payload == id && m->nbase == nbase &&
+	    memcmp(m->base, tr->labels, nbase * sizeof(*m->base)) == 0)
+		return m->set;
+	m->set = pk_profile_intern_labels(st->p, tr->labels, n);
+	m->payload = id;
+	m->nbase = nbase;
+	memcpy(m->base, tr->labels, nbase * sizeof(*m->base));
+	return m->set;
+}
+
+uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
+			   uint64_t offset, const struct pk_label *base,
+			   size_t nbase)
+{
+	struct pd_tracing *tr = st->tracing;
+	struct tep_event *ev = NULL;
+	struct tep_format_field *f;
+	uint32_t id;
+	size_t n;
+
+	if (tr && s->raw)
+		ev = sample_event(st, tr, s, offset);
+	if (!ev)
+		return pk_profile_intern_labels(st->p, base, nbase);
+	n = nbase + 1;
+	for (f = ev->format.fields; f; f = f->next)
+		n++;
+	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
+	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size, 1) < 0)
+		return pk_profile_intern_labels(st->p, base, nbase);
+	memcpy(tr->labels, base, nbase * sizeof(*base));
+	n = kept_labels(tr, ev, s, nbase, &id);
+	if (n)
+		return memo_label_set(st, tr, id, nbase, n);
+	memcpy(tr->raw, s->raw, s->raw_size);
+	n = field_labels(st, tr, ev, s, nbase);
+	if (id)
+		keep_labels(tr, id, nbase, n);
+	return pk_profile_intern_labels(st->p, tr->labels, n);
+}

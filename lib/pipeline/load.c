@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pipeline every command runs: detect, read, unwind, symbolize and
+ * name an input as the reference tool of its format would, then write it.
+ * The policy lives here, not in the commands, so that a program calling
+ * pk_load gets the profile profkit-convert writes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/utsname.h>
+
+#include "symbolize/symbolizer.h"
+
+#include "core/internal.h"
+
+/* Was the recording made on the kernel running now? */
+static int same_kernel(const struct pk_profile *p)
+{
+	const char *recorded = pk_profile_meta(p, "os-release");
+	struct utsname u;
+
+	return recorded && uname(&u) == 0 && strcmp(recorded, u.release) == 0;
+}
+
+/*
+ * Name the addresses of p as the input's own tool does: pprof's names for
+ * what users read with pprof; perf script's frames for perf's inputs,
+ * which show inlined functions only in the stacks perf unwound itself
+ * (--call-graph dwarf), not in frame-pointer callchains.
+ */
+static int symbolize(struct pk_context *ctx, struct pk_profile *p,
+		     const struct pk_options *opts,
+		     const struct pk_reader *reader, int unwound)
+{
+	struct pk_symbolize_options so;
+	struct pk_symbolizer *s;
+	int rc;
+
+	pki_symbolize_options_init(&so);
+	so.binary = opts->binary;
+	so.symbol_path = opts->symbol_path;
+	so.symfs = opts->symfs;
+	so.kallsyms = opts->kallsyms;
+	so.local_kernel = same_kernel(p);
+	if (opts->demangle >= 0)
+		so.demangle = (enum pk_demangle)opts->demangle;
+	else if (reader->flags & PK_READER_PPROF_NAMES)
+		so.demangle = PK_DEMANGLE_SIMPLE;
+	so.no_inline = !opts->inline_frames &&
+		       (reader->flags & PK_READER_NO_INLINE) && !unwound;
+	so.names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
+	s = pki_symbolizer_new(ctx, &so);
+	if (!s)
+		return pk_context_error(ctx)->code;
+	rc = pki_symbolize(s, p);
+	pki_symbolizer_free(s);
+	return rc;
+}
+
+static int find_reader(struct pk_context *ctx, struct pk_input *in,
+		       const struct pk_options *opts,
+		       const struct pk_reader **reader)
+{
+	if (!opts->from || strcmp(opts->from, "auto") == 0)
+		return pk_reader_detect(ctx, in, reader);
+	*reader = pk_reader_find(opts->from);
+	if (!*reader)
+		return pk_error_set(ctx, PK_EUSAGE, "unknown input format '%s' "
+				    "(see --list-formats)", opts->from);
+	return 0;
+}
+
+/* The perf.data reader's "dwarf-unwinding" fact, "" when absent. */
+static const char *unwinding_fact(const struct pk_profile *p)
+{
+	const char *v = pk_profile_meta(p, PK_META_DWARF_UNWINDING);
+
+	return v ? v : "";
+}
+
+/*
+ * Read one input into p and symbolize what it added. Whether stacks were
+ * unwound is this input's fact, not an earlier one's (inputs summed into
+ * one profile each get their own naming); the last unwound input's
+ * counts stay in the profile.
+ */
+static int load_input(struct pk_context *ctx, struct pk_input *in,
+		      const struct pk_options *opts, struct pk_profile *p)
+{
+	const struct pk_reader *reader = NULL;
+	char *earlier = strdup(unwinding_fact(p));
+	int rc, unwound;
+
+	if (!earlier)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (*earlier)
+		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, "");
+	rc = find_reader(ctx, in, opts, &reader);
+	if (!rc)
+		rc = pk_read(ctx, in, reader, p, opts);
+	unwound = *unwinding_fact(p) != '\0';
+	if (!unwound && *earlier)
+		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, earlier);
+	free(earlier);
+	if (!rc && !opts->no_symbolize)
+		rc = symbolize(ctx, p, opts, reader, unwound);
+	return rc;
+}
+
+int pk_load(struct pk_context *ctx, const char *path,
+	    const struct pk_options *opts, struct pk_profile *p)
+{
+	struct pk_input *in;
+	int rc;
+
+	pk_context_clear_error(ctx);
+	if (!opts)
+		opts = &pki_default_options;
+	rc = pk_input_open(ctx, path, &in);
+	if (rc)
+		return rc;
+	pki_context_set_subject(ctx, pk_input_name(in));
+	rc = load_input(ctx, in, opts, p);
+	pki_context_set_subject(ctx, NULL);
+	pk_input_close(in);
+	return rc;
+}
+
+int pk_write(struct pk_context *ctx, const struct pk_profile *p,
+	     const struct pk_writer *writer, const struct pk_options *opts,
+	     const char *path)
+{
+	struct pk_output *out;
+	int rc;
+
+	pk_context_clear_error(ctx);
+	if (!opts)
+		opts = &pki_default_options;
+	rc = pk_output_open(ctx, path, &out);
+	if (rc)
+		return rc;
+	rc = writer->write(ctx, p, opts, out);
+	if (rc) {
+		pk_output_abort(out);
+		return rc;
+	}
+	return pk_output_commit(out);
+}

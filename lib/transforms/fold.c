@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Folding: each sample's stack as one line, root first,
+ *
+ *     comm;main;work;hot
+ *
+ * named as stackcollapse-perf.pl names frames (flamegraph.pl and inferno
+ * read this), summed per line and sorted bytewise. The folded writer
+ * prints it; diff, flame graphs and others build on it. Where the perl
+ * script is wrong we are not; doc/formats.md lists each difference.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "util/strbuf.h"
+
+struct folded {
+	const struct pk_profile *p;
+	const struct pk_options *opts;
+	int column;
+	pk_str key_comm, key_pid, key_tid;
+	struct pk_strbuf line, name;
+	struct pk_profile *keys;	/* distinct lines, as interned strings */
+	int64_t *sums;
+	size_t sums_cap;
+};
+
+/* Go method names such as "net/http.(*Client).Do" keep their parens. */
+static int looks_like_go_method(const char *s, size_t len)
+{
+	const char *open = NULL;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (!open && s[i] == '.' && s[i + 1] == '(')
+			open = s + i;
+		else if (open && s[i] == ')' && s[i + 1] == '.')
+			return 1;
+	}
+	return 0;
+}
+
+/* Skip the symbol after "operator" so "operator<<" or "operator()" do
+ * not count as brackets. Returns the index after it. */
+static size_t skip_operator(const char *s, size_t len, size_t i)
+{
+	i += strlen("operator");
+	while (i < len && s[i] == ' ')
+		i++;
+	if (i + 1 < len && ((s[i] == '(' && s[i + 1] == ')') ||
+			    (s[i] == '[' && s[i + 1] == ']')))
+		return i + 2;
+	while (i < len && strchr("<>=!-+*/%^&|~,", s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * Where the parameter list starts: the first '(' outside template
+ * arguments and lambda braces that is not "(anonymous namespace)".
+ * stackcollapse-perf.pl cuts at the first '(' anywhere, which breaks
+ * "std::function<void (int)>" and lambdas.
+ */
+static size_t params_start(const char *s, size_t len)
+{
+	int depth = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		char c = s[i];
+
+		if (c == 'o' && pki_starts_with_n(s + i, len - i, "operator") &&
+		    (i == 0 || s[i - 1] == ':' || s[i - 1] == ' ')) {
+			i = skip_operator(s, len, i);
+			continue;
+		}
+		if (c == '<' || c == '{')
+			depth++;
+		else if ((c == '>' && (i == 0 || s[i - 1] != '-')) || c == '}')
+			depth -= depth > 0;
+		else if (c == '(' && depth == 0) {
+			static const char anon[] = "(anonymous namespace)";
+
+			if (!pki_starts_with_n(s + i, len - i, anon))
+				return i;
+			i += sizeof(anon) - 1;
+			continue;
+		}
+		i++;
+	}
+	return len;
+}
+
+/* The basename of a dso, without the " (deleted)" of a replaced file. */
+static void dso_basename(const char *dso, const char **base, size_t *len)
+{
+	const char *slash = strrchr(dso, '/');
+	size_t n;
+
+	*base = slash ? slash + 1 : dso;
+	n = strlen(*base);
+	if (n > 10 && strcmp(*base + n - 10, " (deleted)") == 0)
+		n -= 10;
+	*len = n;
+}
+
+static int mod_is_kernel(const char *mod)
+{
+	size_t n = strlen(mod);
+
+	return (mod[0] == '[' || (n >= 7 && strcmp(mod + n - 7, "vmlinux") == 0)) &&
+	       !strstr(mod, "unknown");
+}
+
+static int mod_is_jit(const char *mod)
+{
+	const char *s = strstr(mod, "/tmp/perf-");
+
+	if (!s)
+		return 0;
+	s += strlen("/tmp/perf-");
+	if (*s < '0' || *s > '9')
+		return 0;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return strncmp(s, ".map", 4) == 0;
+}
+
+/* Whether the name so far holds mark: the buffer's bytes past its
+ * length are an earlier name's. */
+static int has_mark(const struct pk_strbuf *b, const char *mark)
+{
+	size_t n = strlen(mark), i;
+
+	for (i = 0; i + n <= b->len; i++)
+		if (memcmp(b->s + i, mark, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* One frame's name as stackcollapse-perf.pl tidies it, into f->name. */
+static int frame_name(struct folded *f, const char *fn, const char *mod,
+		      uint64_t addr, int outermost, int java)
+{
+	struct pk_strbuf *b = &f->name;
+	size_t i, cut;
+	char tmp[64];
+
+	b->len = 0;
+	if (strcmp(fn, "[unknown]") == 0 || !*fn) {
+		const char *base = "unknown";
+		size_t blen = 7;
+
+		if (*mod && strcmp(mod, "[unknown]") != 0)
+			dso_basename(mod, &base, &blen);
+		if (pki_strbuf_adds(b, "[") || pki_strbuf_add(b, base, blen))
+			return -1;
+		if (f->opts->show_addrs) {
+			snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
+			if (pki_strbuf_adds(b, tmp))
+				return -1;
+		}
+		if (pki_strbuf_adds(b, "]"))
+			return -1;
+	} else if (pki_strbuf_adds(b, fn)) {
+		return -1;
+	}
+	for (i = 0; i < b->len; i++)
+		if (b->s[i] == ';')
+			b->s[i] = ':';
+	if (!looks_like_go_method(b->s, b->len)) {
+		cut = params_start(b->s, b->len);
+		b->len = cut;
+	}
+	for (i = cut = 0; i < b->len; i++)
+		if (b->s[i] != '"' && b->s[i] != '\'')
+			b->s[cut++] = b->s[i];
+	b->len = cut;
+	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
+		memmove(b->s, b->s + 1, --b->len);
+	}
+	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
+	 * such frames are marked, not perf's "(inlined)" ones */
+	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
+		return pki_strbuf_adds(b, "_[i]");
+	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
+		return pki_strbuf_adds(b, "_[k]");
+	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
+	    !has_mark(b, "_[j]"))
+		return pki_strbuf_adds(b, "_[j]");
+	return 0;
+}
+
+static int add_root(struct folded *f, uint32_t labels)
+{
+	const struct pk_label *comm = pk_profile_label_find(f->p, labels, f->key_comm);
+	const struct pk_label *pid = pk_profile_label_find(f->p, labels, f->key_pid);
+	const struct pk_label *tid = pk_profile_label_find(f->p, labels, f->key_tid);
+	const char *name = comm ? pk_profile_string(f->p, comm->str) : "";
+	size_t start = f->line.len, i, len;
+	char num[48];
+
+	/* as perf script's text shows a thread name: without the blanks
+	 * around it ("trail sp " is "trail_sp", not "trail_sp_") */
+	name += strspn(name, " \t");
+	for (len = strlen(name); len && (name[len - 1] == ' ' ||
+					  name[len - 1] == '\t'); len--)
+		;
+	if (pki_strbuf_add(&f->line, name, len))
+		return -1;
+	if (f->opts->include_pid || f->opts->include_tid) {
+		if (pid)
+			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
+		else
+			snprintf(num, sizeof(num), "-?");
+		if (pki_strbuf_adds(&f->line, num))
+			return -1;
+	}
+	if (f->opts->include_tid) {
+		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
+		if (pki_strbuf_adds(&f->line, num))
+			return -1;
+	}
+	for (i = start; i < f->line.len; i++)
+		if (f->line.s[i] == ' ')
+			f->line.s[i] = '_';
+	return 0;
+}
+
+/* Build the folded line of one sample into f->line. */
+static int render_sample(struct folded *f, const struct pk_sample *s)
+{
+	const struct pk_label *comm = pk_profile_label_find(f->p, s->labels, f->key_comm);
+	const uint32_t *stack;
+	size_t depth, i;
+	/* The perl script condenses Java names only for a bare "java". */
+	int java = comm && !f->opts->include_pid && !f->opts->include_tid &&
+		   strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
+
+	f->line.len = 0;
+	if (!f->opts->no_comm && add_root(f, s->labels))
+		return -1;
+	stack = pk_profile_stack(f->p, s->stack, &depth);
+	for (i = depth; i-- > 0;) {
+		const struct pk_location *loc = pk_profile_location(f->p, stack[i]);
+		const struct pk_mapping *m = pk_profile_mapping(f->p, loc->mapping);
+		const struct pk_line *lines = pk_profile_location_lines(f->p, loc);
+		const char *mod = m ? pk_profile_string(f->p, m->file) : "";
+		size_t j;
+
+		for (j = loc->nlines; j-- > 0;) {
+			const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
+			const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
+
+			if (name[0] == '(')
+				continue;	/* as the perl script: not a frame */
+			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
+				return -1;
+			if ((f->line.len && pki_strbuf_adds(&f->line, ";")) ||
+			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
+				return -1;
+		}
+		if (!loc->nlines) {
+			if (frame_name(f, "", mod, loc->address, 1, java) ||
+			    (f->line.len && pki_strbuf_adds(&f->line, ";")) ||
+			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- choosing the value column ---- */
+
+static int event_matches(const char *event, const char *want)
+{
+	size_t n = strlen(event);
+
+	/* "cpu-clock" also answers to "cpu-clock:pppH" */
+	return strcmp(event, want) == 0 ||
+	       (strncmp(event, want, n) == 0 && want[n] == ':' &&
+		!strchr(want + n + 1, ':'));
+}
+
+int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
+		    const struct pk_options *opts)
+{
+	size_t nevents = pk_profile_event_count(p), i;
+	pk_str event = 0;
+	int count, weight;
+
+	if (!pk_profile_sample_type_count(p))
+		return -1;
+	if (opts->sample_type) {
+		for (i = 0; i < pk_profile_sample_type_count(p); i++)
+			if (strcmp(pk_profile_string(p, pk_profile_sample_type(p, i)->type),
+				   opts->sample_type) == 0)
+				return (int)i;
+		return pk_error_set(ctx, PK_EUSAGE, "no sample type '%s' in the input",
+				    opts->sample_type);
+	}
+	if (opts->event) {
+		for (i = 0; i < nevents && !event; i++)
+			if (event_matches(pk_profile_string(p, pk_profile_event(p, i)), opts->event))
+				event = pk_profile_event(p, i);
+		if (!event && (strcmp(opts->event, PKI_EVENT_OFF_CPU) == 0 ||
+			       strcmp(opts->event, PKI_EVENT_WALL) == 0))
+			return pk_error_set(ctx, PK_EUSAGE, "no event '%s' in "
+					    "the input: off-CPU and wall-clock "
+					    "time come from perf.data recorded "
+					    "with: " PKI_WALL_RECIPE,
+					    opts->event);
+		if (!event)
+			return pk_error_set(ctx, PK_EUSAGE,
+					    "no event '%s' in the input", opts->event);
+	} else if (nevents) {
+		event = pk_profile_event(p, 0);
+		if (nevents > 1)
+			pk_warn(ctx, "showing event '%s' only, the first of "
+				"%zu (choose with --event)",
+				pk_profile_string(p, event), nevents);
+	}
+	if (!nevents) {
+		/* Formats without events: the last type is the main one. */
+		return opts->value == PK_VALUE_SAMPLES ? 0 :
+			(int)pk_profile_sample_type_count(p) - 1;
+	}
+	count = pk_profile_find_column(p, event, PK_VALUE_COUNT);
+	weight = pk_profile_find_column(p, event, PK_VALUE_WEIGHT);
+	if (opts->value == PK_VALUE_SAMPLES)
+		return count;
+	if (opts->value == PK_VALUE_PERIOD && weight < 0)
+		return pk_error_set(ctx, PK_EUSAGE,
+				    "event '%s' has no period in the input",
+				    pk_profile_string(p, event));
+	return weight >= 0 ? weight : count;
+}
+
+int pki_interval_column(const struct pk_profile *p)
+{
+	pk_str event = pk_profile_lookup(p, PKI_EVENT_OFF_CPU);
+	int column = event ? pk_profile_find_column(p, event, PK_VALUE_WEIGHT) : -1;
+
+	if (column < 0 || strcmp(pk_profile_string(p, pk_profile_sample_type(p,
+			(size_t)column)->unit), "nanoseconds") != 0)
+		return -1;
+	return column;
+}
+
+uint64_t pki_interval_length(const struct pk_profile *p, int column,
+			     size_t index)
+{
+	int64_t v;
+
+	if (column < 0 || !pk_profile_sample(p, index)->time)
+		return 0;
+	v = pk_profile_sample_values(p, index)[column];
+	return v > 0 ? (uint64_t)(v / pk_profile_sample_type_scale(p, (size_t)column)) : 0;
+}
+
+/* ---- summing ---- */
+
+static int fold_samples(struct folded *f)
+{
+	size_t n = pk_profile_sample_count(f->p), nsums = 0, i;
+
+	for (i = 0; i < n; i++) {
+		const int64_t value = pk_profile_sample_values(f->p, i)[f->column];
+		pk_str id;
+
+		if (!value)
+			continue;
+		if (render_sample(f, pk_profile_sample(f->p, i)) < 0)
+			return PK_ENOMEM;
+		if (!f->line.len)
+			continue;	/* no comm and no frames */
+		id = pk_profile_intern(f->keys, f->line.s, f->line.len);
+		if (!id || pki_grow(&f->sums, &f->sums_cap, (size_t)id + 1,
+				   sizeof(*f->sums)) < 0)
+			return PK_ENOMEM;
+		for (; nsums <= id; nsums++)
+			f->sums[nsums] = 0;
+		f->sums[id] = (int64_t)((uint64_t)f->sums[id] + (uint64_t)value);
+	}
+	return 0;
+}
+
+/* A count, or a fixed-point one from fractional folded input: 2.5 */
+int pk_output_count(struct pk_output *out, int64_t value, int64_t scale)
+{
+	char buf[PK_VALUE_FORMAT_SIZE];
+
+	if (pk_value_format(buf, sizeof(buf), value, scale < 1 ? 1 : scale) < 0)
+		return PK_EUSAGE;
+	return pk_output_printf(out, " %s", buf);
+}
+
+struct folded_line {
+	const char *s;
+	size_t len;
+	int64_t sum;
+};
+
+struct pk_folded {
+	struct pk_profile *keys;	/* the distinct lines */
+	struct folded_line *lines;	/* sorted */
+	size_t nlines;
+	int64_t scale;
+};
+
+static int compare_lines(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Lines sorted bytewise, as perl's sort with cmp. */
+static int sort_lines(struct folded *f, struct pk_folded *out)
+{
+	size_t n = pk_profile_string_count(f->keys), i;
+
+	out->lines = malloc(n * sizeof(*out->lines));
+	if (!out->lines)
+		return PK_ENOMEM;
+	for (i = 1; i < n; i++) {
+		if (!f->sums[i])
+			continue;
+		out->lines[out->nlines].s = pk_profile_string(f->keys, (pk_str)i);
+		out->lines[out->nlines].len = pk_profile_string_len(f->keys, (pk_str)i);
+		out->lines[out->nlines++].sum = f->sums[i];
+	}
+	qsort(out->lines, out->nlines, sizeof(*out->lines), compare_lines);
+	return 0;
+}
+
+int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
+		    const struct pk_options *opts, struct pk_folded **out)
+{
+	struct pk_folded *res;
+	struct folded f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.p = p;
+	f.opts = opts;
+	f.column = pk_value_column(ctx, p, opts);
+	if (pk_context_error(ctx)->code)
+		return pk_context_error(ctx)->code;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	res->scale = f.column < 0 ? 1 :
+		pk_profile_sample_type_scale(p, (size_t)f.column);
+	f.key_comm = pk_profile_lookup(p, "comm");
+	f.key_pid = pk_profile_lookup(p, "pid");
+	f.key_tid = pk_profile_lookup(p, "tid");
+	f.keys = pk_profile_new(0);
+	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);
+	if (!rc && f.keys)
+		rc = sort_lines(&f, res);
+	res->keys = f.keys;
+	free(f.sums);
+	free(f.line.s);
+	free(f.name.s);
+	if (rc) {
+		pk_folded_free(res);
+		return pk_error_set(ctx, rc, "out of memory");
+	}
+	*out = res;
+	return 0;
+}
+
+void pk_folded_free(struct pk_folded *f)
+{
+	if (!f)
+		return;
+	pk_profile_free(f->keys);
+	free(f->lines);
+	free(f);
+}
+
+size_t pk_folded_count(const struct pk_folded *f)
+{
+	return f->nlines;
+}
+
+const char *pk_folded_stack(const struct pk_folded *f, size_t i, size_t *len)
+{
+	*len = f->lines[i].len;
+	return f->lines[i].s;
+}
+
+int64_t pk_folded_value(const struct pk_folded *f, size_t i)
+{
+	return f->lines[i].sum;
+}
+
+int64_t pk_folded_scale(const struct pk_folded *f)
+{
+	return f->scale;
+}
+
