@@ -7,6 +7,31 @@
 
 #include "internal.h"
 
+struct pki_context_slot {
+	struct pki_context_slot *next;
+	const void *key;
+	void *data;
+	void (*free_fn)(void *);
+};
+
+void **pki_context_slot(struct pk_context *ctx, const void *key,
+			void (*free_fn)(void *))
+{
+	struct pki_context_slot *slot;
+
+	for (slot = ctx->slots; slot; slot = slot->next)
+		if (slot->key == key)
+			return &slot->data;
+	slot = calloc(1, sizeof(*slot));
+	if (!slot)
+		return NULL;
+	slot->key = key;
+	slot->free_fn = free_fn;
+	slot->next = ctx->slots;
+	ctx->slots = slot;
+	return &slot->data;
+}
+
 struct pk_context *pk_context_new(void)
 {
 	struct pk_context *ctx = calloc(1, sizeof(*ctx));
@@ -18,8 +43,16 @@ struct pk_context *pk_context_new(void)
 
 void pk_context_free(struct pk_context *ctx)
 {
-	if (ctx)
-		sym_finders_free(ctx->finders);
+	struct pki_context_slot *slot, *next;
+
+	if (!ctx)
+		return;
+	for (slot = ctx->slots; slot; slot = next) {
+		next = slot->next;
+		if (slot->free_fn)
+			slot->free_fn(slot->data);
+		free(slot);
+	}
 	free(ctx);
 }
 
@@ -162,29 +195,6 @@ const char *pk_strerror(int code)
 	default:
 		return "unknown error";
 	}
-}
-
-int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
-{
-	void **ptr = array;
-	size_t n = *cap ? *cap : 16;
-	void *grown;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -1;
-		n *= 2;
-	}
-	if (n > SIZE_MAX / elem)
-		return -1;
-	grown = realloc(*ptr, n * elem);
-	if (!grown)
-		return -1;
-	*ptr = grown;
-	*cap = n;
-	return 0;
 }
 
 const char *pk_version(void)

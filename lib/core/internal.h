@@ -10,10 +10,12 @@
 #include <profkit/profkit.h>
 
 #include "options.h"
+#include "util/grow.h"
+#include "util/hash.h"
+#include "util/search.h"
+#include "util/strings.h"
 
 #define PK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-struct sym_finder;
 
 struct pk_context {
 	struct pk_error error;
@@ -25,15 +27,21 @@ struct pk_context {
 	uint64_t max_memory;
 	int strict;
 	const char *subject;	/* the input being loaded: names warnings */
-	/* the files found for its unwinders and symbolizers, each opened
-	 * once (lib/symbolize/finder.c) */
-	struct sym_finder *finders;
+	/* what the layers above keep for the context's life (the
+	 * symbolizer's files, each opened once): pki_context_slot */
+	struct pki_context_slot *slots;
 };
 
 /* Name warnings after subject (NULL: none) until it is unset. */
 void pki_context_set_subject(struct pk_context *ctx, const char *subject);
-/* Free a context's finders and the files they opened (finder.c). */
-void sym_finders_free(struct sym_finder *list);
+/*
+ * A pointer that a layer above core keeps in the context, found by key
+ * (the address of something of that layer's own) and freed with the
+ * context by free_fn, so that the context owns it without knowing what
+ * it is. NULL when out of memory.
+ */
+void **pki_context_slot(struct pk_context *ctx, const void *key,
+			void (*free_fn)(void *));
 
 /* Default cap on memory that sizes read from an input may drive. */
 #define PK_DEFAULT_MAX_MEMORY (8ULL << 30)
@@ -73,51 +81,6 @@ void pki_input_unmap_part(const struct pk_input *in, const void *start,
 void pki_profile_absorb_counts(struct pk_profile *p,
 			       const struct pk_profile *part);
 size_t pki_profile_label_set_count(const struct pk_profile *p);
-
-/* Hash of a byte string (FNV-1a folded with a multiply; fast, good enough). */
-static inline uint64_t pki_hash_bytes(const void *data, size_t len, uint64_t seed)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h ^= h >> 32;
-	h *= 0xd6e8feb86659fd93ULL;
-	h ^= h >> 32;
-	return h;
-}
-
-static inline uint64_t pki_hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/*
- * Grow *array (of elem bytes each) so that it holds at least need
- * elements; doubles capacity. Returns 0 or -1 (array unchanged).
- * Inline where it has room already: that is every call but a few,
- * several per sample.
- */
-int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem);
-
-static inline int pki_grow(void *array, size_t *cap, size_t need,
-			   size_t elem)
-{
-	return need <= *cap ? 0 : pki_grow_slow(array, cap, need, elem);
-}
 
 /* Reorder a profile's columns: column i becomes old column order[i] (a
  * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */
@@ -159,7 +122,7 @@ int pki_output_wait_given(struct pk_output *out);
 	"--switch-events --call-graph dwarf -- PROGRAM"
 #define PKI_WALL_RECIPE "perf record -e cpu-clock -e sched:sched_switch " \
 	"--switch-events --call-graph dwarf -- PROGRAM"
-/* The column of the off-CPU weights (nanoseconds), or -1 (lib/transforms/fold.c). */
+/* The column of the off-CPU weights (nanoseconds), or -1. */
 int pki_interval_column(const struct pk_profile *p);
 /* How long the sample at index was off the CPU, in ns, or 0 when it is no
  * interval (column: pki_interval_column's). */
@@ -176,65 +139,6 @@ static inline const char *pki_profile_title(const struct pk_profile *p)
 		return "profkit";
 	slash = strrchr(name, '/');
 	return slash && slash[1] ? slash + 1 : name;
-}
-
-/* Lowercase hex digit value, or -1. */
-static inline int pki_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
-static inline int pki_starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* The same for len bytes that need not end in a NUL (a line of input). */
-static inline int pki_starts_with_n(const char *s, size_t len,
-				    const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return len >= n && memcmp(s, prefix, n) == 0;
-}
-
-static inline int pki_ends_with(const char *s, const char *suffix)
-{
-	size_t ls = strlen(s), lx = strlen(suffix);
-
-	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
-}
-
-/*
- * "The last entry at or below an address": of n elements of size bytes,
- * sorted by the uint64_t at byte offset key of each, how many have a key
- * at or below addr; the last of them, if any, is element (result - 1).
- */
-static inline size_t pki_count_at_or_below(const void *base, size_t n,
-					  size_t size, size_t key,
-					  uint64_t addr)
-{
-	const unsigned char *p = base;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t k;
-
-		memcpy(&k, p + mid * size + key, sizeof(k));
-		if (k <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /*

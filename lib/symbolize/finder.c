@@ -1025,31 +1025,41 @@ static int same_rules(const struct sym_finder *a, const struct sym_finder *b)
 	return 1;
 }
 
+/* The context keeps the finders (each opens its files once) until it is
+ * freed; this is the key of their list in it. */
+static const char finders_key;
+
+static void finders_free(void *list)
+{
+	struct sym_finder *f = list;
+
+	while (f) {
+		struct sym_finder *next = f->next;
+
+		finder_free(f);
+		f = next;
+	}
+}
+
 struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
 				  const char *symfs, const char *symbol_path)
 {
-	struct sym_finder *f = finder_new(binary, symfs, symbol_path);
-	struct sym_finder *old;
+	struct sym_finder **list = (struct sym_finder **)
+		pki_context_slot(ctx, &finders_key, finders_free);
+	struct sym_finder *f, *old;
 
+	if (!list)
+		return NULL;
+	f = finder_new(binary, symfs, symbol_path);
 	if (!f)
 		return NULL;
-	for (old = ctx->finders; old; old = old->next) {
+	for (old = *list; old; old = old->next) {
 		if (same_rules(old, f)) {
 			finder_free(f);
 			return old;
 		}
 	}
-	f->next = ctx->finders;
-	ctx->finders = f;
+	f->next = *list;
+	*list = f;
 	return f;
-}
-
-void sym_finders_free(struct sym_finder *list)
-{
-	while (list) {
-		struct sym_finder *next = list->next;
-
-		finder_free(list);
-		list = next;
-	}
 }

@@ -338,28 +338,6 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 	return weight >= 0 ? weight : count;
 }
 
-int pki_interval_column(const struct pk_profile *p)
-{
-	pk_str event = pk_profile_lookup(p, PKI_EVENT_OFF_CPU);
-	int column = event ? pk_profile_find_column(p, event, PK_VALUE_WEIGHT) : -1;
-
-	if (column < 0 || strcmp(pk_profile_string(p, pk_profile_sample_type(p,
-			(size_t)column)->unit), "nanoseconds") != 0)
-		return -1;
-	return column;
-}
-
-uint64_t pki_interval_length(const struct pk_profile *p, int column,
-			     size_t index)
-{
-	int64_t v;
-
-	if (column < 0 || !pk_profile_sample(p, index)->time)
-		return 0;
-	v = pk_profile_sample_values(p, index)[column];
-	return v > 0 ? (uint64_t)(v / pk_profile_sample_type_scale(p, (size_t)column)) : 0;
-}
-
 /* ---- summing ---- */
 
 static int fold_samples(struct folded *f)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "core/internal.h"
+#include "grow.h"
 #include "strbuf.h"
 
 int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)

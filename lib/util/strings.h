@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Small tests on strings and digits that every layer makes. */
+#ifndef PROFKIT_UTIL_STRINGS_H
+#define PROFKIT_UTIL_STRINGS_H
+
+#include <stddef.h>
+#include <string.h>
+
+/* Lowercase hex digit value, or -1. */
+static inline int pki_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
+static inline int pki_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The same for len bytes that need not end in a NUL (a line of input). */
+static inline int pki_starts_with_n(const char *s, size_t len,
+				    const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static inline int pki_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+#endif
