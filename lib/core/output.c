@@ -3,7 +3,9 @@
  * Outputs: stdout, a file made atomically (temporary name, rename on
  * commit, unlink on abort), or memory; optionally gzip-compressed.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -116,23 +118,82 @@ int pki_output_gzip_if_named(struct pk_output *o)
 	return o->path && pki_ends_with(o->path, ".gz") ? pk_output_start_gzip(o) : 0;
 }
 
-/* Open path.tmp.PID.N exclusively; the mode honours the umask. */
+/*
+ * A temporary file is DIR/.BASE.tmp.PID.N beside its output DIR/BASE:
+ * hidden, so a listing of DIR (a batch's outputs) shows only whole
+ * outputs under their final names, whatever moment a run was killed at.
+ * The PID says whose it is, so the next run writing BASE removes the
+ * ones whose writer is gone.
+ */
+static char *temporary_prefix(const char *path, size_t *dir_len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t size = strlen(path) + sizeof("..tmp.");
+	char *prefix = malloc(size);
+
+	if (prefix)
+		snprintf(prefix, size, "%.*s.%s.tmp.", (int)dlen, path,
+			 path + dlen);
+	*dir_len = dlen;
+	return prefix;
+}
+
+/* Remove DIR/.BASE.tmp.PID.N files left by runs that were killed. */
+static void remove_stale_temporaries(const char *prefix, size_t dir_len)
+{
+	const char *name_prefix = prefix + dir_len;
+	size_t name_len = strlen(name_prefix);
+	char *dir = dir_len ? strndup(prefix, dir_len) : strdup(".");
+	struct dirent *e;
+	DIR *d;
+
+	d = dir ? opendir(dir) : NULL;
+	while (d && (e = readdir(d))) {
+		char *end, *path;
+		long pid;
+
+		if (strncmp(e->d_name, name_prefix, name_len) != 0)
+			continue;
+		pid = strtol(e->d_name + name_len, &end, 10);
+		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (asprintf(&path, "%s/%s", dir, e->d_name) >= 0) {
+			unlink(path);
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* Open the temporary exclusively; the mode honours the umask. */
 static int open_temporary(struct pk_output *o)
 {
-	size_t size = strlen(o->path) + 64;
+	size_t dir_len, size;
+	char *prefix = temporary_prefix(o->path, &dir_len);
 	int attempt;
 
-	o->tmp_path = malloc(size);
-	if (!o->tmp_path)
+	if (!prefix)
 		return pk_error_set(o->ctx, PK_ENOMEM, "out of memory");
+	remove_stale_temporaries(prefix, dir_len);
+	size = strlen(prefix) + 48;
+	o->tmp_path = malloc(size);
+	if (!o->tmp_path) {
+		free(prefix);
+		return pk_error_set(o->ctx, PK_ENOMEM, "out of memory");
+	}
 	for (attempt = 0; attempt < 100; attempt++) {
-		snprintf(o->tmp_path, size, "%s.tmp.%ld.%d", o->path,
+		snprintf(o->tmp_path, size, "%s%ld.%d", prefix,
 			 (long)getpid(), attempt);
 		o->fd = open(o->tmp_path,
 			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (o->fd >= 0 || errno != EEXIST)
 			break;
 	}
+	free(prefix);
 	if (o->fd < 0)
 		return pk_error_set(o->ctx, PK_EIO, "cannot create '%s': %s",
 				    o->path, strerror(errno));
