@@ -30,14 +30,15 @@
 
 struct warnings {
 	int count;
-	char last[1024];
+	char first[4096], last[4096];	/* since count was last 0 */
 };
 
 static void collect(void *data, const char *message)
 {
 	struct warnings *w = data;
 
-	w->count++;
+	if (w->count++ == 0)
+		snprintf(w->first, sizeof(w->first), "%s", message);
 	snprintf(w->last, sizeof(w->last), "%s", message);
 }
 
@@ -610,15 +611,29 @@ static void test_missing_and_build_ids(void)
 	lb = location(p, b, 0x7f1000000100ULL);
 	s = symbolizer(ctx, "testdata/bin", NULL);
 	is_int(pki_symbolize(s, p), 0, "missing: symbolize succeeds");
-	is_int(w.count, 1, "missing: one warning per library, not per address");
-	ok(strstr(w.last, "'/nonexistent/libgone.so.1'") &&
-	   strstr(w.last, "testdata/bin/libgone.so.1"),
-	   "missing: it names the file and where it looked");
+	is_int(w.count, 1, "missing: one warning, not one per address");
+	ok(strstr(w.last, "frames without names in 1 file:") &&
+	   strstr(w.last, "  /nonexistent/libgone.so.1: not found") &&
+	   !strstr(w.last, "testdata/bin/libgone.so.1"),
+	   "missing: it names the file, not every place looked at");
 	is_int(nframes(p, la) + nframes(p, lb), 0, "missing: locations unchanged");
 	ok(!pk_profile_mapping(p, a)->has_functions, "missing: no has_functions");
+	pki_symbolizer_free(s);
+
+	/* PROFKIT_DEBUG=symbols: each file's search as well */
+	w.count = 0;
+	setenv("PROFKIT_DEBUG", "symbols", 1);
+	s = symbolizer(ctx, "testdata/bin", NULL);
+	unsetenv("PROFKIT_DEBUG");
+	is_int(pki_symbolize(s, p), 0, "PROFKIT_DEBUG: symbolize succeeds");
+	ok(w.count == 2 && strstr(w.first, "'/nonexistent/libgone.so.1'") &&
+	   strstr(w.first, "testdata/bin/libgone.so.1"),
+	   "PROFKIT_DEBUG=symbols: where the file was looked for");
+	pki_symbolizer_free(s);
 
 	/* a c-fp of another build is not used */
 	w.count = 0;
+	s = symbolizer(ctx, "testdata/bin", NULL);
 	wrong = mapping(p, "/build/c-fp", "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef",
 			CFP_START, CFP_START + 0x1000, 0x1000);
 	lw = location(p, wrong, CFP_START + 0x169);
@@ -631,8 +646,9 @@ static void test_missing_and_build_ids(void)
 	is_int(pki_symbolize(s, p), 0, "build id: symbolize succeeds");
 	is_int(nframes(p, lw), 0,
 	       "build id: a file with another build id is not used");
-	ok(w.count == 1 && strstr(w.last, "build id " CFP_ID),
-	   "build id: the warning gives the file's build id");
+	ok(w.count == 1 && strstr(w.last, "/build/c-fp: not found (") &&
+	   strstr(w.last, "testdata/bin/c-fp is another build)"),
+	   "build id: the warning says the file found is another build");
 	is_str(frame_name(p, lk, 0), "kept",
 	       "build id: symbolized locations untouched");
 	pki_symbolizer_free(s);
@@ -644,7 +660,7 @@ static void test_missing_and_build_ids(void)
 	is_str(frame_name(p, lw, 0), "hot_loop",
 	       "--binary: replaces the main program");
 	is_int(nframes(p, la), 0, "--binary: libraries are not replaced");
-	ok(w.count == 2 && strstr(w.last, "using 'testdata/bin/c-fp'"),
+	ok(w.count == 2 && strstr(w.first, "using 'testdata/bin/c-fp'"),
 	   "--binary: warns that the build ids differ");
 	pki_symbolizer_free(s);
 	pk_profile_free(p);
@@ -674,8 +690,9 @@ static void test_symfs(void)
 	is_str(frame_name(p, found, 0), "hot_loop",
 	       "symfs: /bin/c-fp is testdata/bin/c-fp");
 	is_int(nframes(p, host), 0, "symfs: this machine's /bin/sh is not used");
-	ok(w.count == 1 && strstr(w.last, "testdata/bin/sh"),
-	   "symfs: one warning, naming testdata/bin/sh");
+	ok(w.count == 1 && strstr(w.last, "  /bin/sh: not found") &&
+	   strstr(w.last, "--symfs=DIR"),
+	   "symfs: one warning, naming /bin/sh and what would find it");
 	pki_symbolizer_free(s);
 	pk_profile_free(p);
 	pk_context_free(ctx);

@@ -127,9 +127,12 @@ static int names_subject(const char *message, const char *subject)
 	return strncmp(message, subject, n) == 0 && message[n] == ':';
 }
 
+/* a warning may take a few lines (the symbolizer's summary) */
+#define WARNING_MAX (4 * PK_ERROR_MAX)
+
 void pk_warn(struct pk_context *ctx, const char *fmt, ...)
 {
-	char buf[PK_ERROR_MAX], named[PK_ERROR_MAX + 520];
+	char buf[WARNING_MAX], named[WARNING_MAX + 520];
 	va_list ap;
 
 	ctx->warnings++;

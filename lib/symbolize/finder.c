@@ -213,9 +213,10 @@ static const char *read_segments(struct found *fo, Elf *elf)
 	return NULL;
 }
 
-/* Read the load segments and check the build id; NULL, or why not. */
+/* Read the load segments and check the build id; NULL, or why not
+ * (*other_build set when only the build id was wrong). */
 static const char *check_elf(struct found *fo, Elf *elf, int check_id,
-			     char *why, size_t why_size)
+			     char *why, size_t why_size, int *other_build)
 {
 	struct sym_file *sf = &fo->pub;
 	GElf_Ehdr ehdr;
@@ -229,6 +230,7 @@ static const char *check_elf(struct found *fo, Elf *elf, int check_id,
 	if (check_id && *sf->build_id && *sf->file_id &&
 	    !sym_build_id_matches(sf->build_id, sf->file_id)) {
 		snprintf(why, why_size, "build id %s", sf->file_id);
+		*other_build = 1;
 		return why;
 	}
 	bad = read_segments(fo, elf);
@@ -277,12 +279,15 @@ static int try_elf_fd(struct found *fo, const char *path, int fd,
 	struct sym_file *sf = &fo->pub;
 	char why_buf[128];
 	const char *why;
+	int other_build = 0;
 	Elf *elf;
 
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	why = elf ? check_elf(fo, elf, check_id, why_buf, sizeof(why_buf)) :
-		"not ELF";
+	why = elf ? check_elf(fo, elf, check_id, why_buf, sizeof(why_buf),
+			      &other_build) : "not ELF";
 	elf_end(elf);
+	if (other_build && !sf->other_build)
+		sf->other_build = strdup(path);	/* none when out of memory */
 	if (why) {
 		sym_tried_add(tried, path, why);
 		close(fd);
@@ -708,6 +713,7 @@ static void file_free(struct sym_file *sf)
 	free(sf->build_id);
 	free(sf->path);
 	free(sf->tried);
+	free(sf->other_build);
 	free(sf);
 }
 
@@ -854,6 +860,11 @@ Dwfl_Module *sym_file_report(const struct sym_file *sf, Dwfl *dwfl,
 const char *sym_finder_home_debug(const struct sym_finder *f)
 {
 	return f->home_debug;
+}
+
+int sym_finder_uses_debuginfod(const struct sym_finder *f)
+{
+	return f->use_debuginfod;
 }
 
 const char *sym_finder_binary(const struct sym_finder *f)

@@ -31,6 +31,7 @@ struct sym_file {
 	int is_binary;		/* stands for --binary */
 	char *path;		/* what was opened; NULL: nothing found */
 	char *tried;		/* what was looked at, for a warning */
+	char *other_build;	/* a file by its name of another build, or NULL */
 	char file_id[81];	/* the opened file's build id, or "" */
 
 	Dwfl *dwfl;		/* the file alone, at link-time addresses */
@@ -87,6 +88,8 @@ int sym_finder_by_name(const struct sym_finder *f, const char *file,
 
 /* $HOME/.debug, perf's build-id cache, or NULL. */
 const char *sym_finder_home_debug(const struct sym_finder *f);
+/* Whether $DEBUGINFOD_URLS names servers to ask. */
+int sym_finder_uses_debuginfod(const struct sym_finder *f);
 /* --binary, or NULL. */
 const char *sym_finder_binary(const struct sym_finder *f);
 

@@ -93,7 +93,7 @@ fail:
 struct map_try {
 	uint64_t max;
 	struct symtab *tab;
-	struct sym_tried tried;
+	struct sym_tried *tried;
 };
 
 static int try_map(void *arg, const char *path)
@@ -103,19 +103,18 @@ static int try_map(void *arg, const char *path)
 	mt->tab = symtab_load(path, mt->max, parse_perf_map);
 	if (mt->tab)
 		return 0;
-	sym_tried_add(&mt->tried, path, NULL);
+	sym_tried_add(mt->tried, path, NULL);
 	return -1;
 }
 
 struct symtab *sym_perf_map_load(struct pk_context *ctx,
-				 const struct sym_finder *f, const char *file)
+				 const struct sym_finder *f, const char *file,
+				 struct sym_tried *tried)
 {
-	struct map_try mt = { pk_context_max_memory(ctx), NULL, { .len = 0 } };
+	struct map_try mt = { pk_context_max_memory(ctx), NULL, tried };
 
 	/* as for ELF files: --symfs, the symbol path, the path itself */
 	if (!sym_finder_by_name(f, file, try_map, &mt))
 		return mt.tab;
-	pk_warn(ctx, "symbolize: no JIT symbols for '%s': tried %s%s", file,
-		mt.tried.buf, mt.tried.more ? ", ..." : "");
 	return NULL;
 }

@@ -13,9 +13,10 @@
 struct pk_context;
 
 /* The table of the perf map file, found by name as ELF files are; NULL
- * when there is none (with a warning). */
+ * when there is none, the places looked at noted in tried. */
 struct symtab *sym_perf_map_load(struct pk_context *ctx,
-				 const struct sym_finder *f, const char *file);
+				 const struct sym_finder *f, const char *file,
+				 struct sym_tried *tried);
 
 /*
  * The frames of JIT code named name, innermost first: perf-map-agent's

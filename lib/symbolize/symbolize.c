@@ -43,6 +43,7 @@
 #include "naming.h"
 #include "perf-map.h"
 #include "symtab.h"
+#include "unnamed.h"
 
 enum obj_kind {
 	OBJ_NONE,		/* nothing to look addresses up in */
@@ -55,8 +56,11 @@ struct object {
 	struct pk_symbolizer *s;
 	char *file, *build_id;	/* the mapping's, as recorded */
 	int is_binary;		/* stands for --binary */
+	size_t index;		/* in the symbolizer's objs */
+	int jit;		/* a JIT's perf-PID.map */
+	int reported;		/* frames it cannot name are summed up */
 	enum obj_kind kind;
-	const struct sym_file *elf;	/* OBJ_ELF: the finder's file */
+	const struct sym_file *elf;	/* the finder's file (OBJ_ELF: found) */
 	const struct symtab *tab;	/* OBJ_KERNEL, OBJ_JIT and OBJ_ELF */
 	struct symtab *own_tab;	/* tab, unless the kernel's (shared) */
 	int tab_loaded;		/* OBJ_ELF: see elf_symtab */
@@ -73,6 +77,7 @@ struct pk_symbolizer {
 	struct sym_kernel kernel;
 	struct object **objs;
 	size_t nobjs, objs_cap;
+	int debug;		/* PROFKIT_DEBUG=symbols: each file's search */
 };
 
 /* ---- objects ---- */
@@ -100,22 +105,35 @@ static int open_elf(struct object *obj, const char *name)
 
 	if (!sf)
 		return -1;
+	obj->elf = sf;
 	if (sf->mod) {
 		obj->kind = OBJ_ELF;
-		obj->elf = sf;
 		sym_dwarf_init(&obj->dwarf, sf->mod);
 		if (obj->is_binary && *bid && *sf->file_id &&
 		    !sym_build_id_matches(bid, sf->file_id))
 			pk_warn(s->ctx, "symbolize: using '%s' (build id %s) "
 				"for '%s', recorded with build id %s",
 				sf->path, sf->file_id, name, bid);
-	} else {
+	} else if (s->debug) {
 		pk_warn(s->ctx, "symbolize: no symbols for '%s'%s%s%s: tried %s",
 			obj->is_binary ? sym_finder_binary(s->finder) : name,
 			*bid ? " (build id " : "", bid, *bid ? ")" : "",
 			sf->tried);
 	}
 	return 0;
+}
+
+/* A JIT's symbols: perf-PID.map, found as the ELF files are. */
+static struct symtab *open_perf_map(struct pk_symbolizer *s, const char *name)
+{
+	struct sym_tried tried = { .len = 0 };
+	struct symtab *tab = sym_perf_map_load(s->ctx, s->finder, name,
+					       &tried);
+
+	if (!tab && s->debug)
+		pk_warn(s->ctx, "symbolize: no JIT symbols for '%s': tried "
+			"%s%s", name, tried.buf, tried.more ? ", ..." : "");
+	return tab;
 }
 
 /* What the mapping's file is, and its symbols. 0, or -1 (no memory). */
@@ -136,12 +154,13 @@ static int object_open(struct object *obj)
 		obj->kind = obj->tab ? OBJ_KERNEL : OBJ_NONE;
 		break;
 	case SYM_MAP_JIT:
-		obj->tab = obj->own_tab = sym_perf_map_load(s->ctx, s->finder,
-							    name);
+		obj->tab = obj->own_tab = open_perf_map(s, name);
 		obj->kind = obj->tab ? OBJ_JIT : OBJ_NONE;
+		obj->jit = obj->reported = 1;
 		break;
 	case SYM_MAP_FILE:
 		rc = open_elf(obj, name);
+		obj->reported = 1;
 		break;
 	}
 	free(name);
@@ -167,6 +186,7 @@ static struct object *object_get(struct pk_symbolizer *s, const char *file,
 	if (!obj)
 		return NULL;
 	obj->s = s;
+	obj->index = s->nobjs;
 	obj->is_binary = is_binary;
 	obj->file = strdup(file);
 	obj->build_id = strdup(build_id);
@@ -560,6 +580,136 @@ static int symbolize_locations(struct run *r)
 	return pk_profile_failed(p) ? PK_ENOMEM : 0;
 }
 
+/* ---- what stayed without names ---- */
+
+/* Whether a location keeps no name, in a file the summary speaks of. */
+static const struct object *unnamed_in(const struct run *r, uint32_t loc)
+{
+	const struct pk_location *l = pk_profile_location(r->p, loc);
+	const struct object *obj;
+
+	if (l->nlines || !l->mapping ||
+	    l->mapping > pk_profile_mapping_count(r->p))
+		return NULL;
+	obj = r->map_obj[l->mapping - 1];
+	return obj && obj->reported ? obj : NULL;
+}
+
+/*
+ * Each stack's weight in samples, into weights (by stack id - 1): the
+ * values of the columns that count samples (each event's), or 1 for
+ * each sample where none does. Returns the total.
+ */
+static int64_t stack_weights(const struct pk_profile *p, int64_t *weights)
+{
+	size_t ntypes = pk_profile_sample_type_count(p), counts = 0, i, j;
+	int64_t total = 0;
+
+	for (j = 0; j < ntypes; j++)
+		counts += pk_profile_sample_type(p, j)->kind == PK_VALUE_COUNT;
+	for (i = 0; i < pk_profile_sample_count(p); i++) {
+		const int64_t *v = pk_profile_sample_values(p, i);
+		uint32_t stack = pk_profile_sample(p, i)->stack;
+		int64_t w = counts ? 0 : 1;
+
+		for (j = 0; counts && j < ntypes; j++)
+			if (pk_profile_sample_type(p, j)->kind == PK_VALUE_COUNT &&
+			    v[j] > 0)
+				w += v[j];
+		if (stack && stack <= pk_profile_stack_count(p)) {
+			weights[stack - 1] += w;
+			total += w;
+		}
+	}
+	return total;
+}
+
+/* Sum the samples with frames of each object that no name was found
+ * for; returns the weight of those with any. */
+static int64_t unnamed_weights(const struct run *r, const int64_t *stack_w,
+			       int64_t *obj_w)
+{
+	size_t nstacks = pk_profile_stack_count(r->p), depth, i, k;
+	uint32_t *seen = calloc(r->s->nobjs ? r->s->nobjs : 1, sizeof(*seen));
+	int64_t unnamed = 0;
+
+	if (!seen)
+		return -1;
+	for (i = 1; i <= nstacks; i++) {
+		const uint32_t *locs = pk_profile_stack(r->p, (uint32_t)i, &depth);
+		int any = 0;
+
+		for (k = 0; stack_w[i - 1] && k < depth; k++) {
+			const struct object *obj = unnamed_in(r, locs[k]);
+
+			if (!obj || seen[obj->index] == i)
+				continue;
+			seen[obj->index] = (uint32_t)i;
+			obj_w[obj->index] += stack_w[i - 1];
+			any = 1;
+		}
+		unnamed += any ? stack_w[i - 1] : 0;
+	}
+	free(seen);
+	return unnamed;
+}
+
+/*
+ * Say once what stayed without names: the files, heaviest first, by the
+ * samples their unnamed frames are in (where the profile has no samples,
+ * by how many such frames). Out of memory, the warning is left out.
+ */
+static void warn_unnamed(struct run *r)
+{
+	struct pk_symbolizer *s = r->s;
+	size_t nlocs = pk_profile_location_count(r->p), nfiles = 0, i;
+	size_t nstacks = pk_profile_stack_count(r->p);
+	int64_t *stack_w = calloc(nstacks ? nstacks : 1, sizeof(*stack_w));
+	int64_t *obj_w = calloc(s->nobjs ? s->nobjs : 1, sizeof(*obj_w));
+	struct sym_unnamed *files = calloc(s->nobjs ? s->nobjs : 1,
+					   sizeof(*files));
+	int64_t total, unnamed = 0;
+
+	if (!stack_w || !obj_w || !files)
+		goto out;
+	total = stack_weights(r->p, stack_w);
+	if (total > 0)
+		unnamed = unnamed_weights(r, stack_w, obj_w);
+	if (unnamed < 0)
+		goto out;
+	for (i = 1; i <= nlocs; i++) {
+		const struct object *obj = unnamed_in(r, (uint32_t)i);
+
+		if (obj)
+			files[obj->index].file = obj->file;
+		if (obj && total <= 0)
+			obj_w[obj->index]++;
+	}
+	for (i = 0; i < s->nobjs; i++) {
+		const struct object *obj = s->objs[i];
+
+		if (!files[i].file)
+			continue;
+		files[nfiles] = (struct sym_unnamed) {
+			.file = obj->is_binary ? sym_finder_binary(s->finder) :
+				obj->file,
+			.build_id = obj->build_id,
+			.found = obj->kind == OBJ_NONE ? NULL :
+				 obj->elf ? obj->elf->path : obj->file,
+			.other_build = obj->elf ? obj->elf->other_build : NULL,
+			.jit = obj->jit,
+			.weight = obj_w[i],
+		};
+		nfiles++;
+	}
+	sym_warn_unnamed(s->ctx, files, nfiles, unnamed, total,
+			 sym_finder_uses_debuginfod(s->finder));
+out:
+	free(stack_w);
+	free(obj_w);
+	free(files);
+}
+
 int pki_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 {
 	struct run r;
@@ -569,8 +719,10 @@ int pki_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 	r.s = s;
 	r.p = p;
 	rc = prepare_mappings(&r) ? PK_ENOMEM : symbolize_locations(&r);
-	if (!rc)
+	if (!rc) {
 		mark_mappings(&r);
+		warn_unnamed(&r);
+	}
 	sym_kernel_join(&s->kernel);	/* a wrong guess: its table waits, unused */
 	free(r.map_obj);
 	free(r.map_found);
@@ -613,6 +765,8 @@ struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 	if (!s->finder)
 		goto nomem;
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
+	s->debug = getenv("PROFKIT_DEBUG") &&
+		   strcmp(getenv("PROFKIT_DEBUG"), "symbols") == 0;
 	sym_kernel_init(&s->kernel, ctx, s->kallsyms,
 			sym_finder_home_debug(s->finder), s->o.local_kernel);
 	return s;
