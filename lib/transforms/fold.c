@@ -284,6 +284,44 @@ static int event_matches(const char *event, const char *want)
 		!strchr(want + n + 1, ':'));
 }
 
+/* The input's events, or its sample types, as "a, b, c" into buf. */
+static void join_names(const struct pk_profile *p, int sample_types,
+		       char *buf, size_t size)
+{
+	size_t n = sample_types ? pk_profile_sample_type_count(p) :
+		   pk_profile_event_count(p), len = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && len < size; i++) {
+		pk_str name = sample_types ? pk_profile_sample_type(p, i)->type :
+			      pk_profile_event(p, i);
+		int k = snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				 pk_profile_string(p, name));
+
+		len += k > 0 ? (size_t)k : 0;
+	}
+	if (len >= size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+/* A usage error: --event or --sample-type names nothing in the input;
+ * what it may name is listed. */
+static int not_in_input(struct pk_context *ctx, const struct pk_profile *p,
+			int sample_types, const char *want)
+{
+	const char *what = sample_types ? "sample type" : "event";
+	char names[400];
+
+	join_names(p, sample_types, names, sizeof(names));
+	if (*names)
+		return pk_error_set(ctx, PK_EUSAGE, "no %s '%s' in the input; "
+				    "its %ss: %s", what, want, what, names);
+	join_names(p, 1, names, sizeof(names));
+	return pk_error_set(ctx, PK_EUSAGE, "no %s '%s' in the input: it "
+			    "names no %ss; its sample types (--sample-type): %s",
+			    what, want, what, names);
+}
+
 int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 		    const struct pk_options *opts)
 {
@@ -298,8 +336,7 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 			if (strcmp(pk_profile_string(p, pk_profile_sample_type(p, i)->type),
 				   opts->sample_type) == 0)
 				return (int)i;
-		return pk_error_set(ctx, PK_EUSAGE, "no sample type '%s' in the input",
-				    opts->sample_type);
+		return not_in_input(ctx, p, 1, opts->sample_type);
 	}
 	if (opts->event) {
 		for (i = 0; i < nevents && !event; i++)
@@ -313,8 +350,7 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 					    "with: " PKI_WALL_RECIPE,
 					    opts->event);
 		if (!event)
-			return pk_error_set(ctx, PK_EUSAGE,
-					    "no event '%s' in the input", opts->event);
+			return not_in_input(ctx, p, 0, opts->event);
 	} else if (nevents) {
 		event = pk_profile_event(p, 0);
 		if (nevents > 1)

@@ -1,0 +1,19 @@
+#!/bin/sh
+# What a first-time user is told when a choice finds nothing or a
+# recording lacks something: the names that are there, the name meant,
+# how to record what is missing.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+plan 3
+d=testdata/perf-data
+
+# --event and --sample-type that name nothing list what there is
+testrun_status "--event not found: the input's events listed" 2 \
+	"no event 'cycles' in the input; its events: cpu-clock, page-faults\$" \
+	profkit-convert -q --event=cycles --to=folded $d/multi.perf.data
+testrun_status "--event on an input without events: its sample types" 2 \
+	"no event 'cycles' in the input: it names no events; its sample types (--sample-type): contentions, delay\$" \
+	profkit-convert -q --event=cycles --to=folded testdata/pprof/go-block.pb.gz
+testrun_status "--sample-type not found: the input's sample types listed" 2 \
+	"no sample type 'cpu' in the input; its sample types: cpu-clock_samples, cpu-clock, page-faults_samples, page-faults\$" \
+	profkit-convert -q --sample-type=cpu --to=folded $d/multi.perf.data
+finish
