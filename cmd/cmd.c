@@ -184,11 +184,21 @@ int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
 const struct pk_writer *cmd_writer(const char *to)
 {
 	const struct pk_writer *w = pk_writer_find(to);
+	const char *names[32], *meant;
+	size_t n = 0;
 
-	if (!w)
-		cmd_error("unknown output format '%s' (see profkit-convert "
-			  "--list-formats)", to);
-	return w;
+	if (w)
+		return w;
+	while (pk_writers[n] && n < sizeof(names) / sizeof(names[0])) {
+		names[n] = pk_writers[n]->name;
+		n++;
+	}
+	meant = cmd_closest_name(to, names, n);
+	cmd_error("unknown output format '%s'%s%s%s (see %s--list-formats)", to,
+		  meant ? ": did you mean '" : "", meant ? meant : "",
+		  meant ? "'?" : "", strcmp(command_name, "profkit-convert") ?
+		  "profkit-convert " : "");
+	return NULL;
 }
 
 int cmd_opt_max_memory(const struct option *o, const char *arg)

@@ -71,8 +71,12 @@ int cmd_read_inputs(struct pk_context *ctx, int argc, char **argv,
 /* pk_load one input (stdin for NULL) into a new profile. */
 int cmd_read_profile(struct pk_context *ctx, const char *path,
 		     unsigned flags, struct pk_profile **out);
-/* Find the writer named by --to, or report it (exit 2). */
+/* The writer of --to, or NULL after an error that names the format
+ * most like it. */
 const struct pk_writer *cmd_writer(const char *to);
+/* The one of n names a mistyped name most likely means, or NULL. */
+const char *cmd_closest_name(const char *typed, const char *const *names,
+			     size_t n);
 /* pk_write p with writer to path (stdout when NULL). */
 int cmd_write_output(struct pk_context *ctx, const struct pk_writer *w,
 		     const struct pk_profile *p, const char *path);

@@ -221,11 +221,9 @@ int main(int argc, char **argv)
 		cmd_error("no output format: give --to=FMT (see --list-formats)");
 		return 2;
 	}
-	writer = pk_writer_find(to);
-	if (!writer) {
-		cmd_error("unknown output format '%s' (see --list-formats)", to);
+	writer = cmd_writer(to);
+	if (!writer)
 		return 2;
-	}
 	if (parse_jobs_option())
 		return 2;
 	if (out_dir && output) {

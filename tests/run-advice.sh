@@ -3,7 +3,7 @@
 # recording lacks something: the names that are there, the name meant,
 # how to record what is missing.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 3
+plan 9
 d=testdata/perf-data
 
 # --event and --sample-type that name nothing list what there is
@@ -16,4 +16,17 @@ testrun_status "--event on an input without events: its sample types" 2 \
 testrun_status "--sample-type not found: the input's sample types listed" 2 \
 	"no sample type 'cpu' in the input; its sample types: cpu-clock_samples, cpu-clock, page-faults_samples, page-faults\$" \
 	profkit-convert -q --sample-type=cpu --to=folded $d/multi.perf.data
+
+# an unknown --to: the format meant, as git suggests a command
+for typed in svg flame flamegraph.svg FlameGraph; do
+	testrun_status "--to=$typed: flamegraph meant" 2 \
+		"unknown output format '$typed': did you mean 'flamegraph'? (see --list-formats)\$" \
+		profkit-convert --to=$typed $d/c-fp.folded
+done
+testrun_status "--to with a typo: the nearest name" 2 \
+	"unknown output format 'speedscop': did you mean 'speedscope'? (see profkit-convert --list-formats)\$" \
+	profkit-merge --to=speedscop $d/c-fp.folded
+testrun_status "--to far from every name: no guess" 2 \
+	"unknown output format 'nope' (see --list-formats)\$" \
+	profkit-convert --to=nope $d/c-fp.folded
 finish
