@@ -3,7 +3,7 @@
 # recording lacks something: the names that are there, the name meant,
 # how to record what is missing.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 9
+plan 15
 d=testdata/perf-data
 
 # --event and --sample-type that name nothing list what there is
@@ -16,6 +16,13 @@ testrun_status "--event on an input without events: its sample types" 2 \
 testrun_status "--sample-type not found: the input's sample types listed" 2 \
 	"no sample type 'cpu' in the input; its sample types: cpu-clock_samples, cpu-clock, page-faults_samples, page-faults\$" \
 	profkit-convert -q --sample-type=cpu --to=folded $d/multi.perf.data
+
+# a writer that shows one event of several says so: all the same way
+for to in chrome-trace firefox folded flamegraph dot gprof2dot; do
+	testrun_status "--to=$to: the events left out said" 0 \
+		"^profkit-convert: warning: showing event 'page-faults' only, the first of 2 (choose with --event)\$" \
+		profkit-convert --to=$to -o "$tmpdir/out" testdata/perf-script/multi.txt
+done
 
 # an unknown --to: the format meant, as git suggests a command
 for typed in svg flame flamegraph.svg FlameGraph; do

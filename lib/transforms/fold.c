@@ -15,6 +15,7 @@
 
 #include "core/internal.h"
 #include "util/strbuf.h"
+#include "value.h"
 
 struct folded {
 	const struct pk_profile *p;
@@ -284,6 +285,13 @@ static int event_matches(const char *event, const char *want)
 		!strchr(want + n + 1, ':'));
 }
 
+void pki_warn_one_event(struct pk_context *ctx, const struct pk_profile *p,
+			pk_str event, size_t n)
+{
+	pk_warn(ctx, "showing event '%s' only, the first of %zu (choose with "
+		"--event)", pk_profile_string(p, event), n);
+}
+
 /* The input's events, or its sample types, as "a, b, c" into buf. */
 static void join_names(const struct pk_profile *p, int sample_types,
 		       char *buf, size_t size)
@@ -354,9 +362,7 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 	} else if (nevents) {
 		event = pk_profile_event(p, 0);
 		if (nevents > 1)
-			pk_warn(ctx, "showing event '%s' only, the first of "
-				"%zu (choose with --event)",
-				pk_profile_string(p, event), nevents);
+			pki_warn_one_event(ctx, p, event, nevents);
 	}
 	if (!nevents) {
 		/* Formats without events: the last type is the main one. */

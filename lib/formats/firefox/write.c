@@ -29,6 +29,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "transforms/value.h"
 #include "util/strbuf.h"
 
 #define FIREFOX_VERSION 60
@@ -263,6 +264,20 @@ static void choose_weights(struct firefox *w)
 	}
 }
 
+/* Events that are not tracepoints (those are markers) and not the one
+ * shown are left out, as the other single-event writers say. */
+static void warn_unshown(struct firefox *w)
+{
+	size_t sampled = 0, i;
+
+	for (i = 0; i < w->nevents; i++)
+		sampled += !is_tracepoint(pk_profile_string(w->p,
+						pk_profile_event(w->p, i)));
+	if (sampled > 1)
+		pki_warn_one_event(w->ctx, w->p, pk_profile_sample_type(w->p,
+				   (size_t)w->column)->event, sampled);
+}
+
 static int choose_values(struct firefox *w)
 {
 	struct pk_options o = *w->opts;
@@ -279,6 +294,8 @@ static int choose_values(struct firefox *w)
 		return pk_error_set(w->ctx, PK_EINPUT, "firefox: no values to show");
 	w->member = member_column(w->p, pk_profile_sample_type(w->p,
 				  (size_t)w->column)->event, w->column);
+	if (!w->opts->event && o.event)
+		warn_unshown(w);
 	w->scale = pk_profile_sample_type_scale(w->p, (size_t)w->column);
 	w->tracepoint = malloc((w->nevents + 1) * sizeof(*w->tracepoint));
 	if (!w->tracepoint)
