@@ -3,7 +3,7 @@
 # recording lacks something: the names that are there, the name meant,
 # how to record what is missing.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 15
+plan 22
 d=testdata/perf-data
 
 # --event and --sample-type that name nothing list what there is
@@ -22,6 +22,27 @@ for to in chrome-trace firefox folded flamegraph dot gprof2dot; do
 	testrun_status "--to=$to: the events left out said" 0 \
 		"^profkit-convert: warning: showing event 'page-faults' only, the first of 2 (choose with --event)\$" \
 		profkit-convert --to=$to -o "$tmpdir/out" testdata/perf-script/multi.txt
+done
+
+# a perf recording without call chains: one line, and how to record them
+recipe="record them with: perf record -g (--call-graph dwarf for programs built without frame pointers)"
+testrun_status "perf record without -g: one line says so" 0 \
+	"blocking-nostack.perf.data: no call chains: stacks are one frame deep; $recipe\$" \
+	profkit-convert --to=folded -o "$tmpdir/out" $d/blocking-nostack.perf.data
+[ "$(grep -c 'no call chains' "$tmpdir/err")" = 1 ] && pass "once" || fail "once"
+profkit-convert -q --no-symbolize --to=perf-script $d/blocking-nostack.perf.data >"$tmpdir/nostack.txt"
+testrun_status "perf script text without call chains too" 0 \
+	"nostack.txt: no call chains: stacks are one frame deep; $recipe, and print them with perf script without -G\$" \
+	profkit-convert --to=folded -o "$tmpdir/out" "$tmpdir/nostack.txt"
+profkit-info -q $d/blocking-nostack.perf.data >"$tmpdir/info"
+grep -qxF "  call-chains: none; stacks are one frame deep; $recipe" "$tmpdir/info" &&
+	pass "profkit-info: among the recording's facts" ||
+	{ fail "profkit-info: among the recording's facts"; diag_file "$tmpdir/info"; }
+# not for stacks recorded (-g), copied to unwind (dwarf: the binaries are
+# not found here), or cut to their sampled frame on request
+for args in "$d/c-fp.perf.data" "$d/naps.perf.data" "--no-unwind $d/c-dwarf.perf.data"; do
+	profkit-convert --kallsyms=$d/kallsyms --to=folded -o "$tmpdir/out" $args 2>"$tmpdir/err"
+	grep -q "no call chains" "$tmpdir/err" && fail "not for $args" || pass "not for $args"
 done
 
 # an unknown --to: the format meant, as git suggests a command

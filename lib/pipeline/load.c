@@ -5,6 +5,7 @@
  * The policy lives here, not in the commands, so that a program calling
  * pk_load gets the profile profkit-convert writes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@
 #include "symbolize/symbolizer.h"
 
 #include "core/internal.h"
+
+/* perf record -g: frame pointers; dwarf: a copy of the user stack */
+#define CALL_CHAINS_RECIPE "perf record -g (--call-graph dwarf for " \
+	"programs built without frame pointers)"
 
 /* Was the recording made on the kernel running now? */
 static int same_kernel(const struct pk_profile *p)
@@ -79,6 +84,44 @@ static const char *unwinding_fact(const struct pk_profile *p)
 	return v ? v : "";
 }
 
+/* perf.data, or perf script's text of one */
+static int is_perf_recording(const struct pk_reader *reader)
+{
+	return strcmp(reader->name, "perf-data") == 0 ||
+	       strcmp(reader->name, "perf-script") == 0;
+}
+
+/*
+ * A perf recording made without call chains (perf record without -g):
+ * every stack is the sampled frame alone. Said once, with how to record
+ * them, and kept among the recording's facts (profkit-info lists them).
+ * Not for copies of user stacks (--call-graph dwarf), which unwinding
+ * turns into chains or not, nor when the user asked for the sampled
+ * frame only (--no-unwind).
+ */
+static void note_no_call_chains(struct pk_context *ctx, struct pk_profile *p,
+				const struct pk_reader *reader)
+{
+	/* perf script hides recorded ones with -G, or -F without ip */
+	const char *text = strcmp(reader->name, "perf-script") ? "" :
+		", and print them with perf script without -G";
+	size_t n = pk_profile_stack_count(p), depth, i;
+	char why[256], fact[sizeof(why) + 8];
+
+	if (!n || !pk_profile_sample_count(p))
+		return;
+	for (i = 1; i <= n; i++) {
+		pk_profile_stack(p, (uint32_t)i, &depth);
+		if (depth > 1)
+			return;
+	}
+	snprintf(why, sizeof(why), "stacks are one frame deep; record them "
+		 "with: " CALL_CHAINS_RECIPE "%s", text);
+	pk_warn(ctx, "no call chains: %s", why);
+	snprintf(fact, sizeof(fact), "none; %s", why);
+	pk_profile_set_meta(p, "call-chains", fact);
+}
+
 /*
  * Read one input into p and symbolize what it added. Whether stacks were
  * unwound is this input's fact, not an earlier one's (inputs summed into
@@ -100,6 +143,9 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 	if (!rc)
 		rc = pk_read(ctx, in, reader, p, opts);
 	unwound = *unwinding_fact(p) != '\0';
+	/* user stacks copied (--call-graph dwarf) are chains to unwind */
+	if (!rc && is_perf_recording(reader) && !unwound && !opts->no_unwind)
+		note_no_call_chains(ctx, p, reader);
 	if (!unwound && *earlier)
 		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, earlier);
 	free(earlier);
