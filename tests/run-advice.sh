@@ -3,7 +3,7 @@
 # recording lacks something: the names that are there, the name meant,
 # how to record what is missing.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 22
+plan 23
 d=testdata/perf-data
 
 # --event and --sample-type that name nothing list what there is
@@ -16,6 +16,14 @@ testrun_status "--event on an input without events: its sample types" 2 \
 testrun_status "--sample-type not found: the input's sample types listed" 2 \
 	"no sample type 'cpu' in the input; its sample types: cpu-clock_samples, cpu-clock, page-faults_samples, page-faults\$" \
 	profkit-convert -q --sample-type=cpu --to=folded $d/multi.perf.data
+
+# one word for a profile's kinds of values in every message: sample type
+# (not "column" or "value type"; a folded file's text columns stay so)
+others=$(grep -rn -E '(pk_error_set|pk_warn|cmd_error|PK_WARN_AT_MOST)\(' \
+	lib cmd --include='*.c' -A3 | grep -E '"[^"]*\b(columns?|value types?)\b' |
+	grep -v -E 'two[- ]columns?')
+[ -z "$others" ] && pass "messages say sample type" ||
+	{ fail "messages say sample type"; echo "$others" | diag_file /dev/stdin; }
 
 # a writer that shows one event of several says so: all the same way
 for to in chrome-trace firefox folded flamegraph dot gprof2dot; do

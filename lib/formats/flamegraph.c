@@ -480,7 +480,7 @@ static int build_tree(struct flamegraph *fg)
 		     __builtin_mul_overflow(v[fg->base_column], fg->base_mult, &base)))
 			return pk_error_set(fg->ctx, PK_EINPUT, "flamegraph: a value "
 					    "does not fit in 64 bits at the scale "
-					    "of the other column");
+					    "of the other sample type");
 		if (fg->base_column < 0)
 			base = value;
 

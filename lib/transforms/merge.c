@@ -18,7 +18,7 @@ static int merge_error(struct pk_context *ctx, const struct pk_copy *c, int rc)
 	if (rc == PK_ENOMEM)
 		return pk_error_set(ctx, rc, "out of memory merging profiles");
 	if (rc != PK_EINPUT || c->bad_column < 0)
-		return pk_error_set(ctx, rc, "cannot merge the column");
+		return pk_error_set(ctx, rc, "cannot merge a sample type");
 	t = pk_profile_sample_type(c->src, (size_t)c->bad_column);
 	s = pk_profile_sample_type_scale(c->src, (size_t)c->bad_column);
 	d = pk_profile_sample_type_scale(c->dst, (size_t)c->columns[c->bad_column]);

@@ -121,7 +121,7 @@ static int choose_columns(struct callgrind *c)
 	if (pk_context_error(c->ctx)->code)
 		return pk_context_error(c->ctx)->code;
 	if (chosen < 0)
-		return pk_error_set(c->ctx, PK_EINPUT, "callgrind: no values");
+		return pk_error_set(c->ctx, PK_EINPUT, "callgrind: no sample types");
 	event = pk_profile_sample_type(c->p, (size_t)chosen)->event;
 	c->columns[c->ncolumns++] = chosen;
 	for (i = 0; i < ntypes; i++) {

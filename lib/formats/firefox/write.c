@@ -291,7 +291,7 @@ static int choose_values(struct firefox *w)
 	if (rc)
 		return rc;
 	if (w->column < 0)
-		return pk_error_set(w->ctx, PK_EINPUT, "firefox: no values to show");
+		return pk_error_set(w->ctx, PK_EINPUT, "firefox: no sample type to show");
 	w->member = member_column(w->p, pk_profile_sample_type(w->p,
 				  (size_t)w->column)->event, w->column);
 	if (!w->opts->event && o.event)

@@ -252,7 +252,7 @@ static int event_column(struct speedscope *w, pk_str event, struct series *s)
 	s->column = pk_value_column(w->ctx, w->p, &o);
 	s->member = count >= 0 ? count : s->column;
 	if (s->column < 0 && !pk_context_error(w->ctx)->code)
-		pk_error_set(w->ctx, PK_EINPUT, "event '%s' has no values", o.event);
+		pk_error_set(w->ctx, PK_EINPUT, "event '%s' has no sample types", o.event);
 	return pk_context_error(w->ctx)->code;
 }
 
