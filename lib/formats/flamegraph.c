@@ -6,7 +6,11 @@
  * depth, each frame as wide as its share of the total, callees sorted by
  * name and the frame's own (self) weight left of its callees, as the
  * perl script's sorted folded lines place it. Frames under 0.1 px are
- * left out with their callees.
+ * left out with their callees, as flamegraph.pl leaves them out; so are
+ * frames under a pixel deeper than any wider frame reaches when they
+ * would take more rows than the wider frames: the graph would be mostly
+ * blank for what no one can see (one thin, deep start-up stack made a
+ * graph 2000 px high and nine tenths blank).
  *
  * Each frame is a group with a <title> tooltip "name (N unit, P%)", a
  * rectangle and a label cut to fit. A small script reads those back to
@@ -39,6 +43,7 @@
 #define FG_FONT_SIZE 12
 #define FG_FONT_WIDTH 0.59	/* average glyph width over the font size */
 #define FG_MIN_WIDTH 0.1	/* pixels, as flamegraph.pl's --minwidth */
+#define FG_TALL_WIDTH 1.0	/* pixels: narrower frames set no height */
 #define FG_XPAD 10
 #define FG_YPAD_TOP (FG_FONT_SIZE * 3)		/* title and buttons */
 #define FG_YPAD_BOTTOM (FG_FONT_SIZE * 2 + 10)	/* details line */
@@ -515,9 +520,15 @@ static int build_tree(struct flamegraph *fg)
 
 /* ---- callees in name order ---- */
 
+static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
+{
+	return (double)n->total * fg->px_per_value;
+}
+
+/* Wide enough, and no deeper than the frames of a pixel or more reach. */
 static int drawn(const struct flamegraph *fg, const struct fg_node *n)
 {
-	return (double)n->total * fg->px_per_value >= FG_MIN_WIDTH;
+	return frame_width(fg, n) >= FG_MIN_WIDTH && n->depth <= fg->maxdepth;
 }
 
 /* By parent, then name bytewise (perl's sort), as flamegraph.pl. */
@@ -1117,9 +1128,17 @@ static int write_frames(struct flamegraph *fg, struct pk_output *out)
 	return rc;
 }
 
+/*
+ * The depth and height drawn: as deep as the frames flamegraph.pl draws
+ * reach, unless the frames under a pixel would take more rows than those
+ * of a pixel or more (a frame is never wider than its caller); then only
+ * as deep as the wider ones, and the thinner deeper ones are left out,
+ * with a warning.
+ */
 static void measure(struct flamegraph *fg)
 {
-	size_t i;
+	unsigned deepest = 0;	/* of the frames flamegraph.pl draws */
+	size_t cut = 0, i;
 
 	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
 			   (double)fg->nodes[FG_ROOT].total;
@@ -1128,12 +1147,25 @@ static void measure(struct flamegraph *fg)
 	for (i = FG_ROOT; i < fg->nnodes; i++) {
 		const struct fg_node *n = &fg->nodes[i];
 		int64_t d = n->delta < 0 ? -n->delta : n->delta;
+		double w = frame_width(fg, n);
 
 		if (d > fg->max_delta)
 			fg->max_delta = d;	/* vanished stacks count too */
-		if (drawn(fg, n) && n->depth > fg->maxdepth)
+		if (w >= FG_TALL_WIDTH && n->depth > fg->maxdepth)
 			fg->maxdepth = n->depth;
+		if (w >= FG_MIN_WIDTH && n->depth > deepest)
+			deepest = n->depth;
 	}
+	if (deepest - fg->maxdepth <= fg->maxdepth + 1)
+		fg->maxdepth = deepest;	/* at most half the rows thin */
+	for (i = FG_ROOT; deepest > fg->maxdepth && i < fg->nnodes; i++)
+		cut += frame_width(fg, &fg->nodes[i]) >= FG_MIN_WIDTH &&
+		       fg->nodes[i].depth > fg->maxdepth;
+	if (cut)
+		pk_warn(fg->ctx, "flamegraph: %zu frames narrower than a pixel, "
+			"deeper than the wider ones reach, left out (they "
+			"would make the graph %u pixels taller, mostly blank)",
+			cut, (deepest - fg->maxdepth) * FG_FRAME_HEIGHT);
 	fg->height = (fg->maxdepth + 1) * FG_FRAME_HEIGHT + FG_YPAD_TOP +
 		     FG_YPAD_BOTTOM;
 }
