@@ -13,15 +13,15 @@
 #   - gperftools and pprof profiles fold as stackcollapse-perf.pl folded
 #     our text (testdata/perf-script-written/X.folded, made with the perl
 #     script), and fold back to what they fold to directly;
-#   - where stackcollapse-perf.pl is at hand ($STACKCOLLAPSE_PERF or on
-#     PATH), the perl script itself folds our text to the same;
+#   - stackcollapse-perf.pl itself (../shared/reference/flamegraph/)
+#     folds our text to the same;
 #   - --addresses-only keeps `perf script -F comm,pid,tid,time,event,ip,dso`.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 plan 25
 d=testdata/perf-data
 w=testdata/perf-script-written
 bin=$(pwd)/testdata/bin
-sc=${STACKCOLLAPSE_PERF:-$(command -v stackcollapse-perf.pl 2>/dev/null)}
+find_reference flamegraph/stackcollapse-perf.pl
 
 root=$tmpdir/root
 link() { mkdir -p "$root$(dirname "$2")" && ln -s "$1" "$root$2"; }
@@ -38,14 +38,14 @@ script() {
 }
 refold() { profkit-convert -q --from=perf-script --to=folded "$@"; }
 
-# perl_folds NAME FILE EXPECTED: stackcollapse-perf.pl's folding of FILE,
-# where it is at hand (testrun_compare sets $name: the loops say $rec)
+# perl_folds NAME FILE EXPECTED: stackcollapse-perf.pl's folding of FILE
+# (testrun_compare sets $name: the loops say $rec)
 perl_folds() {
-	if [ -z "$sc" ]; then
-		skip_optional "$1" "no stackcollapse-perf.pl (set STACKCOLLAPSE_PERF)"
+	if [ -z "$reference" ]; then
+		skip "$1" "$reference_missing"
 		return
 	fi
-	testrun_compare "$1" "$3" perl "$sc" "$2"
+	testrun_compare "$1" "$3" perl "$reference" "$2"
 }
 
 # stackcollapse-perf.pl is right on these (doc/formats.md lists where not).
