@@ -215,7 +215,9 @@ async function openPage(browser) {
 			return;
 		page.dialog = p.message;
 		page.console.push(`dialog: ${p.message}`);
-		page.call('Page.handleJavaScriptDialog', { accept: true })
+		/* a prompt() gets page.promptText (browser-flamegraph.js) */
+		page.call('Page.handleJavaScriptDialog',
+			{ accept: true, promptText: page.promptText || '' })
 			.catch(() => {});
 	});
 	await page.call('Page.enable');
@@ -394,7 +396,12 @@ async function main() {
 	return status;
 }
 
-main().then(status => process.exit(status), err => {
-	console.log(`not ok - ${err.stack}`);
-	process.exit(2);
-});
+/* tests/browser-flamegraph.js drives Chromium the same way */
+module.exports = { Browser, Unrunnable, openPage, report, sleep };
+
+if (require.main === module) {
+	main().then(status => process.exit(status), err => {
+		console.log(`not ok - ${err.stack}`);
+		process.exit(2);
+	});
+}

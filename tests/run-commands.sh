@@ -1,14 +1,15 @@
 #!/bin/sh
 # The pipeline commands against expected output: info, top, merge, diff,
 # filter, and the profkit dispatcher. difffolded expectations were made
-# with FlameGraph's difffolded.pl (its lines sorted: it prints in hash order).
+# with FlameGraph's difffolded.pl (its lines sorted: it prints in hash
+# order), which runs again from ../shared/reference/flamegraph/.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-script
 e=testdata/commands
 # profkit-top's "Time:" is in the local zone
 TZ=UTC
 export TZ
-plan 22
+plan 24
 
 testrun_compare "info names every event with its count" $e/multi.info \
 	profkit-info $d/multi.txt
@@ -40,6 +41,16 @@ testrun_compare "diff equals difffolded.pl" $e/c-fp-pipe.difffolded \
 	profkit-diff $d/c-fp.txt $d/pipe.txt
 testrun_compare "diff --normalize equals difffolded.pl -n" $e/c-fp-pipe.normalized.difffolded \
 	profkit-diff --normalize $d/c-fp.txt $d/pipe.txt
+find_reference flamegraph/difffolded.pl
+for n in "" -n; do
+	what="difffolded.pl $n${n:+ }prints what was expected of it"
+	if [ -z "$reference" ]; then
+		skip "$what" "$reference_missing"
+		continue
+	fi
+	testrun_compare "$what" $e/c-fp-pipe${n:+.normalized}.difffolded \
+		sh -c "perl '$reference' $n $d/c-fp.folded $d/pipe.folded | sort"
+done
 profkit-diff --to=folded $d/c-fp.txt $d/c-fp.txt >"$tmpdir/zero"
 [ ! -s "$tmpdir/zero" ] && pass "diff --to of a profile with itself is empty" ||
 	fail "diff --to of a profile with itself is empty"

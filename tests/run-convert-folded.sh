@@ -1,9 +1,11 @@
 #!/bin/sh
 # perf script text to folded stacks, compared with expected files. Each
 # expected file is stackcollapse-perf.pl's output for the same input,
-# except where doc/formats.md says the perl script is wrong.
+# except where doc/formats.md says the perl script is wrong; where it is
+# right, the perl script (../shared/reference/flamegraph/) runs too and
+# must print the expected file today.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 20
+plan 28
 d=testdata/perf-script
 
 testrun_compare "C with frame pointers" $d/c-fp.folded \
@@ -36,6 +38,28 @@ for mode in kernel jit all; do
 done
 testrun_compare "--value=samples counts samples" $d/c-fp.samples.folded \
 	profkit-convert --to=folded --value=samples $d/c-fp.txt
+
+# the expected files the perl script made, made again by it
+find_reference flamegraph/stackcollapse-perf.pl
+while read -r input options expected; do
+	[ "$options" = - ] && options=
+	what="stackcollapse-perf.pl $options${options:+ }$input prints $expected"
+	if [ -z "$reference" ]; then
+		skip "$what" "$reference_missing"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	testrun_compare "$what" $d/$expected perl "$reference" $options $d/$input
+done <<'EOF'
+c-fp.txt - c-fp.folded
+pipe.txt - pipe.folded
+multi.txt - multi.folded
+multi.txt --event-filter=cpu-clock multi.cpu-clock.folded
+jit-inline.txt - jit-inline.folded
+jit-inline.txt --kernel jit-inline.kernel.folded
+jit-inline.txt --jit jit-inline.jit.folded
+jit-inline.txt --all jit-inline.all.folded
+EOF
 
 gzip -c $d/c-fp.txt >"$tmpdir/c-fp.txt.gz"
 testrun_compare "gzip input is undone" $d/c-fp.folded \

@@ -3,10 +3,12 @@
 # drawing (--to=dot), compared with expected files. The JSON is checked
 # against what gprof2dot's JsonParser needs and the DOT against the call
 # graph re-derived from it (tests/check-gprof2dot-json.py), the DOT goes
-# through Graphviz, and when gprof2dot is installed it draws our JSON as
-# testdata/graph/*.gprof2dot.dot says.
+# through Graphviz, and gprof2dot itself (../shared/reference/gprof2dot/)
+# draws our JSON as testdata/graph/*.gprof2dot.dot says and, given the
+# perf script text, draws the graph our DOT draws. Graphs are compared as
+# tests/dot-graph.py lists them: nodes and edges with their percentages.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 21
+plan 22
 d=testdata/perf-script
 g=testdata/graph
 
@@ -38,14 +40,19 @@ graphviz() {
 	fi
 }
 
-# real_gprof2dot NAME JSON EXPECTED: what gprof2dot -f json draws of it
+find_reference gprof2dot/gprof2dot.py
+# real_gprof2dot NAME FORMAT INPUT EXPECTED-DOT: the graph gprof2dot -f
+# FORMAT draws of the input is the one the expected DOT draws
 real_gprof2dot() {
-	if ! command -v gprof2dot >/dev/null 2>&1; then
-		# not required: gprof2dot is no Debian 12 package and comes
-		# only from PyPI, which CI cannot reach
-		skip_optional "$1" "gprof2dot is not installed"
+	if [ -z "$reference" ]; then
+		skip "$1" "$reference_missing"
+	elif ! python3 "$reference" -f "$2" "$3" >"$tmpdir/theirs.dot" 2>"$tmpdir/err"; then
+		fail "$1 (gprof2dot failed)"
+		diag_file "$tmpdir/err"
 	else
-		testrun_compare "$1" "$3" gprof2dot -f json "$2"
+		python3 tests/dot-graph.py "$4" >"$tmpdir/want.graph"
+		python3 tests/dot-graph.py "$tmpdir/theirs.dot" >"$tmpdir/theirs.graph"
+		same_output "$1" "$tmpdir/want.graph" "$tmpdir/theirs.graph"
 	fi
 }
 
@@ -60,11 +67,16 @@ graph() {
 		--profkit --dot "$tmpdir/$1.dot" --largest-self "$3" \
 		"$tmpdir/$1.json"
 	graphviz "$1: dot -Tsvg takes the DOT" "$tmpdir/$1.dot"
-	real_gprof2dot "$1: gprof2dot -f json draws the JSON" "$tmpdir/$1.json" \
+	real_gprof2dot "$1: gprof2dot -f json draws the JSON" json "$tmpdir/$1.json" \
 		"$g/$1.gprof2dot.dot"
 }
 
 graph c-fp $d/c-fp.txt hot_loop
+# gprof2dot's own reading of perf script text. Not of cxx-dwarf.txt: it
+# takes "(inlined)" for the module of an inlined frame; nor of odd-names:
+# it reads text as UTF-8 only
+real_gprof2dot "c-fp: gprof2dot -f perf of the same text draws our DOT's graph" \
+	perf $d/c-fp.txt "$tmpdir/c-fp.dot"
 # inlined frames are callchain entries of their own, innermost first
 graph cxx-dwarf $d/cxx-dwarf.txt \
 	'std::_Rb_tree<int, std::pair<int const, long>, std::_Select1st<std::pair<int const, long> >, std::less<int>, std::allocator<std::pair<int const, long> > >::_M_lower_bound'

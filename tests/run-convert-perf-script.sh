@@ -6,21 +6,22 @@
 #     holds only the recorded programs (as tests/run-perf-data-folded.sh),
 #     folded by our perf script reader, give X.folded: what
 #     stackcollapse-perf.pl made of perf script's own text;
-#   - with this machine's libraries where they are the recording's, the
-#     text is perf script's (testdata/perf-script/X.txt) line for line,
-#     less the symbol offsets the model does not keep;
+#   - with the recording's system libraries (testdata/sysroot: the symbol
+#     tables of its libc and ld.so), the text is perf script's on the
+#     recording machine (testdata/perf-script/X.txt) line for line, less
+#     the symbol offsets the model does not keep;
 #   - gperftools and pprof profiles fold as stackcollapse-perf.pl folded
 #     our text (testdata/perf-script-written/X.folded, made with the perl
 #     script), and fold back to what they fold to directly;
-#   - where stackcollapse-perf.pl is at hand ($STACKCOLLAPSE_PERF or on
-#     PATH), the perl script itself folds our text to the same;
+#   - stackcollapse-perf.pl itself (../shared/reference/flamegraph/)
+#     folds our text to the same;
 #   - --addresses-only keeps `perf script -F comm,pid,tid,time,event,ip,dso`.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 plan 25
 d=testdata/perf-data
 w=testdata/perf-script-written
 bin=$(pwd)/testdata/bin
-sc=${STACKCOLLAPSE_PERF:-$(command -v stackcollapse-perf.pl 2>/dev/null)}
+find_reference flamegraph/stackcollapse-perf.pl
 
 root=$tmpdir/root
 link() { mkdir -p "$root$(dirname "$2")" && ln -s "$1" "$root$2"; }
@@ -37,14 +38,14 @@ script() {
 }
 refold() { profkit-convert -q --from=perf-script --to=folded "$@"; }
 
-# perl_folds NAME FILE EXPECTED: stackcollapse-perf.pl's folding of FILE,
-# where it is at hand (testrun_compare sets $name: the loops say $rec)
+# perl_folds NAME FILE EXPECTED: stackcollapse-perf.pl's folding of FILE
+# (testrun_compare sets $name: the loops say $rec)
 perl_folds() {
-	if [ -z "$sc" ]; then
-		skip_optional "$1" "no stackcollapse-perf.pl (set STACKCOLLAPSE_PERF)"
+	if [ -z "$reference" ]; then
+		skip "$1" "$reference_missing"
 		return
 	fi
-	testrun_compare "$1" "$3" perl "$sc" "$2"
+	testrun_compare "$1" "$3" perl "$reference" "$2"
 }
 
 # stackcollapse-perf.pl is right on these (doc/formats.md lists where not).
@@ -68,18 +69,13 @@ for rec in c-fp multi pipe tp-prog stripped node c-dwarf; do
 		"$tmpdir/$rec.txt" "$want"
 done
 
-# line for line: only where the system's libraries are the recording's
+# line for line, with the recording's system libraries (by build id, and
+# by name for multi, whose header has no build id for libc)
 for rec in c-fp multi; do
-	profkit-convert --symbol-path="$bin" --kallsyms=$d/kallsyms \
-		--to=perf-script $d/$rec.perf.data >"$tmpdir/sys.txt" 2>"$tmpdir/err"
-	if grep -q '%  /[^:]*/lib[^:]*: ' "$tmpdir/err"; then	# unnamed: a library
-		skip_optional "$rec.perf.data: as perf script prints it" \
-			"this machine's libraries are not the recording's"
-		continue
-	fi
 	sed 's/+0x[0-9a-f]* (/ (/' testdata/perf-script/$rec.txt >"$tmpdir/want"
-	testrun_compare "$rec.perf.data: as perf script prints it" \
-		"$tmpdir/want" cat "$tmpdir/sys.txt"
+	testrun_compare "$rec.perf.data: as perf script prints it" "$tmpdir/want" \
+		env HOME="$tmpdir/home" profkit-convert -q --symfs=testdata/sysroot \
+		--symbol-path="$bin" --kallsyms=$d/kallsyms --to=perf-script $d/$rec.perf.data
 done
 
 # no threads, no times: the binary's name, tid 0, a clock of the periods

@@ -1,13 +1,29 @@
 #!/bin/sh
 # SVG flame graphs: well-formed, the numbers in the tooltips, the layout
 # (widths in proportion to the values, root at the bottom or the top),
-# differential colours, and the whole document against expected files.
-# The frame geometry of c-fp.svg was checked against flamegraph.pl's
-# merge of the same stacks (testdata/perf-script/c-fp.folded).
+# differential colours, and the frames flamegraph.pl draws of the same
+# folded stacks (../shared/reference/flamegraph/), compared as stacks
+# and widths (tests/svg-frames.py). What a browser makes of the SVG:
+# tests/run-flamegraph-browser.sh.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 plan 24
 d=testdata/perf-script
 e=testdata/flamegraph
+find_reference flamegraph/flamegraph.pl
+
+# same_frames NAME FOLDED OURS.svg: flamegraph.pl's SVG of the folded
+# stacks draws the frames ours draws, each as wide
+same_frames() {
+	if [ -z "$reference" ]; then
+		skip "$1" "$reference_missing"
+		return
+	fi
+	perl "$reference" "$2" >"$tmpdir/theirs.svg" 2>"$tmpdir/err" &&
+		python3 tests/svg-frames.py "$tmpdir/theirs.svg" >"$tmpdir/theirs.frames" &&
+		python3 tests/svg-frames.py "$3" >"$tmpdir/ours.frames" ||
+		{ fail "$1"; diag_file "$tmpdir/err"; return; }
+	same_output "$1" "$tmpdir/theirs.frames" "$tmpdir/ours.frames"
+}
 
 # xml_ok NAME FILE: the file parses as XML (python3 or xmllint)
 xml_ok() {
@@ -30,9 +46,9 @@ frames() {
 		tr -d , | awk 'NR == 1 { total = $4 } { print $0, total }'
 }
 
-testrun_compare "C with frame pointers, whole SVG" $e/c-fp.svg \
-	profkit-flamegraph $d/c-fp.txt
 profkit-flamegraph $d/c-fp.txt >"$tmpdir/c-fp.svg"
+same_frames "C with frame pointers: flamegraph.pl draws the same frames" \
+	$d/c-fp.folded "$tmpdir/c-fp.svg"
 xml_ok "well-formed XML" "$tmpdir/c-fp.svg"
 grep -q '<title>hot_loop (446,500,000 ns, 73.99%)</title>' "$tmpdir/c-fp.svg" &&
 	pass "hot_loop's tooltip gives its time and share" ||
@@ -90,13 +106,14 @@ profkit-flamegraph -q $d/multi.txt >"$tmpdir/m1.svg" &&
 grep -q '<title>exc_page_fault (.*fill="rgb(2[0-9]*,1[0-9]*,0)"' "$tmpdir/m2.svg" &&
 	grep -q '<title>touch_pages (.*fill="rgb(2[0-9]*,[0-9]*,[1-9][0-9]*)"' "$tmpdir/m2.svg" &&
 	pass "kernel frames are orange" || fail "kernel frames are orange"
-testrun_compare "profkit-convert --to=flamegraph writes the same" $e/c-fp.svg \
+testrun_compare "profkit-convert --to=flamegraph writes the same" "$tmpdir/c-fp.svg" \
 	profkit-convert --to=flamegraph $d/c-fp.txt
 
 # difffolded.pl output of c-fp.folded and a copy with hot_loop halved,
-# warm_loop doubled and a new_loop added
-testrun_compare "differential flame graph, whole SVG" $e/diff.svg \
-	profkit-flamegraph $e/diff.folded
+# warm_loop doubled and a new_loop added: widths from the new counts
+profkit-flamegraph $e/diff.folded >"$tmpdir/out"
+same_frames "differential flame graph: flamegraph.pl draws the same frames" \
+	$e/diff.folded "$tmpdir/out"
 grep -q '<title>hot_loop (223,250,000 samples, 42.34%; -42.34%)</title>.*fill="rgb(0,0,255)"' \
 	"$tmpdir/out" &&
 	grep -q '<title>warm_loop (284,000,000 samples, 53.86%; +26.93%)</title>.*fill="rgb(255,76,76)"' \

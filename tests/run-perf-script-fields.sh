@@ -66,10 +66,7 @@ root=$tmpdir/root
 bin=$(pwd)/testdata/bin
 link() { mkdir -p "$root$(dirname "$2")" && ln -s "$1" "$root$2"; }
 for b in c-fp threads multi sleeper cxx-dwarf; do link "$bin/$b" /tmp/rec/$b; done
-for lib in /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
-	/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 /usr/lib/debug; do
-	[ -e "$lib" ] && link "$lib" "$lib"
-done
+link_sysroot "$root" || exit 99	# the recordings' libc and ld.so
 mkdir "$tmpdir/home"
 
 # leaves FILE: "leaf weight" lines, summed over the events of the profile

@@ -5,9 +5,9 @@
 # must succeed and every file it writes (-o FILE, > FILE) must not be
 # empty. The one change made to the text: /srv/container-root becomes a
 # root made here. A block whose outside tool is missing (perf that can
-# record, Go pprof, flamegraph.pl, dot, gperftools' libraries) is
-# skipped with the reason (failed with PROFKIT_REQUIRE_TOOLS=1, but for
-# flamegraph.pl); recordings then come from testdata/.
+# record, Go pprof, flamegraph.pl from ../shared/reference, dot,
+# gperftools' libraries) is skipped with the reason (failed with
+# PROFKIT_REQUIRE_TOOLS=1); recordings then come from testdata/.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 readme=${top_srcdir:-.}/README.md
 work=$tmpdir/session
@@ -18,21 +18,20 @@ cp testdata/bin/c-fp "$work/root$work/server"
 # the outside tools, found once
 find_pprof
 [ -n "$pprof" ] && ln -s "$pprof" "$work/bin/pprof"
-for f in "$(command -v flamegraph.pl 2>/dev/null)" /tmp/ref/FlameGraph/flamegraph.pl; do
-	[ -n "$f" ] && [ -f "$f" ] && { printf '#!/bin/sh\nexec perl %s "$@"\n' "$f" >"$work/bin/flamegraph.pl"; break; }
-done
-[ -f "$work/bin/flamegraph.pl" ] && chmod +x "$work/bin/flamegraph.pl"
+if find_reference flamegraph/flamegraph.pl; then
+	printf '#!/bin/sh\nexec perl %s "$@"\n' "$reference" >"$work/bin/flamegraph.pl"
+	chmod +x "$work/bin/flamegraph.pl"
+fi
 can_record=
 (cd "$tmpdir" && perf record -q -e cpu-clock -o probe.data true) >/dev/null 2>&1 && can_record=yes
 has_lib() { ldconfig -p 2>/dev/null | grep -q "$1 " || [ -e "/usr/lib/x86_64-linux-gnu/$1" ]; }
 
 # what a block needs that may be missing here, or nothing; "optional:"
-# before a tool that is never required: flamegraph.pl is no Debian 12
-# package (the FlameGraph scripts come from their repository only)
+# before a tool that is never required
 missing() {
 	case $1 in *"perf record"*) [ -n "$can_record" ] || { echo "perf cannot record here"; return; } ;; esac
 	case $1 in *"pprof -"*) [ -n "$pprof" ] || { echo "no Go pprof"; return; } ;; esac
-	case $1 in *flamegraph.pl*) [ -f "$work/bin/flamegraph.pl" ] || { echo "optional: no flamegraph.pl"; return; } ;; esac
+	case $1 in *flamegraph.pl*) [ -f "$work/bin/flamegraph.pl" ] || { echo "$reference_missing"; return; } ;; esac
 	case $1 in *"dot -T"*) command -v dot >/dev/null || { echo "no dot (graphviz)"; return; } ;; esac
 	case $1 in *libprofiler.so*) has_lib libprofiler.so || { echo "no libprofiler.so (libgoogle-perftools-dev)"; return; } ;; esac
 	case $1 in *libtcmalloc.so*) has_lib libtcmalloc.so || { echo "no libtcmalloc.so (libgoogle-perftools-dev)"; return; } ;; esac

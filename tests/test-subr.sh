@@ -198,3 +198,36 @@ install_into() {
 	LD_LIBRARY_PATH=$inst_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export LD_LIBRARY_PATH
 }
+
+# ---- hermetic symbols and the reference tools (tests of issue 24) ----
+
+# link_sysroot ROOT: the recordings' system libraries (the symbol tables
+# of testdata/sysroot, testdata/README.md) into a --symfs root the test
+# made, each at its recorded path and by build id under /usr/lib/debug:
+# no name then comes from this machine's libraries or debug packages.
+link_sysroot() {
+	(cd testdata/sysroot && find . ! -type d) | while read -r f; do
+		f=${f#./}
+		mkdir -p "$1/$(dirname "$f")" &&
+			ln -s "$(pwd)/testdata/sysroot/$f" "$1/$f" || return 1
+	done
+}
+
+# find_reference PATH: set reference to the reference tool PATH under
+# ../shared/reference beside the source tree (FlameGraph's scripts in
+# flamegraph/, gprof2dot/gprof2dot.py), or beside the clone holding it
+# (make distcheck builds in a folder inside the clone);
+# $PROFKIT_REFERENCE_DIR names another folder. Without it reference is
+# "" and reference_missing says what is missing, for skip.
+find_reference() {
+	reference=
+	for dir in ${PROFKIT_REFERENCE_DIR:-} "$top_srcdir/../shared/reference" \
+		"$top_srcdir/../../shared/reference"; do
+		if [ -f "$dir/$1" ]; then
+			reference=$(cd "$(dirname "$dir/$1")" && pwd)/${1##*/}
+			return 0
+		fi
+	done
+	reference_missing="no ${PROFKIT_REFERENCE_DIR:-../shared/reference}/$1 (the reference tools beside the clone; PROFKIT_REFERENCE_DIR names another folder)"
+	return 1
+}
