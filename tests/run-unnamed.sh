@@ -27,7 +27,7 @@ line() { printf '  %6s  %s\n' "$(share "$text" "$1")" "$2"; }
 libc=/usr/lib/x86_64-linux-gnu/libc.so.6
 ld=/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 missing="  not found here: give --symfs=DIR, a copy of the recording machine's files, or run \`perf archive FILE\` there and unpack FILE.tar.bz2 into ~/.debug here"
-packages="  Debian's debug packages: the recording machine's versions (-dbgsym: from the debian-debug archive)"
+packages="  Debian's debug packages: the recording machine's versions; -dbgsym is Debian's name for the automatic ones (debian-debug archive), which not every source builds"
 debuginfod=
 grep -q '^#define HAVE_DEBUGINFOD 1' "$top_builddir/config.h" &&
 	debuginfod="  or set DEBUGINFOD_URLS to a debuginfod server (https://debuginfod.debian.net for Debian's packages), which has files by build id"

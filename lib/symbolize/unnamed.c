@@ -109,7 +109,9 @@ static void add_remedies(struct text *t, const struct sym_unnamed *files,
 		     "debug file with --symbol-path=DIR");
 	if (packaged)
 		addf(t, "\n  Debian's debug packages: the recording machine's "
-		     "versions (-dbgsym: from the debian-debug archive)");
+		     "versions; -dbgsym is Debian's name for the automatic "
+		     "ones (debian-debug archive), which not every source "
+		     "builds");
 #ifdef HAVE_DEBUGINFOD
 	if (ids && !debuginfod)
 		addf(t, "\n  or set DEBUGINFOD_URLS to a debuginfod server "
