@@ -5,7 +5,6 @@
 # the same outputs removes them.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 command -v setsid >/dev/null || skip_all "no setsid (util-linux)"
-delays="0.02 0.05 0.1 0.15 0.2 0.3 0.5"
 plan 13
 mkdir "$tmpdir/in" "$tmpdir/want"
 cp testdata/perf-data/c-fp.perf.data testdata/perf-script/c-fp.txt "$tmpdir/in/"
@@ -16,9 +15,16 @@ awk 'BEGIN { for (i = 0; i < 60000; i++)
 cp "$tmpdir/in/a.folded" "$tmpdir/in/b.folded"
 inputs=$(ls "$tmpdir"/in/*)
 convert() { profkit-convert -q --to=chrome-trace "$@"; }
+start=$(date +%s%N)
 # shellcheck disable=SC2086
 convert -O "$tmpdir/want" $inputs ||
 	{ echo "Bail out! the batch does not convert when left alone"; exit 1; }
+# kill at fractions of the time a whole batch takes here, so that a slow
+# or loaded machine is killed at the same points of the work
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+delays=$(for percent in 5 15 30 45 60 75 90; do
+	awk -v ms="$took" -v p="$percent" 'BEGIN { printf "%.3f\n", ms * p / 100000 }'
+done)
 
 # whole DIR: every visible entry is a whole output under its final name
 whole() {
@@ -46,7 +52,7 @@ caught=$(for delay in $delays; do ls -A "$tmpdir/out-$delay" 2>/dev/null | grep 
 	fail "no kill caught an output being written: the test needs longer writes"
 
 # the next run over one of those folders finishes the job and tidies it
-out=$tmpdir/out-0.1
+out=$tmpdir/out-$(echo "$delays" | sed -n 3p)
 mkdir -p "$out"
 : >"$out/.c-fp.txt.trace.json.tmp.999999999.0"	# a killed writer's, by its name
 # shellcheck disable=SC2086
