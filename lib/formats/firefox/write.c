@@ -29,7 +29,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
-#include "util/strbuf.h"
+#include "util/json.h"
 
 #define FIREFOX_VERSION 60
 
@@ -52,8 +52,8 @@ struct firefox {
 	const struct pk_profile *p;
 	const struct pk_options *opts;
 	pk_str key_comm, key_pid, key_tid;
-	int rc;			/* the first output error */
-	struct pk_output *out;
+	struct pki_json json;
+	int rc;			/* json's first error, for the loops to test */
 
 	int column, member;	/* the sampled event's value and marker */
 	int64_t scale;
@@ -105,64 +105,50 @@ static int oom(struct firefox *w)
 
 /* ---- output ---- */
 
-static void put(struct firefox *w, const char *s)
-{
-	if (!w->rc)
-		w->rc = pk_output_puts(w->out, s);
-}
-
+/*
+ * The tables lay out their own commas and line breaks, every 16 or 32
+ * values: the JSON writer works outside any array or object here, for
+ * its buffer, strings and numbers (util/json.h).
+ */
 static void put_n(struct firefox *w, const char *s, size_t n)
 {
-	if (!w->rc)
-		w->rc = pk_output_write(w->out, s, n);
+	pki_json_raw(&w->json, s, n);
+	w->rc = w->json.rc;
+}
+
+static void put(struct firefox *w, const char *s)
+{
+	put_n(w, s, strlen(s));
 }
 
 static void put_int(struct firefox *w, int64_t v)
 {
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%lld", (long long)v);
+	pki_json_int(&w->json, v);
+	w->rc = w->json.rc;
 }
 
 /* Nanoseconds as milliseconds, exactly. */
 static void put_ms(struct firefox *w, uint64_t ns)
 {
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%llu.%06llu",
-					 (unsigned long long)(ns / 1000000),
-					 (unsigned long long)(ns % 1000000));
+	char num[48];
+	int n = snprintf(num, sizeof(num), "%llu.%06llu",
+			 (unsigned long long)(ns / 1000000),
+			 (unsigned long long)(ns % 1000000));
+
+	put_n(w, num, (size_t)n);
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+/* A weight or an interval: nine digits are more than the profiler shows. */
+static void put_double(struct firefox *w, double v)
+{
+	pki_json_double(&w->json, v, 9);
+	w->rc = w->json.rc;
+}
+
 static void put_string(struct firefox *w, const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, start = 0, n;
-	char esc[8];
-
-	put(w, "\"");
-	while (i < len) {
-		if (u[i] >= 0x20 && u[i] != '"' && u[i] != '\\' && u[i] < 0x80) {
-			i++;
-			continue;
-		}
-		n = u[i] >= 0x80 ? pki_utf8_char(u + i, len - i) : 0;
-		if (n) {
-			i += n;
-			continue;
-		}
-		put_n(w, s + start, i - start);
-		if (u[i] >= 0x80)
-			put(w, "\xef\xbf\xbd");
-		else if (u[i] == '"' || u[i] == '\\')
-			put_n(w, (const char[]){ '\\', (char)u[i] }, 2);
-		else {
-			snprintf(esc, sizeof(esc), "\\u%04x", u[i]);
-			put(w, esc);
-		}
-		start = ++i;
-	}
-	put_n(w, s + start, i - start);
-	put(w, "\"");
+	pki_json_string(&w->json, s, len);
+	w->rc = w->json.rc;
 }
 
 static void put_cstring(struct firefox *w, const char *s)
@@ -700,8 +686,7 @@ static void write_meta(struct firefox *w)
 	put(w, ",\"product\":");
 	put_cstring(w, product_name(w->p));
 	put(w, ",\"interval\":");
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%.9g", interval_ms(w));
+	put_double(w, interval_ms(w));
 	put(w, ",\"startTime\":");
 	put_ms(w, start > 0 ? (uint64_t)start : 0);
 	put(w, ",\"processType\":0,\"symbolicated\":true,"
@@ -999,10 +984,8 @@ static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 {
 	switch (col) {
 	case COL_WEIGHT:
-		if (!w->rc)
-			w->rc = pk_output_printf(w->out, "%.9g",
-				(double)pk_profile_sample_values(w->p, index)[w->column] /
-				w->weight_div);
+		put_double(w, (double)pk_profile_sample_values(w->p, index)[w->column] /
+			   w->weight_div);
 		break;
 	case COL_STACK:
 		put_int(w, (int64_t)stack_node(w,
@@ -1168,10 +1151,10 @@ static void write_thread(struct firefox *w, const struct ff_thread *th,
 	put_comm(w, process_comm(w, th));
 	put(w, ",\"isMainThread\":");
 	put(w, th->pid < 0 || th->pid == th->tid ? "true" : "false");
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, ",\"pid\":\"%lld\",\"tid\":%lld",
-					 (long long)(th->pid > 0 ? th->pid : 0),
-					 (long long)(th->tid > 0 ? th->tid : 0));
+	put(w, ",\"pid\":\"");
+	put_int(w, th->pid > 0 ? th->pid : 0);
+	put(w, "\",\"tid\":");
+	put_int(w, th->tid > 0 ? th->tid : 0);
 	write_samples(w, th, first);
 	put(w, "}");
 }
@@ -1194,7 +1177,7 @@ static int write_file(struct firefox *w)
 	if (!w->nthreads)	/* the profiler wants a thread to show */
 		write_thread(w, &none, first);
 	put(w, "],\n\"pages\":[],\"counters\":[]}\n");
-	return w->rc;
+	return pki_json_finish(&w->json) == PK_ENOMEM ? oom(w) : w->json.rc;
 }
 
 static void firefox_release(struct firefox *w)
@@ -1228,7 +1211,7 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
-	w.out = out;
+	pki_output_json(&w.json, out);
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
 	w.key_tid = pk_profile_lookup(p, "tid");
