@@ -40,6 +40,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
@@ -76,7 +77,7 @@ struct chrome {
 	int interval_column;	/* off-CPU lengths, or -1 */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
 	uint64_t wait_spacing;	/* ns per sample of an off-CPU wait */
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys keys;
 	const char *title;
 
 	struct thread *threads;
@@ -87,6 +88,7 @@ struct chrome {
 	size_t norder;
 
 	struct pk_profile *names;	/* thread and frame names */
+	struct pk_strbuf made;		/* a thread's or frame's name, made */
 	struct pk_profile *frames;	/* frames as functions of this interner */
 	struct pk_profile *nodes;	/* (parent, frame) keys -> node ids */
 	struct node { uint32_t parent, frame; } *node;
@@ -133,31 +135,6 @@ static void event_head(struct chrome *c, const char *ph, const struct thread *t)
 
 /* ---- threads ---- */
 
-static const char *label_text(const struct chrome *c, uint32_t labels,
-			      pk_str key, size_t *len)
-{
-	const struct pk_label *l = pk_profile_label_find(c->p, labels, key);
-	const char *s;
-
-	*len = 0;
-	if (!key || !l || !l->str)
-		return "";
-	s = pk_profile_string(c->p, l->str);
-	*len = pk_profile_string_len(c->p, l->str);
-	while (*len && *s == ' ')
-		s++, (*len)--;
-	while (*len && s[*len - 1] == ' ')
-		(*len)--;
-	return s;
-}
-
-static int64_t label_num(const struct chrome *c, uint32_t labels, pk_str key)
-{
-	const struct pk_label *l = key ? pk_profile_label_find(c->p, labels, key) : NULL;
-
-	return l ? l->num : -1;
-}
-
 /*
  * The thread of a label set: by pid and tid, named "comm tid" as the
  * speedscope writer names its profiles; inputs without threads have one,
@@ -165,13 +142,19 @@ static int64_t label_num(const struct chrome *c, uint32_t labels, pk_str key)
  */
 static uint32_t thread_of(struct chrome *c, uint32_t labels)
 {
-	int64_t pid = label_num(c, labels, c->key_pid);
-	int64_t tid = label_num(c, labels, c->key_tid);
-	struct pk_strbuf name = { 0 };
+	const struct pki_thread_name how = {
+		.style = PKI_THREAD_COMM_TID, .trim = 1, .fallback = c->title,
+	};
+	struct pki_thread t;
+	struct thread *th;
+	int64_t pid, tid;
 	size_t i, len;
-	const char *comm = label_text(c, labels, c->key_comm, &len);
-	char num[32];
+	const char *comm;
 
+	pki_thread_of(c->p, &c->keys, labels, &t);
+	/* the trace has numbers: the pid for a missing tid, and 1 for both */
+	pid = t.has_pid ? t.pid : -1;
+	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid >= 0 ? pid : 1;
 	if (pid < 0)
@@ -182,18 +165,18 @@ static uint32_t thread_of(struct chrome *c, uint32_t labels)
 	if (pki_grow(&c->threads, &c->threads_cap, c->nthreads + 1,
 		     sizeof(*c->threads)) < 0)
 		return 0;
-	snprintf(num, sizeof(num), "%s%lld", len ? " " : "", (long long)tid);
-	if (pki_strbuf_add(&name, comm, len) ||
-	    pki_strbuf_adds(&name, c->key_tid || c->key_pid ? num : c->title)) {
-		free(name.s);
-		return 0;
-	}
-	c->threads[c->nthreads] = (struct thread){ .pid = pid, .tid = tid };
-	c->threads[c->nthreads].name = pk_profile_intern(c->names, name.s, name.len);
-	c->threads[c->nthreads].comm = len ? pk_profile_intern(c->names, comm, len) :
-				       pk_profile_intern_cstr(c->names, c->title);
-	free(name.s);
-	if (!c->threads[c->nthreads].name || !c->threads[c->nthreads].comm)
+	/* and its name that tid, when the input has threads */
+	t.tid = tid;
+	t.has_tid = c->keys.tid || c->keys.pid;
+	comm = pki_thread_comm(c->p, t.comm, &len);
+	th = &c->threads[c->nthreads];
+	*th = (struct thread){ .pid = pid, .tid = tid };
+	c->made.len = 0;
+	if (!pki_thread_name(&c->made, c->p, &t, &how))
+		th->name = pk_profile_intern(c->names, c->made.s, c->made.len);
+	th->comm = len ? pk_profile_intern(c->names, comm, len) :
+		   pk_profile_intern_cstr(c->names, c->title);
+	if (!th->name || !th->comm)
 		return 0;
 	return (uint32_t)++c->nthreads;
 }
@@ -221,9 +204,8 @@ static uint32_t frame_id(struct chrome *c, const struct pk_location *loc,
 	const struct pk_function *fn = line ? pk_profile_function(c->p, line->function) : NULL;
 	const struct pk_mapping *m = loc ? pk_profile_mapping(c->p, loc->mapping) : NULL;
 	const char *file = m && m->file ? pk_profile_string(c->p, m->file) : "";
+	const struct pki_unknown_name unknown = { .style = PKI_UNKNOWN_PPROF };
 	struct pk_function f = { 0 };
-	const char *slash = strrchr(file, '/');
-	char buf[1024];
 
 	if (fn && pk_profile_string_len(c->p, fn->name)) {
 		f.name = pk_profile_intern(c->frames, pk_profile_string(c->p, fn->name),
@@ -232,11 +214,11 @@ static uint32_t frame_id(struct chrome *c, const struct pk_location *loc,
 			f.filename = pk_profile_intern_cstr(c->frames,
 					pk_profile_string(c->p, fn->filename));
 		f.start_line = fn->start_line;
-	} else if (*file) {
-		snprintf(buf, sizeof(buf), "[%s]", slash ? slash + 1 : file);
-		f.name = pk_profile_intern_cstr(c->frames, buf);
 	} else {
-		f.name = pk_profile_intern_cstr(c->frames, "<unknown>");
+		c->made.len = 0;
+		if (pki_unknown_name(&c->made, file, 0, &unknown))
+			return 0;
+		f.name = pk_profile_intern(c->frames, c->made.s, c->made.len);
 	}
 	return f.name ? pk_profile_intern_function(c->frames, &f) : 0;
 }
@@ -747,6 +729,7 @@ static int choose_column(struct chrome *c, const struct pk_options *opts)
 
 static void chrome_release(struct chrome *c)
 {
+	free(c->made.s);
 	free(c->threads);
 	free(c->label_thread);
 	free(c->order);
@@ -766,9 +749,7 @@ static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
 	int rc;
 
 	c.title = pki_profile_title(p);
-	c.key_comm = pk_profile_lookup(p, "comm");
-	c.key_pid = pk_profile_lookup(p, "pid");
-	c.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &c.keys);
 	c.names = pk_profile_new(0);
 	c.frames = pk_profile_new(0);
 	c.nodes = pk_profile_new(0);

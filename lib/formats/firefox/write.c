@@ -29,6 +29,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "util/json.h"
 
 #define FIREFOX_VERSION 60
@@ -51,7 +52,7 @@ struct firefox {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	const struct pk_options *opts;
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys keys;
 	struct pki_json json;
 	int rc;			/* json's first error, for the loops to test */
 
@@ -300,20 +301,15 @@ static int is_shown(const struct firefox *w, size_t index)
 
 /* ---- threads ---- */
 
-static int64_t label_num(const struct firefox *w, uint32_t labels, pk_str key)
-{
-	const struct pk_label *l = pk_profile_label_find(w->p, labels, key);
-
-	return l && !l->str ? l->num : -1;
-}
-
 static uint32_t find_thread(struct firefox *w, uint32_t labels)
 {
-	const struct pk_label *comm = pk_profile_label_find(w->p, labels, w->key_comm);
-	int64_t pid = label_num(w, labels, w->key_pid);
-	int64_t tid = label_num(w, labels, w->key_tid);
+	struct pki_thread t;
+	int64_t pid, tid;
 	size_t i;
 
+	pki_thread_of(w->p, &w->keys, labels, &t);
+	pid = t.has_pid ? t.pid : -1;
+	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid;
 	for (i = 0; i < w->nthreads; i++)
@@ -329,8 +325,8 @@ static uint32_t find_thread(struct firefox *w, uint32_t labels)
 		w->nthreads++;
 	}
 	/* a thread's last name: perf's comm changes at exec */
-	if (comm && comm->str)
-		w->threads[i].comm = comm->str;
+	if (t.comm)
+		w->threads[i].comm = t.comm;
 	return (uint32_t)i + 1;
 }
 
@@ -433,7 +429,7 @@ static int build_libs(struct firefox *w)
 		pk_str file = pk_profile_mapping(w->p, (uint32_t)i)->file;
 
 		if (!*pk_profile_string(w->p, file) ||
-		    strcmp(pk_profile_string(w->p, file), "[unknown]") == 0)
+		    strcmp(pk_profile_string(w->p, file), PKI_UNKNOWN) == 0)
 			continue;
 		for (j = 0; j < w->nlibs; j++)
 			if (pk_profile_mapping(w->p, w->lib_mapping[j])->file == file)
@@ -458,7 +454,7 @@ static int build_libs(struct firefox *w)
 /* The function of a location without lines: "[unknown]" in its library. */
 static int made_function(struct firefox *w, uint32_t lib, uint32_t *func)
 {
-	pk_str name = pk_profile_intern_cstr(w->extra, "[unknown]");
+	pk_str name = pk_profile_intern_cstr(w->extra, PKI_UNKNOWN);
 	size_t i;
 
 	for (i = 0; i < w->nmade; i++)
@@ -1112,16 +1108,12 @@ static void write_samples(struct firefox *w, const struct ff_thread *th,
 	put(w, "}");
 }
 
-/* A comm as its thread's name; perf script leaves spaces around some. */
+/* A comm as its thread's name. */
 static void put_comm(struct firefox *w, pk_str comm)
 {
-	const char *s = pk_profile_string(w->p, comm);
-	size_t len = pk_profile_string_len(w->p, comm);
+	size_t len;
+	const char *s = pki_thread_comm(w->p, comm, &len);
 
-	while (len && *s == ' ')
-		s++, len--;
-	while (len && s[len - 1] == ' ')
-		len--;
 	if (len)
 		put_string(w, s, len);
 	else
@@ -1212,9 +1204,7 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.p = p;
 	w.opts = opts;
 	pki_output_json(&w.json, out);
-	w.key_comm = pk_profile_lookup(p, "comm");
-	w.key_pid = pk_profile_lookup(p, "pid");
-	w.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
 	w.nstrings = pk_profile_string_count(p);
 	w.extra = pk_profile_new(0);

@@ -26,6 +26,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "util/json.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
@@ -52,7 +53,7 @@ struct speedscope {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	const struct pk_options *opts;
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys keys;
 	const char *title;
 	int interval_column;	/* off-CPU lengths, or -1 */
 
@@ -80,8 +81,7 @@ struct speedscope {
 	size_t stack_len, stack_cap;
 	uint32_t *open;		/* evented: the frames open now */
 	size_t nopen, open_cap;
-	char *name_buf;
-	size_t name_cap;
+	struct pk_strbuf name;	/* a profile's or frame's, made */
 	unsigned long negative;
 };
 
@@ -173,56 +173,30 @@ static int choose_series(struct speedscope *w)
 
 /* ---- grouping samples into profiles ---- */
 
-static int name_add(struct speedscope *w, size_t *len, const char *s, size_t n)
-{
-	if (pki_grow(&w->name_buf, &w->name_cap, *len + n + 1, 1) < 0)
-		return -1;
-	memcpy(w->name_buf + *len, s, n);
-	*len += n;
-	return 0;
-}
-
 /*
  * "comm tid" (the pid without a tid), plus " (event)" if several: the
  * same from perf.data as from perf script's default fields, which have
- * no pid and lose the spaces around a comm.
+ * no pid and lose the blanks around a comm.
  */
 static uint32_t group_of(struct speedscope *w, uint32_t labels, size_t series)
 {
-	const struct pk_profile *p = w->p;
-	const struct pk_label *comm = pk_profile_label_find(p, labels, w->key_comm);
-	const struct pk_label *pid = pk_profile_label_find(p, labels, w->key_pid);
-	const struct pk_label *tid = pk_profile_label_find(p, labels, w->key_tid);
-	size_t len = 0;
-	char num[64];
-	int n = 0;
+	const struct pki_thread_name how = {
+		.style = PKI_THREAD_COMM_TID, .trim = 1, .fallback = w->title,
+	};
+	struct pki_thread t;
 
-	if (comm && comm->str) {
-		const char *s = pk_profile_string(p, comm->str);
-		size_t slen = pk_profile_string_len(p, comm->str);
-
-		while (slen && *s == ' ')
-			s++, slen--;
-		while (slen && s[slen - 1] == ' ')
-			slen--;
-		if (name_add(w, &len, s, slen))
-			return 0;
-	}
-	if (tid || pid)
-		n = snprintf(num, sizeof(num), "%s%lld", len ? " " : "",
-			     (long long)(tid ? tid : pid)->num);
-	if (n > 0 && name_add(w, &len, num, (size_t)n))
-		return 0;
-	if (!len && name_add(w, &len, w->title, strlen(w->title)))
+	pki_thread_of(w->p, &w->keys, labels, &t);
+	w->name.len = 0;
+	if (pki_thread_name(&w->name, w->p, &t, &how))
 		return 0;
 	if (w->nseries > 1) {
-		const char *ev = pk_profile_string(p, w->series[series].event);
+		const char *ev = pk_profile_string(w->p, w->series[series].event);
 
-		if (name_add(w, &len, " (", 2) ||
-		    name_add(w, &len, ev, strlen(ev)) || name_add(w, &len, ")", 1))
+		if (pki_strbuf_adds(&w->name, " (") ||
+		    pki_strbuf_adds(&w->name, ev) || pki_strbuf_adds(&w->name, ")"))
 			return 0;
 	}
-	return pk_profile_intern(w->names, w->name_buf, len);
+	return pk_profile_intern(w->names, w->name.s, w->name.len);
 }
 
 static int note_group(struct speedscope *w, uint32_t g, size_t series,
@@ -338,43 +312,24 @@ static int build_order(struct speedscope *w)
 
 /* ---- frames ---- */
 
-static int mod_basename(const char *mod, const char **base, size_t *len)
-{
-	const char *slash = strrchr(mod, '/');
-	size_t n;
-
-	if (!*mod || strcmp(mod, "[unknown]") == 0)
-		return 0;
-	*base = slash ? slash + 1 : mod;
-	n = strlen(*base);
-	if (n > 10 && strcmp(*base + n - 10, " (deleted)") == 0)
-		n -= 10;
-	*len = n;
-	return n != 0;
-}
-
 /* A frame's id in the interner (its index in "frames" plus one), or 0. */
 static uint32_t intern_frame(struct speedscope *w, const struct pk_function *fn,
 			     int64_t line, const char *mod)
 {
 	const char *name = fn ? pk_profile_string(w->p, fn->name) : "";
+	/* as folded: "[libc.so.6]", but "[kernel.kallsyms]" stays */
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .keep_brackets = 1,
+	};
 	struct pk_function f = { 0 };
-	const char *base;
-	size_t blen, len = 0;
 
-	if (*name && strcmp(name, "[unknown]") != 0) {
+	if (!pki_is_unknown_function(name)) {
 		f.name = pk_profile_intern_cstr(w->frames, name);
-	} else if (mod_basename(mod, &base, &blen)) {
-		/* as folded: "[libc.so.6]", but "[kernel.kallsyms]" stays */
-		int bracketed = base[0] == '[' && base[blen - 1] == ']';
-
-		if ((!bracketed && name_add(w, &len, "[", 1)) ||
-		    name_add(w, &len, base, blen) ||
-		    (!bracketed && name_add(w, &len, "]", 1)))
-			return 0;
-		f.name = pk_profile_intern(w->frames, w->name_buf, len);
 	} else {
-		f.name = pk_profile_intern_cstr(w->frames, "[unknown]");
+		w->name.len = 0;
+		if (pki_unknown_name(&w->name, mod, 0, &unknown))
+			return 0;
+		f.name = pk_profile_intern(w->frames, w->name.s, w->name.len);
 	}
 	if (fn && fn->filename)
 		f.filename = pk_profile_intern_cstr(w->frames,
@@ -839,7 +794,7 @@ static void speedscope_release(struct speedscope *w)
 	free(w->stack_done);
 	free(w->stack_buf);
 	free(w->open);
-	free(w->name_buf);
+	free(w->name.s);
 }
 
 static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
@@ -854,9 +809,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.p = p;
 	w.opts = opts;
 	w.title = pki_profile_title(p);
-	w.key_comm = pk_profile_lookup(p, "comm");
-	w.key_pid = pk_profile_lookup(p, "pid");
-	w.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
 	w.names = pk_profile_new(0);
 	w.frames = pk_profile_new(0);
