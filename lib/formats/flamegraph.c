@@ -542,20 +542,11 @@ static int sort_callees(struct flamegraph *fg)
 	return 0;
 }
 
-/* Index of the first callee of parent in fg->callees (binary search). */
+/* Index of the first callee of parent in fg->callees. */
 static size_t first_callee(const struct flamegraph *fg, uint32_t parent)
 {
-	size_t lo = 0, hi = fg->ncallees;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fg->callees[mid].parent < parent)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pki_count_below(fg->callees, fg->ncallees, sizeof(*fg->callees),
+			       PKI_KEY(struct fg_callee, parent), parent);
 }
 
 /* ---- choosing the value column ---- */

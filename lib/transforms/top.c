@@ -19,6 +19,7 @@ struct top_state {
 	struct pk_top_row *rows;
 	size_t rows_cap;
 	uint64_t *seen;			/* per row: the last sample counted */
+	size_t seen_cap;
 	struct pk_strbuf made;		/* a frame's name, made */
 };
 
@@ -50,17 +51,10 @@ static int add_weight(struct top_state *s, pk_str row, int64_t v, int leaf,
 		      uint64_t sample)
 {
 	size_t n = pk_profile_string_count(s->names);
-	size_t old = s->rows_cap;
 
-	if (pki_grow(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0)
+	if (pki_grow_zeroed(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0 ||
+	    pki_grow_zeroed(&s->seen, &s->seen_cap, n, sizeof(*s->seen)) < 0)
 		return PK_ENOMEM;
-	if (s->rows_cap > old) {
-		memset(s->rows + old, 0, (s->rows_cap - old) * sizeof(*s->rows));
-		s->seen = realloc(s->seen, s->rows_cap * sizeof(*s->seen));
-		if (!s->seen)
-			return PK_ENOMEM;
-		memset(s->seen + old, 0, (s->rows_cap - old) * sizeof(*s->seen));
-	}
 	if (leaf)
 		s->rows[row].flat += v;
 	if (s->seen[row] != sample + 1) {	/* cum once per sample */

@@ -162,7 +162,6 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 {
 	struct pk_function key = { 0 };
 	const char *file = fn ? pk_profile_string(c->p, fn->filename) : "";
-	size_t old = c->node_line_cap;
 	uint32_t id;
 
 	key.name = function_name(c, fn, mod);
@@ -171,12 +170,9 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 	if (!key.name || !key.system_name || !key.filename)
 		return 0;
 	id = pk_profile_intern_function(c->names, &key);
-	if (!id || pki_grow(&c->node_line, &c->node_line_cap, (size_t)id + 1,
-			   sizeof(*c->node_line)) < 0)
+	if (!id || pki_grow_zeroed(&c->node_line, &c->node_line_cap,
+				   (size_t)id + 1, sizeof(*c->node_line)) < 0)
 		return 0;
-	if (c->node_line_cap > old)
-		memset(c->node_line + old, 0,
-		       (c->node_line_cap - old) * sizeof(*c->node_line));
 	if (fn && fn->start_line > 0 && !c->node_line[id])
 		c->node_line[id] = fn->start_line;
 	return id;

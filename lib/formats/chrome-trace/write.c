@@ -183,13 +183,9 @@ static uint32_t thread_of(struct chrome *c, uint32_t labels)
 
 static uint32_t cached_thread(struct chrome *c, uint32_t labels)
 {
-	size_t old = c->label_thread_cap;
-
-	if (pki_grow(&c->label_thread, &c->label_thread_cap, (size_t)labels + 1,
-		     sizeof(*c->label_thread)) < 0)
+	if (pki_grow_zeroed(&c->label_thread, &c->label_thread_cap,
+			    (size_t)labels + 1, sizeof(*c->label_thread)) < 0)
 		return 0;
-	memset(c->label_thread + old, 0,
-	       (c->label_thread_cap - old) * sizeof(*c->label_thread));
 	if (!c->label_thread[labels])
 		c->label_thread[labels] = thread_of(c, labels);
 	return c->label_thread[labels];

@@ -332,14 +332,9 @@ static uint32_t find_thread(struct firefox *w, uint32_t labels)
 
 static uint32_t thread_of(struct firefox *w, uint32_t labels)
 {
-	size_t old = w->label_thread_cap;
-
-	if (pki_grow(&w->label_thread, &w->label_thread_cap, (size_t)labels + 1,
-		     sizeof(*w->label_thread)) < 0)
+	if (pki_grow_zeroed(&w->label_thread, &w->label_thread_cap,
+			    (size_t)labels + 1, sizeof(*w->label_thread)) < 0)
 		return 0;
-	if (w->label_thread_cap > old)
-		memset(w->label_thread + old, 0,
-		       (w->label_thread_cap - old) * sizeof(*w->label_thread));
 	if (!w->label_thread[labels])
 		w->label_thread[labels] = find_thread(w, labels);
 	return w->label_thread[labels];

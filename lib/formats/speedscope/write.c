@@ -202,13 +202,9 @@ static uint32_t group_of(struct speedscope *w, uint32_t labels, size_t series)
 static int note_group(struct speedscope *w, uint32_t g, size_t series,
 		      int64_t weight)
 {
-	size_t old = w->groups_cap;
-
-	if (pki_grow(&w->groups, &w->groups_cap, (size_t)g + 1,
-		    sizeof(*w->groups)) < 0)
+	if (pki_grow_zeroed(&w->groups, &w->groups_cap, (size_t)g + 1,
+			    sizeof(*w->groups)) < 0)
 		return -1;
-	if (w->groups_cap > old)
-		memset(w->groups + old, 0, (w->groups_cap - old) * sizeof(*w->groups));
 	if (g >= w->ngroups) {
 		w->ngroups = (size_t)g + 1;
 		w->groups[g].series = series;
@@ -222,15 +218,11 @@ static int note_group(struct speedscope *w, uint32_t g, size_t series,
 static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 			     size_t series)
 {
-	size_t old = w->label_group_cap;
 	uint32_t g;
 
-	if (pki_grow(&w->label_group, &w->label_group_cap, (size_t)labels + 1,
-		    sizeof(*w->label_group)) < 0)
+	if (pki_grow_zeroed(&w->label_group, &w->label_group_cap,
+			    (size_t)labels + 1, sizeof(*w->label_group)) < 0)
 		return 0;
-	if (w->label_group_cap > old)
-		memset(w->label_group + old, 0,
-		       (w->label_group_cap - old) * sizeof(*w->label_group));
 	g = w->label_group[labels];
 	if (!g) {
 		g = group_of(w, labels, series);
