@@ -11,16 +11,13 @@
 
 static void put(struct pki_json *j, const char *s, size_t n)
 {
-	struct pk_strbuf *b = &j->buf;
-
-	if (j->rc)
-		return;
-	if (b->cap - b->len > n) {	/* room, NUL included: most calls */
-		memcpy(b->s + b->len, s, n);
-		b->len += n;
-	} else if (pki_strbuf_add(b, s, n)) {
+	if (!j->rc && pki_strbuf_add(&j->buf, s, n))
 		j->rc = j->nomem;
-	}
+}
+
+static void put_char(struct pki_json *j, char c)
+{
+	put(j, &c, 1);
 }
 
 static void hand_over(struct pki_json *j)
@@ -52,12 +49,12 @@ static void separate(struct pki_json *j)
 		comma = (j->members & bit) != 0;
 		j->members |= bit;
 		if (comma)
-			put(j, ",", 1);
+			put_char(j, ',');
 	}
 	if (j->space)
 		put(j, j->space, strlen(j->space));
 	else if (comma && j->spaced)
-		put(j, " ", 1);
+		put_char(j, ' ');
 	j->space = NULL;
 }
 
@@ -93,7 +90,7 @@ static void begin(struct pki_json *j, char open)
 			j->rc = j->nomem;	/* no bit left to count members */
 		return;
 	}
-	put(j, &open, 1);
+	put_char(j, open);
 	j->members &= ~((uint64_t)1 << j->depth);
 	j->depth++;
 }
@@ -104,7 +101,7 @@ static void end(struct pki_json *j, char close)
 		j->depth--;
 	j->after_key = 0;
 	j->space = NULL;
-	put(j, &close, 1);
+	put_char(j, close);
 	settle(j);
 }
 
@@ -138,7 +135,10 @@ void pki_json_key(struct pki_json *j, const char *key)
 {
 	separate(j);
 	add_string(j, key, strlen(key));
-	put(j, ": ", j->spaced ? 2 : 1);
+	if (j->spaced)
+		put(j, ": ", 2);
+	else
+		put_char(j, ':');
 	j->after_key = 1;
 }
 
@@ -273,7 +273,9 @@ int pki_strbuf_add_json(struct pk_strbuf *b, const char *s, size_t len)
 	size_t i = 0, run = 0, n;
 	char esc[8];
 
-	if (pki_strbuf_add(b, "\"", 1))
+	/* room for all of it unescaped, in one step */
+	if (pki_grow(&b->s, &b->cap, b->len + len + 3, 1) < 0 ||
+	    pki_strbuf_add(b, "\"", 1))
 		return -1;
 	while (i < len) {
 		unsigned char c = u[i];
@@ -292,7 +294,6 @@ int pki_strbuf_add_json(struct pk_strbuf *b, const char *s, size_t len)
 			return -1;
 		run = ++i;
 	}
-	if (pki_strbuf_add(b, s + run, i - run) || pki_strbuf_add(b, "\"", 1))
-		return -1;
-	return 0;
+	return pki_strbuf_add(b, s + run, i - run) ||
+	       pki_strbuf_add(b, "\"", 1) ? -1 : 0;
 }
