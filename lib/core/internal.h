@@ -107,6 +107,12 @@ int pki_output_gzip_if_named(struct pk_output *out);
  */
 int pki_output_give(struct pk_output *out, void *data, size_t n);
 int pki_output_wait_given(struct pk_output *out);
+/* Start a JSON writer (util/json.h) onto out: what out cannot write is
+ * its error, PK_ENOMEM what it lacks memory for. */
+struct pki_json;
+void pki_output_json(struct pki_json *j, struct pk_output *out);
+/* value / scale as a JSON number, with pk_value_format's digits. */
+void pki_json_fixed(struct pki_json *j, int64_t value, int64_t scale);
 
 /*
  * Off-CPU intervals. The perf.data reader derives the event "off-cpu" from

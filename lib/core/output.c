@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "internal.h"
+#include "util/json.h"
 
 #define OUTPUT_CHUNK (256 * 1024)
 #define BEHIND_PARTS 4		/* parts given, waiting to be compressed */
@@ -346,6 +347,24 @@ int pk_output_write(struct pk_output *o, const void *buf, size_t n)
 	if (o->behind && behind_join(o, 1))
 		return PK_EIO;
 	return o->gzip ? gzip_write(o, buf, n) : emit(o, buf, n);
+}
+
+static int json_flush(void *out, const char *s, size_t n)
+{
+	return pk_output_write(out, s, n);
+}
+
+void pki_output_json(struct pki_json *j, struct pk_output *out)
+{
+	pki_json_init(j, json_flush, out, PK_ENOMEM);
+}
+
+void pki_json_fixed(struct pki_json *j, int64_t value, int64_t scale)
+{
+	char num[PK_VALUE_FORMAT_SIZE];
+
+	if (pk_value_format(num, sizeof(num), value, scale) > 0)
+		pki_json_literal(j, num);
 }
 
 static void *behind_main(void *arg)

@@ -34,6 +34,7 @@
 #include "registry.h"
 #include "util/idtab.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "util/strbuf.h"
 
 #define FG_DEFAULT_WIDTH 1200
@@ -185,7 +186,7 @@ struct flamegraph {
 	const char *unit;
 	const char *measure;	/* "Off-CPU Time " of the default title, or "" */
 	int interval_column;	/* wall time: off-CPU lengths, else -1 */
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys thread_keys;
 
 	struct pk_profile *names;	/* frame names, interned */
 	uint32_t *loc_first;	/* per location: first of its names ... */
@@ -292,24 +293,12 @@ static uint32_t intern_name(struct flamegraph *fg, const char *s, size_t n)
 static uint32_t unknown_name(struct flamegraph *fg, const char *mod,
 			     uint64_t addr)
 {
-	const char *slash = strrchr(mod, '/');
-	const char *base = slash ? slash + 1 : mod;
-	size_t n = strlen(base);
-	char tmp[48];
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = fg->opts->show_addrs,
+	};
 
-	if (n > 10 && strcmp(base + n - 10, " (deleted)") == 0)
-		n -= 10;
-	if (!*base || strcmp(base, "[unknown]") == 0)
-		base = "unknown", n = 7;
 	fg->name.len = 0;
-	if (pki_strbuf_adds(&fg->name, "[") || pki_strbuf_add(&fg->name, base, n))
-		return 0;
-	if (fg->opts->show_addrs) {
-		snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-		if (pki_strbuf_adds(&fg->name, tmp))
-			return 0;
-	}
-	if (pki_strbuf_adds(&fg->name, "]"))
+	if (pki_unknown_name(&fg->name, mod, addr, &unknown))
 		return 0;
 	return intern_name(fg, fg->name.s, fg->name.len);
 }
@@ -348,7 +337,7 @@ static int name_locations(struct flamegraph *fg)
 			const char *name = fn ? pk_profile_string(p, fn->name) : "";
 			uint32_t nid;
 
-			if (!*name || strcmp(name, "[unknown]") == 0)
+			if (pki_is_unknown_function(name))
 				nid = unknown_name(fg, mod, loc->address);
 			else
 				nid = intern_name(fg, name, strlen(name));
@@ -363,35 +352,26 @@ static int name_locations(struct flamegraph *fg)
 	return 0;
 }
 
-/* The process root frame: "comm", "comm-PID" or "comm-PID/TID". */
+/*
+ * The process root frame: "comm", "comm-PID" or "comm-PID/TID", as
+ * folded has it but for its blanks, which it keeps.
+ */
 static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 {
-	const struct pk_profile *p = fg->p;
-	const struct pk_label *comm = pk_profile_label_find(p, labels, fg->key_comm);
-	const struct pk_label *pid = pk_profile_label_find(p, labels, fg->key_pid);
-	const struct pk_label *tid = pk_profile_label_find(p, labels, fg->key_tid);
-	char num[48];
+	const struct pki_thread_name how = {
+		.style = pki_stackcollapse_style(fg->opts->include_pid,
+						 fg->opts->include_tid),
+	};
+	struct pki_thread t;
 
-	if (fg->opts->no_comm || !comm)
+	pki_thread_of(fg->p, &fg->thread_keys, labels, &t);
+	if (fg->opts->no_comm || !t.has_comm)
 		return UINT32_MAX;	/* no root frame */
 	fg->name.len = 0;
-	if (pki_strbuf_adds(&fg->name, pk_profile_string(p, comm->str)))
+	if (pki_thread_name(&fg->name, fg->p, &t, &how))
 		return 0;
-	if (!fg->name.len && !fg->opts->include_pid && !fg->opts->include_tid)
+	if (!fg->name.len)
 		return UINT32_MAX;	/* as folded: an empty name is no frame */
-	if (fg->opts->include_pid || fg->opts->include_tid) {
-		if (pid)
-			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
-		else
-			snprintf(num, sizeof(num), "-?");
-		if (pki_strbuf_adds(&fg->name, num))
-			return 0;
-	}
-	if (fg->opts->include_tid) {
-		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (pki_strbuf_adds(&fg->name, num))
-			return 0;
-	}
 	return intern_name(fg, fg->name.s, fg->name.len);
 }
 
@@ -573,20 +553,11 @@ static int sort_callees(struct flamegraph *fg)
 	return 0;
 }
 
-/* Index of the first callee of parent in fg->callees (binary search). */
+/* Index of the first callee of parent in fg->callees. */
 static size_t first_callee(const struct flamegraph *fg, uint32_t parent)
 {
-	size_t lo = 0, hi = fg->ncallees;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fg->callees[mid].parent < parent)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pki_count_below(fg->callees, fg->ncallees, sizeof(*fg->callees),
+			       PKI_KEY(struct fg_callee, parent), parent);
 }
 
 /* ---- choosing the value column ---- */
@@ -1196,9 +1167,7 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	fg->names = pk_profile_new(0);
 	if (!fg->names || name_locations(fg))
 		return PK_ENOMEM;
-	fg->key_comm = pk_profile_lookup(fg->p, "comm");
-	fg->key_pid = pk_profile_lookup(fg->p, "pid");
-	fg->key_tid = pk_profile_lookup(fg->p, "tid");
+	pki_thread_keys(fg->p, &fg->thread_keys);
 	rc = build_tree(fg);
 	if (rc)
 		return rc;

@@ -21,58 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "transforms/callgraph.h"
 #include "registry.h"
 #include "core/internal.h"
+#include "util/json.h"
 
 struct gprof2dot {
 	struct pk_callgraph g;
 	int64_t scale;		/* values are value / scale */
-	struct pk_strbuf repair;	/* a string made UTF-8 */
+	struct pki_json json;
 };
 
 /* ---- output ---- */
-
-/* s with each byte that is not UTF-8 replaced by U+FFFD, into b. */
-static int utf8_repair(struct pk_strbuf *b, const char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	b->len = 0;
-	while (i < len) {
-		n = pki_utf8_char((const unsigned char *)s + i, len - i);
-		if (n ? pki_strbuf_add(b, s + i, n) :
-			pki_strbuf_add(b, "\xef\xbf\xbd", 3))
-			return -1;
-		i += n ? n : 1;
-	}
-	return pki_strbuf_add(b, "", 0);
-}
-
-static int dump_to_output(const char *buf, size_t size, void *data)
-{
-	return pk_output_write(data, buf, size) ? -1 : 0;
-}
-
-static int put_string(struct gprof2dot *w, struct pk_output *out,
-		      const char *s, size_t len)
-{
-	json_t *j = json_stringn(s, len);
-	int rc;
-
-	if (!j) {	/* not UTF-8, which JSON must be */
-		if (utf8_repair(&w->repair, s, len) < 0)
-			return PK_ENOMEM;
-		j = json_stringn(w->repair.s, w->repair.len);
-		if (!j)
-			return PK_ENOMEM;
-	}
-	rc = json_dump_callback(j, dump_to_output, out, JSON_ENCODE_ANY);
-	json_decref(j);
-	return rc ? PK_EIO : 0;
-}
 
 /* Describe the column: "cpu-clock" in nanoseconds, "cpu-clock samples"... */
 static int describe_column(struct pk_callgraph *g, const char **unit)
@@ -91,89 +51,123 @@ static int describe_column(struct pk_callgraph *g, const char **unit)
 	return pki_strbuf_add(&g->text, type, strlen(type)) ? PK_ENOMEM : 0;
 }
 
-static int write_costs(struct gprof2dot *w, struct pk_output *out)
+/* The column, described in w->g.text, and its unit. */
+static void write_costs(struct gprof2dot *w, const char *unit)
 {
-	const char *unit;
-	int rc = describe_column(&w->g, &unit);
+	struct pki_json *j = &w->json;
 
-	if (!rc)
-		rc = pk_output_puts(out, "{\"version\": 0,\n"
-				    " \"costs\": [{\"description\": ");
-	if (!rc)
-		rc = put_string(w, out, w->g.text.s, w->g.text.len);
-	if (!rc)
-		rc = pk_output_puts(out, ", \"unit\": ");
-	if (!rc)
-		rc = put_string(w, out, unit, strlen(unit));
-	return rc ? rc : pk_output_puts(out, "}],\n");
+	pki_json_key(j, "costs");
+	pki_json_begin_array(j);
+	pki_json_begin_object(j);
+	pki_json_key(j, "description");
+	pki_json_string(j, w->g.text.s, w->g.text.len);
+	pki_json_key(j, "unit");
+	pki_json_cstring(j, unit);
+	pki_json_end_object(j);
+	pki_json_end_array(j);
 }
 
 /* A string of the graph's own profile. */
-static int put_interned(struct gprof2dot *w, struct pk_output *out, pk_str id)
+static void put_interned(struct gprof2dot *w, pk_str id)
 {
-	return put_string(w, out, pk_profile_string(w->g.fns, id),
-			  pk_profile_string_len(w->g.fns, id));
+	pki_json_string(&w->json, pk_profile_string(w->g.fns, id),
+			pk_profile_string_len(w->g.fns, id));
 }
 
-static int write_functions(struct gprof2dot *w, struct pk_output *out)
+/* An array's closing bracket on a line of its own, if it has members. */
+static void end_list(struct pki_json *j, int empty)
+{
+	if (!empty)
+		pki_json_raw(j, "\n ", 2);
+	pki_json_end_array(j);
+}
+
+static void write_functions(struct gprof2dot *w)
 {
 	size_t n = pk_profile_function_count(w->g.fns), i;
-	int rc = pk_output_puts(out, " \"functions\": [");
+	struct pki_json *j = &w->json;
 
-	for (i = 1; i <= n && !rc; i++) {
+	pki_json_key(j, "functions");
+	pki_json_begin_array(j);
+	for (i = 1; i <= n && !j->rc; i++) {
 		const struct pk_function *f =
 			pk_profile_function(w->g.fns, (uint32_t)i);
 
-		rc = pk_output_puts(out, i > 1 ? ",\n  {\"name\": " :
-						  "\n  {\"name\": ");
-		if (!rc)
-			rc = put_interned(w, out, f->name);
-		if (!rc && f->filename) {
-			rc = pk_output_puts(out, ", \"module\": ");
-			if (!rc)
-				rc = put_interned(w, out, f->filename);
+		pki_json_space(j, "\n  ");
+		pki_json_begin_object(j);
+		pki_json_key(j, "name");
+		put_interned(w, f->name);
+		if (f->filename) {
+			pki_json_key(j, "module");
+			put_interned(w, f->filename);
 		}
-		if (!rc)
-			rc = pk_output_puts(out, "}");
+		pki_json_end_object(j);
 	}
-	return rc ? rc : pk_output_puts(out, n ? "\n ],\n" : "],\n");
+	end_list(j, !n);
 }
 
-static int write_event(struct gprof2dot *w, struct pk_output *out,
-		       uint32_t id, int first)
+static void write_event(struct gprof2dot *w, uint32_t id)
 {
 	size_t depth, i;
 	const uint32_t *chain = pk_profile_stack(w->g.fns, id, &depth);
-	int rc = pk_output_puts(out, first ? "\n  {\"callchain\": [" :
-					     ",\n  {\"callchain\": [");
+	struct pki_json *j = &w->json;
 
+	pki_json_space(j, "\n  ");
+	pki_json_begin_object(j);
+	pki_json_key(j, "callchain");
+	pki_json_begin_array(j);
 	/* function ids count from 1, gprof2dot's indexes from 0 */
-	for (i = 0; i < depth && !rc; i++)
-		rc = pk_output_printf(out, i ? ", %u" : "%u", chain[i] - 1);
-	if (!rc)
-		rc = pk_output_puts(out, "], \"cost\": [");
-	if (!rc) {	/* fixed point when the input had fractions: 2.5 */
-		char v[PK_VALUE_FORMAT_SIZE];
-
-		pk_value_format(v, sizeof(v), w->g.sums[id], w->scale);
-		rc = pk_output_puts(out, v);
-	}
-	return rc ? rc : pk_output_puts(out, "]}");
+	for (i = 0; i < depth; i++)
+		pki_json_uint(j, chain[i] - 1);
+	pki_json_end_array(j);
+	pki_json_key(j, "cost");
+	pki_json_begin_array(j);
+	/* fixed point when the input had fractions: 2.5 */
+	pki_json_fixed(j, w->g.sums[id], w->scale);
+	pki_json_end_array(j);
+	pki_json_end_object(j);
 }
 
-static int write_events(struct gprof2dot *w, struct pk_output *out)
+static void write_events(struct gprof2dot *w)
 {
 	size_t n = pk_profile_stack_count(w->g.fns), i;
-	int rc = pk_output_puts(out, " \"events\": [");
-	int first = 1;
+	struct pki_json *j = &w->json;
+	int empty = 1;
 
-	for (i = 1; i <= n && !rc; i++) {
+	pki_json_key(j, "events");
+	pki_json_begin_array(j);
+	for (i = 1; i <= n && !j->rc; i++) {
 		if (!w->g.sums[i])
 			continue;	/* values that cancelled out */
-		rc = write_event(w, out, (uint32_t)i, first);
-		first = 0;
+		write_event(w, (uint32_t)i);
+		empty = 0;
 	}
-	return rc ? rc : pk_output_puts(out, first ? "]\n}\n" : "\n ]\n}\n");
+	end_list(j, empty);
+}
+
+/* Spaced as Python's json.dumps, each function and event on a line. */
+static int write_graph(struct gprof2dot *w, struct pk_output *out)
+{
+	struct pki_json *j = &w->json;
+	const char *unit;
+
+	if (describe_column(&w->g, &unit))
+		return PK_ENOMEM;
+	pki_output_json(j, out);
+	j->spaced = 1;
+	pki_json_begin_object(j);
+	pki_json_key(j, "version");
+	pki_json_int(j, 0);
+	pki_json_space(j, "\n ");
+	write_costs(w, unit);
+	pki_json_space(j, "\n ");
+	write_functions(w);
+	pki_json_space(j, "\n ");
+	write_events(w);
+	pki_json_raw(j, "\n", 1);
+	pki_json_end_object(j);
+	pki_json_raw(j, "\n", 1);
+	return pki_json_finish(j);
 }
 
 static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
@@ -186,16 +180,11 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	rc = pki_callgraph_build(&w.g, ctx, p, opts);
 	w.scale = pk_profile_sample_type_scale(p, (size_t)w.g.column);
 	if (!rc)
-		rc = write_costs(&w, out);
-	if (!rc)
-		rc = write_functions(&w, out);
-	if (!rc)
-		rc = write_events(&w, out);
+		rc = write_graph(&w, out);
 	if (rc && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, rc == PK_ENOMEM ? "out of memory" :
 			     "gprof2dot: cannot write the JSON output");
 	pki_callgraph_release(&w.g);
-	free(w.repair.s);
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 

@@ -323,16 +323,11 @@ static int memo_match(const void *owner, uint32_t id, const void *key)
 /* The display name of a mangled name, demangled once per profile. */
 static pk_str display_name(struct run *r, pk_str sys, const char *mangled)
 {
-	size_t old = r->demangled_cap;
 	char *d;
 
-	if (sys >= old) {
-		if (pki_grow(&r->demangled, &r->demangled_cap, (size_t)sys + 1,
+	if (pki_grow_zeroed(&r->demangled, &r->demangled_cap, (size_t)sys + 1,
 			    sizeof(*r->demangled)) < 0)
-			return sys;
-		memset(r->demangled + old, 0,
-		       (r->demangled_cap - old) * sizeof(*r->demangled));
-	}
+		return sys;
 	if (!r->demangled[sys]) {
 		d = sym_demangle(r->s->naming.demangle, mangled);
 		r->demangled[sys] = d ? pk_profile_intern_cstr(r->p, d) : sys;

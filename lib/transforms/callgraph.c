@@ -5,26 +5,15 @@
 
 #include "callgraph.h"
 #include "core/internal.h"
+#include "core/names.h"
 
 /* The mapping's file name without directory and " (deleted)", if any. */
 static size_t module_name(const struct pk_profile *p, uint32_t mapping,
 			  const char **base)
 {
 	const struct pk_mapping *m = pk_profile_mapping(p, mapping);
-	const char *file, *slash;
-	size_t len;
 
-	if (!m || !m->file)
-		return 0;
-	file = pk_profile_string(p, m->file);
-	if (strcmp(file, "[unknown]") == 0)
-		return 0;	/* perf's word for "no mapping" */
-	slash = strrchr(file, '/');
-	*base = slash ? slash + 1 : file;
-	len = strlen(*base);
-	if (len > 10 && strcmp(*base + len - 10, " (deleted)") == 0)
-		len -= 10;
-	return len;
+	return m ? pki_module_name(pk_profile_string(p, m->file), base) : 0;
 }
 
 static const char *function_name(const struct pk_profile *p, uint32_t id)
@@ -34,7 +23,7 @@ static const char *function_name(const struct pk_profile *p, uint32_t id)
 
 	if (!*name && f)
 		name = pk_profile_string(p, f->system_name);
-	return *name ? name : "[unknown]";
+	return pki_function_name(name);
 }
 
 static int chain_push(struct pk_callgraph *g, const char *name,
@@ -79,7 +68,7 @@ static int build_chain(struct pk_callgraph *g, const struct pk_sample *s)
 							 lines[j].function),
 					loc->mapping);
 		if (!loc->nlines && !rc)
-			rc = chain_push(g, "[unknown]", loc->mapping);
+			rc = chain_push(g, PKI_UNKNOWN, loc->mapping);
 	}
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/names.h"
 #include "util/strbuf.h"
 #include "value.h"
 
@@ -21,7 +22,7 @@ struct folded {
 	const struct pk_profile *p;
 	const struct pk_options *opts;
 	int column;
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys thread_keys;
 	struct pk_strbuf line, name;
 	struct pk_profile *keys;	/* distinct lines, as interned strings */
 	int64_t *sums;
@@ -94,19 +95,6 @@ static size_t params_start(const char *s, size_t len)
 	return len;
 }
 
-/* The basename of a dso, without the " (deleted)" of a replaced file. */
-static void dso_basename(const char *dso, const char **base, size_t *len)
-{
-	const char *slash = strrchr(dso, '/');
-	size_t n;
-
-	*base = slash ? slash + 1 : dso;
-	n = strlen(*base);
-	if (n > 10 && strcmp(*base + n - 10, " (deleted)") == 0)
-		n -= 10;
-	*len = n;
-}
-
 static int mod_is_kernel(const char *mod)
 {
 	size_t n = strlen(mod);
@@ -145,29 +133,16 @@ static int has_mark(const struct pk_strbuf *b, const char *mark)
 static int frame_name(struct folded *f, const char *fn, const char *mod,
 		      uint64_t addr, int outermost, int java)
 {
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts->show_addrs,
+	};
 	struct pk_strbuf *b = &f->name;
 	size_t i, cut;
-	char tmp[64];
 
 	b->len = 0;
-	if (strcmp(fn, "[unknown]") == 0 || !*fn) {
-		const char *base = "unknown";
-		size_t blen = 7;
-
-		if (*mod && strcmp(mod, "[unknown]") != 0)
-			dso_basename(mod, &base, &blen);
-		if (pki_strbuf_adds(b, "[") || pki_strbuf_add(b, base, blen))
-			return -1;
-		if (f->opts->show_addrs) {
-			snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
-			if (pki_strbuf_adds(b, tmp))
-				return -1;
-		}
-		if (pki_strbuf_adds(b, "]"))
-			return -1;
-	} else if (pki_strbuf_adds(b, fn)) {
+	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
+	    pki_strbuf_adds(b, fn))
 		return -1;
-	}
 	for (i = 0; i < b->len; i++)
 		if (b->s[i] == ';')
 			b->s[i] = ':';
@@ -194,46 +169,24 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	return 0;
 }
 
+/* The root frame: the thread, as stackcollapse-perf.pl names it. */
 static int add_root(struct folded *f, uint32_t labels)
 {
-	const struct pk_label *comm = pk_profile_label_find(f->p, labels, f->key_comm);
-	const struct pk_label *pid = pk_profile_label_find(f->p, labels, f->key_pid);
-	const struct pk_label *tid = pk_profile_label_find(f->p, labels, f->key_tid);
-	const char *name = comm ? pk_profile_string(f->p, comm->str) : "";
-	size_t start = f->line.len, i, len;
-	char num[48];
+	const struct pki_thread_name how = {
+		.style = pki_stackcollapse_style(f->opts->include_pid,
+						 f->opts->include_tid),
+		.trim = 1, .underscores = 1,
+	};
+	struct pki_thread t;
 
-	/* as perf script's text shows a thread name: without the blanks
-	 * around it ("trail sp " is "trail_sp", not "trail_sp_") */
-	name += strspn(name, " \t");
-	for (len = strlen(name); len && (name[len - 1] == ' ' ||
-					  name[len - 1] == '\t'); len--)
-		;
-	if (pki_strbuf_add(&f->line, name, len))
-		return -1;
-	if (f->opts->include_pid || f->opts->include_tid) {
-		if (pid)
-			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
-		else
-			snprintf(num, sizeof(num), "-?");
-		if (pki_strbuf_adds(&f->line, num))
-			return -1;
-	}
-	if (f->opts->include_tid) {
-		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
-		if (pki_strbuf_adds(&f->line, num))
-			return -1;
-	}
-	for (i = start; i < f->line.len; i++)
-		if (f->line.s[i] == ' ')
-			f->line.s[i] = '_';
-	return 0;
+	pki_thread_of(f->p, &f->thread_keys, labels, &t);
+	return pki_thread_name(&f->line, f->p, &t, &how);
 }
 
 /* Build the folded line of one sample into f->line. */
 static int render_sample(struct folded *f, const struct pk_sample *s)
 {
-	const struct pk_label *comm = pk_profile_label_find(f->p, s->labels, f->key_comm);
+	const struct pk_label *comm = pk_profile_label_find(f->p, s->labels, f->thread_keys.comm);
 	const uint32_t *stack;
 	size_t depth, i;
 	/* The perl script condenses Java names only for a bare "java". */
@@ -475,9 +428,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	res->scale = f.column < 0 ? 1 :
 		pk_profile_sample_type_scale(p, (size_t)f.column);
-	f.key_comm = pk_profile_lookup(p, "comm");
-	f.key_pid = pk_profile_lookup(p, "pid");
-	f.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &f.thread_keys);
 	f.keys = pk_profile_new(0);
 	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);
 	if (!rc && f.keys)

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "core/names.h"
 
 struct top_state {
 	const struct pk_profile *p;
@@ -18,64 +19,42 @@ struct top_state {
 	struct pk_top_row *rows;
 	size_t rows_cap;
 	uint64_t *seen;			/* per row: the last sample counted */
+	size_t seen_cap;
+	struct pk_strbuf made;		/* a frame's name, made */
 };
-
-/* filepath.Base: the last element of a path, trailing slashes dropped. */
-static const char *base_name(const char *path, int *len)
-{
-	size_t n = strlen(path);
-	const char *s;
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	for (s = path + n; s > path && s[-1] != '/'; s--)
-		;
-	if (s == path + n && n)		/* "/" */
-		s--;
-	*len = (int)(path + n - s);
-	return s;
-}
 
 /*
  * A frame's name as pprof -top names it: the function, or for a frame
  * without one the base name of its mapping's file in brackets
- * ("[libc.so.6]"), or "<unknown>". Interned in names: one name, one row.
+ * ("[libc.so.6]"), or "<unknown>". Interned in names: one name, one row;
+ * made names are made in made.
  */
 static pk_str frame_name(const struct pk_profile *p, struct pk_profile *names,
-			 const struct pk_location *loc, const struct pk_line *line)
+			 struct pk_strbuf *made, const struct pk_location *loc,
+			 const struct pk_line *line)
 {
+	const struct pki_unknown_name unknown = { .style = PKI_UNKNOWN_PPROF };
 	const struct pk_function *fn = line ? pk_profile_function(p, line->function) : NULL;
 	const struct pk_mapping *m = pk_profile_mapping(p, loc->mapping);
 	const char *file = m && m->file ? pk_profile_string(p, m->file) : "";
-	const char *base;
-	char buf[1024];
-	int len;
 
 	if (fn && fn->name && pk_profile_string_len(p, fn->name))
 		return pk_profile_intern(names, pk_profile_string(p, fn->name),
 					 pk_profile_string_len(p, fn->name));
-	if (!*file)
-		return pk_profile_intern_cstr(names, "<unknown>");
-	base = base_name(file, &len);
-	snprintf(buf, sizeof(buf), "[%.*s]", len, base);
-	return pk_profile_intern_cstr(names, buf);
+	made->len = 0;
+	if (pki_unknown_name(made, file, loc->address, &unknown))
+		return 0;
+	return pk_profile_intern(names, made->s, made->len);
 }
 
 static int add_weight(struct top_state *s, pk_str row, int64_t v, int leaf,
 		      uint64_t sample)
 {
 	size_t n = pk_profile_string_count(s->names);
-	size_t old = s->rows_cap;
 
-	if (pki_grow(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0)
+	if (pki_grow_zeroed(&s->rows, &s->rows_cap, n, sizeof(*s->rows)) < 0 ||
+	    pki_grow_zeroed(&s->seen, &s->seen_cap, n, sizeof(*s->seen)) < 0)
 		return PK_ENOMEM;
-	if (s->rows_cap > old) {
-		memset(s->rows + old, 0, (s->rows_cap - old) * sizeof(*s->rows));
-		s->seen = realloc(s->seen, s->rows_cap * sizeof(*s->seen));
-		if (!s->seen)
-			return PK_ENOMEM;
-		memset(s->seen + old, 0, (s->rows_cap - old) * sizeof(*s->seen));
-	}
 	if (leaf)
 		s->rows[row].flat += v;
 	if (s->seen[row] != sample + 1) {	/* cum once per sample */
@@ -101,12 +80,13 @@ static int count_sample(struct top_state *s, size_t i, int column)
 		const struct pk_line *lines = pk_profile_location_lines(s->p, loc);
 
 		if (!loc->nlines) {
-			rc = add_weight(s, frame_name(s->p, s->names, loc, NULL), v, k == 0, i);
+			rc = add_weight(s, frame_name(s->p, s->names, &s->made, loc, NULL),
+					v, k == 0, i);
 			continue;
 		}
 		for (j = 0; j < loc->nlines && !rc; j++)
-			rc = add_weight(s, frame_name(s->p, s->names, loc, &lines[j]), v,
-					k == 0 && j == 0, i);
+			rc = add_weight(s, frame_name(s->p, s->names, &s->made, loc,
+						      &lines[j]), v, k == 0 && j == 0, i);
 	}
 	return rc;
 }
@@ -165,6 +145,7 @@ int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
 		s.rows[m++].name = pk_profile_string(s.names, (pk_str)i);
 	}
 	free(s.seen);
+	free(s.made.s);
 	if (rc) {
 		free(s.rows);
 		pk_profile_free(s.names);
@@ -408,10 +389,10 @@ struct location_rows {
 
 /* The row of a line, named as pk_profile_top names it; -1 when not shown. */
 static long row_of(const struct pk_profile *p, struct pk_profile *names, size_t nnames,
-		   const long *row_of_name, const struct pk_location *loc,
-		   const struct pk_line *line)
+		   const long *row_of_name, struct pk_strbuf *made,
+		   const struct pk_location *loc, const struct pk_line *line)
 {
-	pk_str s = frame_name(p, names, loc, line);
+	pk_str s = frame_name(p, names, made, loc, line);
 
 	return s < nnames ? row_of_name[s] : -1;
 }
@@ -421,6 +402,7 @@ static int fill_location_rows(const struct pk_profile *p, struct pk_profile *nam
 {
 	size_t nnames = pk_profile_string_count(names), i, j;
 	size_t nloc = pk_profile_location_count(p);
+	struct pk_strbuf made = { 0 };
 
 	if (!(lr->first = calloc(nloc + 2, sizeof(*lr->first))))
 		return -1;
@@ -436,11 +418,13 @@ static int fill_location_rows(const struct pk_profile *p, struct pk_profile *nam
 		const struct pk_line *lines = pk_profile_location_lines(p, loc);
 
 		if (!loc->nlines)
-			lr->rows[lr->first[i]] = row_of(p, names, nnames, row_of_name, loc, NULL);
+			lr->rows[lr->first[i]] = row_of(p, names, nnames, row_of_name,
+							&made, loc, NULL);
 		for (j = 0; j < loc->nlines; j++)
 			lr->rows[lr->first[i] + j] = row_of(p, names, nnames, row_of_name,
-							     loc, &lines[j]);
+							     &made, loc, &lines[j]);
 	}
+	free(made.s);
 	return 0;
 }
 
@@ -669,11 +653,12 @@ static int write_profile_labels(struct pk_output *out, const struct top_view *v)
 		pk_profile_sample_type(v->p, (size_t)v->top->column)->type);
 	int64_t time, duration;
 	const char *base;
-	int len, rc = 0;
+	size_t len;
+	int rc = 0;
 
 	if (main_map && main_map->file && *pk_profile_string(v->p, main_map->file)) {
-		base = base_name(pk_profile_string(v->p, main_map->file), &len);
-		rc = pk_output_printf(out, "File: %.*s\n", len, base);
+		len = pki_path_base(pk_profile_string(v->p, main_map->file), &base);
+		rc = pk_output_printf(out, "File: %.*s\n", (int)len, base);
 	}
 	if (!rc && main_map && main_map->build_id && *pk_profile_string(v->p, main_map->build_id))
 		rc = pk_output_printf(out, "Build ID: %s\n",

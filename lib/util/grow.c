@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "grow.h"
 
@@ -24,5 +25,16 @@ int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 		return -1;
 	*ptr = grown;
 	*cap = n;
+	return 0;
+}
+
+int pki_grow_zeroed_slow(void *array, size_t *cap, size_t need, size_t elem)
+{
+	size_t old = *cap;
+
+	if (pki_grow_slow(array, cap, need, elem) < 0)
+		return -1;
+	memset((unsigned char *)*(void **)array + old * elem, 0,
+	       (*cap - old) * elem);
 	return 0;
 }

@@ -19,4 +19,16 @@ static inline int pki_grow(void *array, size_t *cap, size_t need,
 	return need <= *cap ? 0 : pki_grow_slow(array, cap, need, elem);
 }
 
+/*
+ * pki_grow, with the elements it adds zeroed (from the old capacity to
+ * the new): arrays indexed by an id, where 0 stands for "not yet".
+ */
+int pki_grow_zeroed_slow(void *array, size_t *cap, size_t need, size_t elem);
+
+static inline int pki_grow_zeroed(void *array, size_t *cap, size_t need,
+				  size_t elem)
+{
+	return need <= *cap ? 0 : pki_grow_zeroed_slow(array, cap, need, elem);
+}
+
 #endif

@@ -1,18 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
-#include "grow.h"
 #include "strbuf.h"
-
-int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
-{
-	if (pki_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
-		return -1;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-	return 0;
-}
 
 int pki_strbuf_adds(struct pk_strbuf *b, const char *s)
 {

@@ -9,14 +9,28 @@
 #define PROFKIT_STRBUF_H
 
 #include <stddef.h>
+#include <string.h>
+
+#include "grow.h"
 
 struct pk_strbuf {
 	char *s;
 	size_t len, cap;
 };
 
-/* Append n bytes of s. Returns 0, or -1 when out of memory. */
-int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n);
+/*
+ * Append n bytes of s. Returns 0, or -1 when out of memory. Inline: the
+ * writers make millions of calls, most of a byte or a few.
+ */
+static inline int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
+{
+	if (pki_grow(&b->s, &b->cap, b->len + n + 1, 1) < 0)
+		return -1;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
 
 /* Append the C string s. Returns 0, or -1 when out of memory. */
 int pki_strbuf_adds(struct pk_strbuf *b, const char *s);

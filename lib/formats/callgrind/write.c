@@ -36,6 +36,7 @@
 #include "formats/registry.h"
 #include "util/idtab.h"
 #include "core/internal.h"
+#include "core/names.h"
 
 /* A frame: a function (node) at a line. */
 struct frame {
@@ -85,8 +86,7 @@ struct callgrind {
 
 	int64_t *totals;
 	int64_t *values;	/* one sample's output columns */
-	char *buf;
-	size_t buf_cap;
+	struct pk_strbuf name;	/* a function name made here */
 };
 
 static int oom(struct callgrind *c)
@@ -139,38 +139,22 @@ static int choose_columns(struct callgrind *c)
 
 /* ---- functions and frames ---- */
 
-static int buf_set(struct callgrind *c, size_t at, const char *s, size_t n)
-{
-	if (pki_grow(&c->buf, &c->buf_cap, at + n + 1, 1) < 0)
-		return -1;
-	memcpy(c->buf + at, s, n);
-	c->buf[at + n] = '\0';
-	return 0;
-}
-
 /* Unknown functions are named after their object, as folded does. */
 static pk_str function_name(struct callgrind *c, const struct pk_function *fn,
 			    const char *mod)
 {
+	/* but "[kernel.kallsyms]" stays as it is */
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .keep_brackets = 1,
+	};
 	const char *name = fn ? pk_profile_string(c->p, fn->name) : "";
-	const char *base, *slash;
-	size_t n;
 
-	if (*name && strcmp(name, "[unknown]") != 0)
+	if (!pki_is_unknown_function(name))
 		return pk_profile_intern_cstr(c->names, name);
-	if (!*mod || strcmp(mod, "[unknown]") == 0)
-		return pk_profile_intern_cstr(c->names, "[unknown]");
-	slash = strrchr(mod, '/');
-	base = slash ? slash + 1 : mod;
-	n = strlen(base);
-	if (n > 10 && strcmp(base + n - 10, " (deleted)") == 0)
-		n -= 10;
-	if (n && base[0] == '[' && base[n - 1] == ']')
-		return pk_profile_intern(c->names, base, n);
-	if (buf_set(c, 0, "[", 1) || buf_set(c, 1, base, n) ||
-	    buf_set(c, n + 1, "]", 1))
+	c->name.len = 0;
+	if (pki_unknown_name(&c->name, mod, 0, &unknown))
 		return 0;
-	return pk_profile_intern(c->names, c->buf, n + 2);
+	return pk_profile_intern(c->names, c->name.s, c->name.len);
 }
 
 static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
@@ -178,7 +162,6 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 {
 	struct pk_function key = { 0 };
 	const char *file = fn ? pk_profile_string(c->p, fn->filename) : "";
-	size_t old = c->node_line_cap;
 	uint32_t id;
 
 	key.name = function_name(c, fn, mod);
@@ -187,12 +170,9 @@ static uint32_t intern_node(struct callgrind *c, const struct pk_function *fn,
 	if (!key.name || !key.system_name || !key.filename)
 		return 0;
 	id = pk_profile_intern_function(c->names, &key);
-	if (!id || pki_grow(&c->node_line, &c->node_line_cap, (size_t)id + 1,
-			   sizeof(*c->node_line)) < 0)
+	if (!id || pki_grow_zeroed(&c->node_line, &c->node_line_cap,
+				   (size_t)id + 1, sizeof(*c->node_line)) < 0)
 		return 0;
-	if (c->node_line_cap > old)
-		memset(c->node_line + old, 0,
-		       (c->node_line_cap - old) * sizeof(*c->node_line));
 	if (fn && fn->start_line > 0 && !c->node_line[id])
 		c->node_line[id] = fn->start_line;
 	return id;
@@ -671,7 +651,7 @@ static void callgrind_release(struct callgrind *c)
 	pki_idtab_release(&c->edge_tab);
 	free(c->totals);
 	free(c->values);
-	free(c->buf);
+	free(c->name.s);
 }
 
 static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,

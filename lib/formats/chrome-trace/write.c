@@ -40,10 +40,11 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 
 #define UNTIMED_SPACING 1000000	/* ns between samples of an untimed input */
-#define FLUSH_AT 65536
 #define MAX_REPEATS 1000000	/* synthetic samples in all, at the most */
 
 /* A thread: its samples are order[first, first + count). */
@@ -67,10 +68,7 @@ struct entry {
 struct chrome {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
-	struct pk_output *out;
-	struct pk_strbuf buf;
-	int rc;
-	size_t events;
+	struct pki_json json;
 
 	int column, member;	/* the value shown; what marks a sample */
 	int counted;		/* member counts samples: repeat untimed ones */
@@ -79,7 +77,7 @@ struct chrome {
 	int interval_column;	/* off-CPU lengths, or -1 */
 	uint64_t spacing;	/* ns per repeat of an untimed sample */
 	uint64_t wait_spacing;	/* ns per sample of an off-CPU wait */
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys keys;
 	const char *title;
 
 	struct thread *threads;
@@ -90,6 +88,7 @@ struct chrome {
 	size_t norder;
 
 	struct pk_profile *names;	/* thread and frame names */
+	struct pk_strbuf made;		/* a thread's or frame's name, made */
 	struct pk_profile *frames;	/* frames as functions of this interner */
 	struct pk_profile *nodes;	/* (parent, frame) keys -> node ids */
 	struct node { uint32_t parent, frame; } *node;
@@ -107,114 +106,34 @@ static int oom(struct chrome *c)
 
 /* ---- output ---- */
 
-static void flush(struct chrome *c)
+static void put_name(struct chrome *c, const struct pk_profile *in, pk_str s)
 {
-	if (!c->rc && c->buf.len)
-		c->rc = pk_output_write(c->out, c->buf.s, c->buf.len);
-	c->buf.len = 0;
-}
-
-static void put(struct chrome *c, const char *s, size_t n)
-{
-	if (!c->rc && pki_strbuf_add(&c->buf, s, n))
-		c->rc = PK_ENOMEM;
-	if (c->buf.len >= FLUSH_AT)
-		flush(c);
-}
-
-static void puts_(struct chrome *c, const char *s)
-{
-	put(c, s, strlen(s));
-}
-
-static void put_int(struct chrome *c, int64_t v)
-{
-	char num[24];
-	int n = snprintf(num, sizeof(num), "%lld", (long long)v);
-
-	put(c, num, (size_t)n);
+	pki_json_string(&c->json, pk_profile_string(in, s),
+			pk_profile_string_len(in, s));
 }
 
 /* Nanoseconds as microseconds, exactly: "1234.5". */
 static void put_us(struct chrome *c, uint64_t ns)
 {
-	char num[PK_VALUE_FORMAT_SIZE];
-	int n = pk_value_format(num, sizeof(num), (int64_t)ns, 1000);
-
-	if (n > 0)
-		put(c, num, (size_t)n);
+	pki_json_fixed(&c->json, (int64_t)ns, 1000);
 }
 
-/* A JSON string; bytes that are not UTF-8 (a damaged symbol) become U+FFFD. */
-static void put_string(struct chrome *c, const char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	put(c, "\"", 1);
-	while (i < len) {
-		unsigned char ch = (unsigned char)s[i];
-		char esc[8];
-
-		n = pki_utf8_char((const unsigned char *)s + i, len - i);
-		if (!n) {
-			puts_(c, "\\ufffd");
-			n = 1;
-		} else if (ch < 0x20 || ch == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", ch);
-			puts_(c, esc);
-		} else if (ch == '"' || ch == '\\') {
-			put(c, "\\", 1);
-			put(c, s + i, 1);
-		} else {
-			put(c, s + i, n);
-		}
-		i += n;
-	}
-	put(c, "\"", 1);
-}
-
-static void put_name(struct chrome *c, const struct pk_profile *in, pk_str s)
-{
-	put_string(c, pk_profile_string(in, s), pk_profile_string_len(in, s));
-}
-
-/* The start of an event of one thread: {"ph":"X","pid":1,"tid":2 */
+/* An event of one thread, opened: {"ph":"X","pid":1,"tid":2 */
 static void event_head(struct chrome *c, const char *ph, const struct thread *t)
 {
-	puts_(c, c->events++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"");
-	puts_(c, ph);
-	puts_(c, "\",\"pid\":");
-	put_int(c, t->pid);
-	puts_(c, ",\"tid\":");
-	put_int(c, t->tid);
+	struct pki_json *j = &c->json;
+
+	pki_json_space(j, "\n");
+	pki_json_begin_object(j);
+	pki_json_key(j, "ph");
+	pki_json_cstring(j, ph);
+	pki_json_key(j, "pid");
+	pki_json_int(j, t->pid);
+	pki_json_key(j, "tid");
+	pki_json_int(j, t->tid);
 }
 
 /* ---- threads ---- */
-
-static const char *label_text(const struct chrome *c, uint32_t labels,
-			      pk_str key, size_t *len)
-{
-	const struct pk_label *l = pk_profile_label_find(c->p, labels, key);
-	const char *s;
-
-	*len = 0;
-	if (!key || !l || !l->str)
-		return "";
-	s = pk_profile_string(c->p, l->str);
-	*len = pk_profile_string_len(c->p, l->str);
-	while (*len && *s == ' ')
-		s++, (*len)--;
-	while (*len && s[*len - 1] == ' ')
-		(*len)--;
-	return s;
-}
-
-static int64_t label_num(const struct chrome *c, uint32_t labels, pk_str key)
-{
-	const struct pk_label *l = key ? pk_profile_label_find(c->p, labels, key) : NULL;
-
-	return l ? l->num : -1;
-}
 
 /*
  * The thread of a label set: by pid and tid, named "comm tid" as the
@@ -223,13 +142,19 @@ static int64_t label_num(const struct chrome *c, uint32_t labels, pk_str key)
  */
 static uint32_t thread_of(struct chrome *c, uint32_t labels)
 {
-	int64_t pid = label_num(c, labels, c->key_pid);
-	int64_t tid = label_num(c, labels, c->key_tid);
-	struct pk_strbuf name = { 0 };
+	const struct pki_thread_name how = {
+		.style = PKI_THREAD_COMM_TID, .trim = 1, .fallback = c->title,
+	};
+	struct pki_thread t;
+	struct thread *th;
+	int64_t pid, tid;
 	size_t i, len;
-	const char *comm = label_text(c, labels, c->key_comm, &len);
-	char num[32];
+	const char *comm;
 
+	pki_thread_of(c->p, &c->keys, labels, &t);
+	/* the trace has numbers: the pid for a missing tid, and 1 for both */
+	pid = t.has_pid ? t.pid : -1;
+	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid >= 0 ? pid : 1;
 	if (pid < 0)
@@ -240,31 +165,27 @@ static uint32_t thread_of(struct chrome *c, uint32_t labels)
 	if (pki_grow(&c->threads, &c->threads_cap, c->nthreads + 1,
 		     sizeof(*c->threads)) < 0)
 		return 0;
-	snprintf(num, sizeof(num), "%s%lld", len ? " " : "", (long long)tid);
-	if (pki_strbuf_add(&name, comm, len) ||
-	    pki_strbuf_adds(&name, c->key_tid || c->key_pid ? num : c->title)) {
-		free(name.s);
-		return 0;
-	}
-	c->threads[c->nthreads] = (struct thread){ .pid = pid, .tid = tid };
-	c->threads[c->nthreads].name = pk_profile_intern(c->names, name.s, name.len);
-	c->threads[c->nthreads].comm = len ? pk_profile_intern(c->names, comm, len) :
-				       pk_profile_intern_cstr(c->names, c->title);
-	free(name.s);
-	if (!c->threads[c->nthreads].name || !c->threads[c->nthreads].comm)
+	/* and its name that tid, when the input has threads */
+	t.tid = tid;
+	t.has_tid = c->keys.tid || c->keys.pid;
+	comm = pki_thread_comm(c->p, t.comm, &len);
+	th = &c->threads[c->nthreads];
+	*th = (struct thread){ .pid = pid, .tid = tid };
+	c->made.len = 0;
+	if (!pki_thread_name(&c->made, c->p, &t, &how))
+		th->name = pk_profile_intern(c->names, c->made.s, c->made.len);
+	th->comm = len ? pk_profile_intern(c->names, comm, len) :
+		   pk_profile_intern_cstr(c->names, c->title);
+	if (!th->name || !th->comm)
 		return 0;
 	return (uint32_t)++c->nthreads;
 }
 
 static uint32_t cached_thread(struct chrome *c, uint32_t labels)
 {
-	size_t old = c->label_thread_cap;
-
-	if (pki_grow(&c->label_thread, &c->label_thread_cap, (size_t)labels + 1,
-		     sizeof(*c->label_thread)) < 0)
+	if (pki_grow_zeroed(&c->label_thread, &c->label_thread_cap,
+			    (size_t)labels + 1, sizeof(*c->label_thread)) < 0)
 		return 0;
-	memset(c->label_thread + old, 0,
-	       (c->label_thread_cap - old) * sizeof(*c->label_thread));
 	if (!c->label_thread[labels])
 		c->label_thread[labels] = thread_of(c, labels);
 	return c->label_thread[labels];
@@ -279,9 +200,8 @@ static uint32_t frame_id(struct chrome *c, const struct pk_location *loc,
 	const struct pk_function *fn = line ? pk_profile_function(c->p, line->function) : NULL;
 	const struct pk_mapping *m = loc ? pk_profile_mapping(c->p, loc->mapping) : NULL;
 	const char *file = m && m->file ? pk_profile_string(c->p, m->file) : "";
+	const struct pki_unknown_name unknown = { .style = PKI_UNKNOWN_PPROF };
 	struct pk_function f = { 0 };
-	const char *slash = strrchr(file, '/');
-	char buf[1024];
 
 	if (fn && pk_profile_string_len(c->p, fn->name)) {
 		f.name = pk_profile_intern(c->frames, pk_profile_string(c->p, fn->name),
@@ -290,11 +210,11 @@ static uint32_t frame_id(struct chrome *c, const struct pk_location *loc,
 			f.filename = pk_profile_intern_cstr(c->frames,
 					pk_profile_string(c->p, fn->filename));
 		f.start_line = fn->start_line;
-	} else if (*file) {
-		snprintf(buf, sizeof(buf), "[%s]", slash ? slash + 1 : file);
-		f.name = pk_profile_intern_cstr(c->frames, buf);
 	} else {
-		f.name = pk_profile_intern_cstr(c->frames, "<unknown>");
+		c->made.len = 0;
+		if (pki_unknown_name(&c->made, file, 0, &unknown))
+			return 0;
+		f.name = pk_profile_intern(c->frames, c->made.s, c->made.len);
 	}
 	return f.name ? pk_profile_intern_function(c->frames, &f) : 0;
 }
@@ -520,6 +440,25 @@ static uint64_t us(uint64_t ns)
 	return (ns + 500) / 1000;
 }
 
+/* A metadata event: the thread's or process's name. */
+static void write_name(struct chrome *c, const struct thread *t,
+		       const char *what, pk_str name)
+{
+	struct pki_json *j = &c->json;
+
+	event_head(c, "M", t);
+	pki_json_key(j, "name");
+	pki_json_cstring(j, what);
+	pki_json_key(j, "cat");
+	pki_json_cstring(j, "__metadata");
+	pki_json_key(j, "args");
+	pki_json_begin_object(j);
+	pki_json_key(j, "name");
+	put_name(c, c->names, name);
+	pki_json_end_object(j);
+	pki_json_end_object(j);
+}
+
 static void write_names(struct chrome *c, size_t ti)
 {
 	const struct thread *t = &c->threads[ti];
@@ -527,53 +466,71 @@ static void write_names(struct chrome *c, size_t ti)
 
 	for (i = 0; i < ti && c->threads[i].pid != t->pid; i++)
 		;
-	if (i == ti) {
-		event_head(c, "M", t);
-		puts_(c, ",\"name\":\"process_name\",\"cat\":\"__metadata\",\"args\":{\"name\":");
-		put_name(c, c->names, t->comm);
-		puts_(c, "}}");
-	}
-	event_head(c, "M", t);
-	puts_(c, ",\"name\":\"thread_name\",\"cat\":\"__metadata\",\"args\":{\"name\":");
-	put_name(c, c->names, t->name);
-	puts_(c, "}}");
+	if (i == ti)
+		write_name(c, t, "process_name", t->comm);
+	write_name(c, t, "thread_name", t->name);
 }
 
-static void write_node(struct chrome *c, uint32_t id, int first)
+static void write_node(struct chrome *c, uint32_t id)
 {
 	const struct pk_function *f = pk_profile_function(c->frames, c->node[id].frame);
+	struct pki_json *j = &c->json;
 
-	puts_(c, first ? "\n{\"id\":" : ",\n{\"id\":");
-	put_int(c, id);
+	pki_json_space(j, "\n");
+	pki_json_begin_object(j);
+	pki_json_key(j, "id");
+	pki_json_uint(j, id);
 	if (c->node[id].parent) {
-		puts_(c, ",\"parent\":");
-		put_int(c, c->node[id].parent);
+		pki_json_key(j, "parent");
+		pki_json_uint(j, c->node[id].parent);
 	}
-	puts_(c, ",\"callFrame\":{\"functionName\":");
+	pki_json_key(j, "callFrame");
+	pki_json_begin_object(j);
+	pki_json_key(j, "functionName");
 	put_name(c, c->frames, f->name);
-	puts_(c, ",\"scriptId\":0");
+	pki_json_key(j, "scriptId");
+	pki_json_int(j, 0);
 	if (f->filename) {
-		puts_(c, ",\"url\":");
+		pki_json_key(j, "url");
 		put_name(c, c->frames, f->filename);
 	}
 	if (f->start_line > 0) {
-		puts_(c, ",\"lineNumber\":");	/* 0-based */
-		put_int(c, f->start_line - 1);
+		pki_json_key(j, "lineNumber");	/* 0-based */
+		pki_json_int(j, f->start_line - 1);
 	}
-	puts_(c, "}}");
+	pki_json_end_object(j);
+	pki_json_end_object(j);
 }
 
-/* The head of a V8 CPU profile's event: profile id, start in us. */
+/* A V8 CPU profile's event, opened: profile id, start in us; then args. */
 static void profile_event(struct chrome *c, const struct thread *t,
 			  const char *name, size_t id, uint64_t start)
 {
-	char head[160];
+	struct pki_json *j = &c->json;
+	char hex[32];
 
-	snprintf(head, sizeof(head), ",\"name\":\"%s\",\"id\":\"0x%zx\","
-		 "\"cat\":\"disabled-by-default-v8.cpu_profiler\",\"ts\":", name, id);
+	snprintf(hex, sizeof(hex), "0x%zx", id);
 	event_head(c, "P", t);
-	puts_(c, head);
-	put_int(c, (int64_t)start);
+	pki_json_key(j, "name");
+	pki_json_cstring(j, name);
+	pki_json_key(j, "id");
+	pki_json_cstring(j, hex);
+	pki_json_key(j, "cat");
+	pki_json_cstring(j, "disabled-by-default-v8.cpu_profiler");
+	pki_json_key(j, "ts");
+	pki_json_uint(j, start);
+	pki_json_key(j, "args");
+	pki_json_begin_object(j);
+	pki_json_key(j, "data");
+	pki_json_begin_object(j);
+}
+
+/* Close what profile_event opened: data, args, the event. */
+static void profile_event_end(struct chrome *c)
+{
+	pki_json_end_object(&c->json);
+	pki_json_end_object(&c->json);
+	pki_json_end_object(&c->json);
 }
 
 /* The thread's samples as a V8 CPU profile with its own id. */
@@ -583,25 +540,34 @@ static void write_profile(struct chrome *c, size_t ti, uint32_t first_node,
 	const struct thread *t = &c->threads[ti];
 	const struct entry *e = c->order + t->first;
 	uint64_t start = us(e[0].time), last = start;
+	struct pki_json *j = &c->json;
 	size_t i;
 	int64_t r;
 	uint32_t n;
 
 	profile_event(c, t, "Profile", ti + 1, start);
-	puts_(c, ",\"args\":{\"data\":{\"startTime\":");
-	put_int(c, (int64_t)start);
-	puts_(c, "}}}");
+	pki_json_key(j, "startTime");
+	pki_json_uint(j, start);
+	profile_event_end(c);
 	profile_event(c, t, "ProfileChunk", ti + 1, start);
-	puts_(c, ",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[");
+	pki_json_key(j, "cpuProfile");
+	pki_json_begin_object(j);
+	pki_json_key(j, "nodes");
+	pki_json_begin_array(j);
 	for (n = first_node; n < end_node; n++)
-		write_node(c, n, n == first_node);
-	puts_(c, "],\n\"samples\":[");
+		write_node(c, n);
+	pki_json_end_array(j);
+	pki_json_space(j, "\n");
+	pki_json_key(j, "samples");
+	pki_json_begin_array(j);
 	for (i = 0; i < t->count; i++)
-		for (r = 0; r < e[i].reps; r++) {
-			put(c, ",", i || r ? 1 : 0);
-			put_int(c, e[i].node);
-		}
-	puts_(c, "]},\n\"timeDeltas\":[");
+		for (r = 0; r < e[i].reps; r++)
+			pki_json_uint(j, e[i].node);
+	pki_json_end_array(j);
+	pki_json_end_object(j);
+	pki_json_space(j, "\n");
+	pki_json_key(j, "timeDeltas");
+	pki_json_begin_array(j);
 	for (i = 0; i < t->count; i++)
 		for (r = 0; r < e[i].reps; r++) {
 			uint64_t at = us(e[i].time + (uint64_t)r *
@@ -609,30 +575,32 @@ static void write_profile(struct chrome *c, size_t ti, uint32_t first_node,
 
 			if (at < last)	/* an interval's samples overran */
 				at = last;
-			put(c, ",", i || r ? 1 : 0);
-			put_int(c, (int64_t)(at - last));
+			pki_json_uint(j, at - last);
 			last = at;
 		}
-	puts_(c, "]}}}");
+	pki_json_end_array(j);
+	profile_event_end(c);
 }
 
 /* Complete events for the open frames below depth keep, innermost first. */
 static void close_frames(struct chrome *c, const struct thread *t, size_t keep,
 			 uint64_t at)
 {
+	struct pki_json *j = &c->json;
+
 	while (c->nopen > keep) {
 		const struct pk_function *f;
 
 		c->nopen--;
 		f = pk_profile_function(c->frames, c->node[c->open[c->nopen]].frame);
 		event_head(c, "X", t);
-		puts_(c, ",\"name\":");
+		pki_json_key(j, "name");
 		put_name(c, c->frames, f->name);
-		puts_(c, ",\"ts\":");
+		pki_json_key(j, "ts");
 		put_us(c, c->open_since[c->nopen]);
-		puts_(c, ",\"dur\":");
+		pki_json_key(j, "dur");
 		put_us(c, at - c->open_since[c->nopen]);
-		puts_(c, "}");
+		pki_json_end_object(j);
 	}
 }
 
@@ -659,7 +627,7 @@ static int write_runs(struct chrome *c, const struct thread *t)
 	size_t i, same, depth;
 
 	c->nopen = 0;
-	for (i = 0; i < t->count && !c->rc; i++) {
+	for (i = 0; i < t->count && !c->json.rc; i++) {
 		if (c->nopen && e[i].time > end)
 			close_frames(c, t, 0, end);
 		depth = node_path(c, e[i].node);
@@ -690,11 +658,23 @@ static int write_file(struct chrome *c)
 	uint32_t first_node = 1, end_node;
 	int rc = 0;
 
-	puts_(c, "{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"exporter\":\"profkit "
-	      PACKAGE_VERSION "\",\"input\":");
-	put_string(c, c->title, strlen(c->title));
-	puts_(c, "},\n\"traceEvents\":[");
-	for (ti = 0; ti < c->nthreads && !rc && !c->rc; ti++) {
+	struct pki_json *j = &c->json;
+
+	pki_json_begin_object(j);
+	pki_json_key(j, "displayTimeUnit");
+	pki_json_cstring(j, "ms");
+	pki_json_space(j, "\n");
+	pki_json_key(j, "otherData");
+	pki_json_begin_object(j);
+	pki_json_key(j, "exporter");
+	pki_json_cstring(j, "profkit " PACKAGE_VERSION);
+	pki_json_key(j, "input");
+	pki_json_cstring(j, c->title);
+	pki_json_end_object(j);
+	pki_json_space(j, "\n");
+	pki_json_key(j, "traceEvents");
+	pki_json_begin_array(j);
+	for (ti = 0; ti < c->nthreads && !rc && !j->rc; ti++) {
 		const struct thread *t = &c->threads[ti];
 
 		if (!t->count)
@@ -705,10 +685,11 @@ static int write_file(struct chrome *c)
 		rc = write_runs(c, t);
 		first_node = end_node;
 	}
-	puts_(c, "]}\n");
-	flush(c);
-	if (!rc && c->rc)
-		rc = c->rc == PK_ENOMEM ? oom(c) : c->rc;
+	pki_json_end_array(j);
+	pki_json_end_object(j);
+	pki_json_raw(j, "\n", 1);
+	if (pki_json_finish(j) && !rc)
+		rc = j->rc == PK_ENOMEM ? oom(c) : j->rc;
 	return rc;
 }
 
@@ -744,7 +725,7 @@ static int choose_column(struct chrome *c, const struct pk_options *opts)
 
 static void chrome_release(struct chrome *c)
 {
-	free(c->buf.s);
+	free(c->made.s);
 	free(c->threads);
 	free(c->label_thread);
 	free(c->order);
@@ -760,13 +741,11 @@ static void chrome_release(struct chrome *c)
 static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
 			const struct pk_options *opts, struct pk_output *out)
 {
-	struct chrome c = { .ctx = ctx, .p = p, .out = out };
+	struct chrome c = { .ctx = ctx, .p = p };
 	int rc;
 
 	c.title = pki_profile_title(p);
-	c.key_comm = pk_profile_lookup(p, "comm");
-	c.key_pid = pk_profile_lookup(p, "pid");
-	c.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &c.keys);
 	c.names = pk_profile_new(0);
 	c.frames = pk_profile_new(0);
 	c.nodes = pk_profile_new(0);
@@ -777,6 +756,7 @@ static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
 		rc = build_threads(&c);
 	if (!rc)
 		rc = pki_output_gzip_if_named(out);
+	pki_output_json(&c.json, out);
 	if (!rc)
 		rc = write_file(&c);
 	chrome_release(&c);

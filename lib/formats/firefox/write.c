@@ -29,8 +29,9 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "transforms/value.h"
-#include "util/strbuf.h"
+#include "util/json.h"
 
 #define FIREFOX_VERSION 60
 
@@ -52,9 +53,9 @@ struct firefox {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	const struct pk_options *opts;
-	pk_str key_comm, key_pid, key_tid;
-	int rc;			/* the first output error */
-	struct pk_output *out;
+	struct pki_thread_keys keys;
+	struct pki_json json;
+	int rc;			/* json's first error, for the loops to test */
 
 	int column, member;	/* the sampled event's value and marker */
 	int64_t scale;
@@ -106,64 +107,50 @@ static int oom(struct firefox *w)
 
 /* ---- output ---- */
 
-static void put(struct firefox *w, const char *s)
-{
-	if (!w->rc)
-		w->rc = pk_output_puts(w->out, s);
-}
-
+/*
+ * The tables lay out their own commas and line breaks, every 16 or 32
+ * values: the JSON writer works outside any array or object here, for
+ * its buffer, strings and numbers (util/json.h).
+ */
 static void put_n(struct firefox *w, const char *s, size_t n)
 {
-	if (!w->rc)
-		w->rc = pk_output_write(w->out, s, n);
+	pki_json_raw(&w->json, s, n);
+	w->rc = w->json.rc;
+}
+
+static void put(struct firefox *w, const char *s)
+{
+	put_n(w, s, strlen(s));
 }
 
 static void put_int(struct firefox *w, int64_t v)
 {
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%lld", (long long)v);
+	pki_json_int(&w->json, v);
+	w->rc = w->json.rc;
 }
 
 /* Nanoseconds as milliseconds, exactly. */
 static void put_ms(struct firefox *w, uint64_t ns)
 {
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%llu.%06llu",
-					 (unsigned long long)(ns / 1000000),
-					 (unsigned long long)(ns % 1000000));
+	char num[48];
+	int n = snprintf(num, sizeof(num), "%llu.%06llu",
+			 (unsigned long long)(ns / 1000000),
+			 (unsigned long long)(ns % 1000000));
+
+	put_n(w, num, (size_t)n);
 }
 
-/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+/* A weight or an interval: nine digits are more than the profiler shows. */
+static void put_double(struct firefox *w, double v)
+{
+	pki_json_double(&w->json, v, 9);
+	w->rc = w->json.rc;
+}
+
 static void put_string(struct firefox *w, const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, start = 0, n;
-	char esc[8];
-
-	put(w, "\"");
-	while (i < len) {
-		if (u[i] >= 0x20 && u[i] != '"' && u[i] != '\\' && u[i] < 0x80) {
-			i++;
-			continue;
-		}
-		n = u[i] >= 0x80 ? pki_utf8_char(u + i, len - i) : 0;
-		if (n) {
-			i += n;
-			continue;
-		}
-		put_n(w, s + start, i - start);
-		if (u[i] >= 0x80)
-			put(w, "\xef\xbf\xbd");
-		else if (u[i] == '"' || u[i] == '\\')
-			put_n(w, (const char[]){ '\\', (char)u[i] }, 2);
-		else {
-			snprintf(esc, sizeof(esc), "\\u%04x", u[i]);
-			put(w, esc);
-		}
-		start = ++i;
-	}
-	put_n(w, s + start, i - start);
-	put(w, "\"");
+	pki_json_string(&w->json, s, len);
+	w->rc = w->json.rc;
 }
 
 static void put_cstring(struct firefox *w, const char *s)
@@ -331,20 +318,15 @@ static int is_shown(const struct firefox *w, size_t index)
 
 /* ---- threads ---- */
 
-static int64_t label_num(const struct firefox *w, uint32_t labels, pk_str key)
-{
-	const struct pk_label *l = pk_profile_label_find(w->p, labels, key);
-
-	return l && !l->str ? l->num : -1;
-}
-
 static uint32_t find_thread(struct firefox *w, uint32_t labels)
 {
-	const struct pk_label *comm = pk_profile_label_find(w->p, labels, w->key_comm);
-	int64_t pid = label_num(w, labels, w->key_pid);
-	int64_t tid = label_num(w, labels, w->key_tid);
+	struct pki_thread t;
+	int64_t pid, tid;
 	size_t i;
 
+	pki_thread_of(w->p, &w->keys, labels, &t);
+	pid = t.has_pid ? t.pid : -1;
+	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid;
 	for (i = 0; i < w->nthreads; i++)
@@ -360,21 +342,16 @@ static uint32_t find_thread(struct firefox *w, uint32_t labels)
 		w->nthreads++;
 	}
 	/* a thread's last name: perf's comm changes at exec */
-	if (comm && comm->str)
-		w->threads[i].comm = comm->str;
+	if (t.comm)
+		w->threads[i].comm = t.comm;
 	return (uint32_t)i + 1;
 }
 
 static uint32_t thread_of(struct firefox *w, uint32_t labels)
 {
-	size_t old = w->label_thread_cap;
-
-	if (pki_grow(&w->label_thread, &w->label_thread_cap, (size_t)labels + 1,
-		     sizeof(*w->label_thread)) < 0)
+	if (pki_grow_zeroed(&w->label_thread, &w->label_thread_cap,
+			    (size_t)labels + 1, sizeof(*w->label_thread)) < 0)
 		return 0;
-	if (w->label_thread_cap > old)
-		memset(w->label_thread + old, 0,
-		       (w->label_thread_cap - old) * sizeof(*w->label_thread));
 	if (!w->label_thread[labels])
 		w->label_thread[labels] = find_thread(w, labels);
 	return w->label_thread[labels];
@@ -464,7 +441,7 @@ static int build_libs(struct firefox *w)
 		pk_str file = pk_profile_mapping(w->p, (uint32_t)i)->file;
 
 		if (!*pk_profile_string(w->p, file) ||
-		    strcmp(pk_profile_string(w->p, file), "[unknown]") == 0)
+		    strcmp(pk_profile_string(w->p, file), PKI_UNKNOWN) == 0)
 			continue;
 		for (j = 0; j < w->nlibs; j++)
 			if (pk_profile_mapping(w->p, w->lib_mapping[j])->file == file)
@@ -489,7 +466,7 @@ static int build_libs(struct firefox *w)
 /* The function of a location without lines: "[unknown]" in its library. */
 static int made_function(struct firefox *w, uint32_t lib, uint32_t *func)
 {
-	pk_str name = pk_profile_intern_cstr(w->extra, "[unknown]");
+	pk_str name = pk_profile_intern_cstr(w->extra, PKI_UNKNOWN);
 	size_t i;
 
 	for (i = 0; i < w->nmade; i++)
@@ -717,8 +694,7 @@ static void write_meta(struct firefox *w)
 	put(w, ",\"product\":");
 	put_cstring(w, product_name(w->p));
 	put(w, ",\"interval\":");
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, "%.9g", interval_ms(w));
+	put_double(w, interval_ms(w));
 	put(w, ",\"startTime\":");
 	put_ms(w, start > 0 ? (uint64_t)start : 0);
 	put(w, ",\"processType\":0,\"symbolicated\":true,"
@@ -1016,10 +992,8 @@ static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 {
 	switch (col) {
 	case COL_WEIGHT:
-		if (!w->rc)
-			w->rc = pk_output_printf(w->out, "%.9g",
-				(double)pk_profile_sample_values(w->p, index)[w->column] /
-				w->weight_div);
+		put_double(w, (double)pk_profile_sample_values(w->p, index)[w->column] /
+			   w->weight_div);
 		break;
 	case COL_STACK:
 		put_int(w, (int64_t)stack_node(w,
@@ -1146,16 +1120,12 @@ static void write_samples(struct firefox *w, const struct ff_thread *th,
 	put(w, "}");
 }
 
-/* A comm as its thread's name; perf script leaves spaces around some. */
+/* A comm as its thread's name. */
 static void put_comm(struct firefox *w, pk_str comm)
 {
-	const char *s = pk_profile_string(w->p, comm);
-	size_t len = pk_profile_string_len(w->p, comm);
+	size_t len;
+	const char *s = pki_thread_comm(w->p, comm, &len);
 
-	while (len && *s == ' ')
-		s++, len--;
-	while (len && s[len - 1] == ' ')
-		len--;
 	if (len)
 		put_string(w, s, len);
 	else
@@ -1185,10 +1155,10 @@ static void write_thread(struct firefox *w, const struct ff_thread *th,
 	put_comm(w, process_comm(w, th));
 	put(w, ",\"isMainThread\":");
 	put(w, th->pid < 0 || th->pid == th->tid ? "true" : "false");
-	if (!w->rc)
-		w->rc = pk_output_printf(w->out, ",\"pid\":\"%lld\",\"tid\":%lld",
-					 (long long)(th->pid > 0 ? th->pid : 0),
-					 (long long)(th->tid > 0 ? th->tid : 0));
+	put(w, ",\"pid\":\"");
+	put_int(w, th->pid > 0 ? th->pid : 0);
+	put(w, "\",\"tid\":");
+	put_int(w, th->tid > 0 ? th->tid : 0);
 	write_samples(w, th, first);
 	put(w, "}");
 }
@@ -1211,7 +1181,7 @@ static int write_file(struct firefox *w)
 	if (!w->nthreads)	/* the profiler wants a thread to show */
 		write_thread(w, &none, first);
 	put(w, "],\n\"pages\":[],\"counters\":[]}\n");
-	return w->rc;
+	return pki_json_finish(&w->json) == PK_ENOMEM ? oom(w) : w->json.rc;
 }
 
 static void firefox_release(struct firefox *w)
@@ -1245,10 +1215,8 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
-	w.out = out;
-	w.key_comm = pk_profile_lookup(p, "comm");
-	w.key_pid = pk_profile_lookup(p, "pid");
-	w.key_tid = pk_profile_lookup(p, "tid");
+	pki_output_json(&w.json, out);
+	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
 	w.nstrings = pk_profile_string_count(p);
 	w.extra = pk_profile_new(0);

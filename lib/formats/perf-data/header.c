@@ -204,7 +204,7 @@ static int compare_ids(const void *a, const void *b)
 
 static int attr_of_id(struct pd_evlist *ev, uint64_t id)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!ev->nids)
 		return -1;
@@ -212,15 +212,8 @@ static int attr_of_id(struct pd_evlist *ev, uint64_t id)
 		qsort(ev->ids, ev->nids, sizeof(*ev->ids), compare_ids);
 		ev->ids_sorted = 1;
 	}
-	hi = ev->nids;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ev->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = pki_count_below(ev->ids, ev->nids, sizeof(*ev->ids),
+			     PKI_KEY(struct pd_id, id), id);
 	if (lo < ev->nids && ev->ids[lo].id == id &&
 	    ev->ids[lo].attr < ev->nattrs)
 		return (int)ev->ids[lo].attr;

@@ -177,17 +177,8 @@ static int64_t space_key(const struct pd_thread *t)
 /* Index of the first map that ends after addr. */
 static size_t first_ending_after(const struct pd_space *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nmaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->maps[mid].end > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return pki_count_at_or_below(s->maps, s->nmaps, sizeof(*s->maps),
+				     offsetof(struct pd_map, end), addr);
 }
 
 /*
@@ -621,15 +612,11 @@ int pd_machine_set_build_id(struct pd_machine *m, const char *file,
 			    size_t len, const unsigned char *id, size_t id_len)
 {
 	uint32_t f = intern(m, file, len), b = intern_build_id(m, id, id_len);
-	size_t old = m->build_ids_cap;
 
 	if (pk_profile_failed(m->strings) ||
-	    pki_grow(&m->build_ids, &m->build_ids_cap, (size_t)f + 1,
-		    sizeof(*m->build_ids)) < 0)
+	    pki_grow_zeroed(&m->build_ids, &m->build_ids_cap, (size_t)f + 1,
+			    sizeof(*m->build_ids)) < 0)
 		return PK_ENOMEM;
-	if (m->build_ids_cap > old)
-		memset(m->build_ids + old, 0,
-		       (m->build_ids_cap - old) * sizeof(*m->build_ids));
 	m->build_ids[f] = b;
 	return 0;
 }

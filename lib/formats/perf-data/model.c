@@ -124,14 +124,9 @@ static pk_str model_string(struct pd_model *mo, uint32_t id)
 
 static pk_str model_comm(struct pd_model *mo, uint32_t comm)
 {
-	size_t old = mo->comm_str_cap;
-
-	if (pki_grow(&mo->comm_str, &mo->comm_str_cap, (size_t)comm + 1,
-		    sizeof(*mo->comm_str)) < 0)
+	if (pki_grow_zeroed(&mo->comm_str, &mo->comm_str_cap, (size_t)comm + 1,
+			    sizeof(*mo->comm_str)) < 0)
 		return 0;
-	if (mo->comm_str_cap > old)
-		memset(mo->comm_str + old, 0,
-		       (mo->comm_str_cap - old) * sizeof(*mo->comm_str));
 	if (!mo->comm_str[comm])
 		mo->comm_str[comm] = model_string(mo, comm);
 	return mo->comm_str[comm];

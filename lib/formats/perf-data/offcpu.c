@@ -76,16 +76,11 @@ static enum pd_role find_role(const struct pd_attr *a)
 enum pd_role pd_offcpu_role(struct pd_model *mo, uint32_t attr)
 {
 	struct pd_offcpu *o = &mo->off;
-	size_t old = o->roles_cap;
 
-	if (attr >= mo->st->ev.nattrs)
-		return PD_ROLE_OTHER;
-	if (attr >= old) {
-		if (pki_grow(&o->roles, &o->roles_cap, (size_t)attr + 1,
+	if (attr >= mo->st->ev.nattrs ||
+	    pki_grow_zeroed(&o->roles, &o->roles_cap, (size_t)attr + 1,
 			    sizeof(*o->roles)) < 0)
-			return PD_ROLE_OTHER;
-		memset(o->roles + old, 0, (o->roles_cap - old) * sizeof(*o->roles));
-	}
+		return PD_ROLE_OTHER;
 	if (o->roles[attr] == PD_ROLE_UNKNOWN)
 		o->roles[attr] = find_role(&mo->st->ev.attrs[attr]);
 	return o->roles[attr];
@@ -120,15 +115,11 @@ static struct pd_blocked *blocked_slot(struct pd_model *mo,
 				       const struct pd_thread *t)
 {
 	struct pd_offcpu *o = &mo->off;
-	size_t i = (size_t)(t - mo->st->m.threads), old = o->blocked_cap;
+	size_t i = (size_t)(t - mo->st->m.threads);
 
-	if (i >= old) {
-		if (pki_grow(&o->blocked, &o->blocked_cap, i + 1,
+	if (pki_grow_zeroed(&o->blocked, &o->blocked_cap, i + 1,
 			    sizeof(*o->blocked)) < 0)
-			return NULL;
-		memset(o->blocked + old, 0,
-		       (o->blocked_cap - old) * sizeof(*o->blocked));
-	}
+		return NULL;
 	return &o->blocked[i];
 }
 
@@ -218,14 +209,10 @@ static uint32_t make_block_labels(struct pd_model *mo, uint32_t labels)
 static uint32_t block_labels(struct pd_model *mo, uint32_t labels)
 {
 	struct pd_offcpu *o = &mo->off;
-	size_t old = o->block_set_cap;
 
-	if (pki_grow(&o->block_set, &o->block_set_cap, (size_t)labels + 1,
-		     sizeof(*o->block_set)) < 0)
+	if (pki_grow_zeroed(&o->block_set, &o->block_set_cap, (size_t)labels + 1,
+			    sizeof(*o->block_set)) < 0)
 		return make_block_labels(mo, labels);
-	if (o->block_set_cap > old)
-		memset(o->block_set + old, 0,
-		       (o->block_set_cap - old) * sizeof(*o->block_set));
 	if (!o->block_set[labels])
 		o->block_set[labels] = make_block_labels(mo, labels);
 	return o->block_set[labels];

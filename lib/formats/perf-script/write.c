@@ -37,6 +37,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 
 /*
  * A sample that stands for many (an aggregated profile: folded, pprof,
@@ -118,9 +119,8 @@ static const char *function_name(const struct script *s,
 				 const struct pk_line *line)
 {
 	const struct pk_function *fn = pk_profile_function(s->p, line->function);
-	const char *name = fn ? pk_profile_string(s->p, fn->name) : "";
 
-	return *name ? name : "[unknown]";
+	return pki_function_name(fn ? pk_profile_string(s->p, fn->name) : "");
 }
 
 /*
@@ -157,7 +157,7 @@ static int print_frame(struct script *s, uint32_t loc_id, int in_chain)
 
 	if (loc)
 		m = pk_profile_mapping(s->p, loc->mapping);
-	file = m ? pk_profile_string(s->p, m->file) : "[unknown]";
+	file = m ? pk_profile_string(s->p, m->file) : PKI_UNKNOWN;
 	if (in_chain)
 		addr = shown_address(m, file, addr);
 	if (loc && !s->addresses_only)
@@ -444,7 +444,7 @@ static void default_comm(struct script *s)
 
 	base = base ? base + 1 : file;
 	if (!*base || *base == '[')
-		base = "[unknown]";
+		base = PKI_UNKNOWN;
 	snprintf(s->comm, sizeof(s->comm), "%s", base);
 }
 

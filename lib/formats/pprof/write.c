@@ -17,6 +17,7 @@
 
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
 #include "proto/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
@@ -572,7 +573,7 @@ static int build_message(struct pprof_writer *w)
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	perftools__profiles__profile__init(&w->msg);
 	w->strings[w->nstrings++] = (char *)"";
-	w->unknown = pk_profile_lookup(p, "[unknown]");
+	w->unknown = pk_profile_lookup(p, PKI_UNKNOWN);
 	if (fill_header(w))
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	fill_mappings(w);

@@ -17,143 +17,19 @@
  * Off-CPU intervals (lib/core/internal.h) are placed where they happened and
  * last as long as they did, in both kinds of profile.
  *
- * Millions of samples would make a jansson tree many times the size of
- * the model, so the sample arrays are written as they are walked; only
- * strings go through jansson, which escapes them.
+ * Millions of samples would make a tree many times the size of the
+ * model, so the JSON is written as the samples are walked.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "formats/registry.h"
 #include "core/internal.h"
+#include "core/names.h"
+#include "util/json.h"
 
 #define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
-
-/* ---- a buffered JSON writer that keeps the first error ---- */
-
-struct jw {
-	struct pk_output *out;
-	int rc;
-	size_t len;
-	char buf[8192];
-};
-
-static void jw_flush(struct jw *j)
-{
-	if (!j->rc && j->len)
-		j->rc = pk_output_write(j->out, j->buf, j->len);
-	j->len = 0;
-}
-
-static void jw_write(struct jw *j, const char *s, size_t n)
-{
-	if (j->len + n > sizeof(j->buf)) {
-		jw_flush(j);
-		if (n > sizeof(j->buf)) {
-			if (!j->rc)
-				j->rc = pk_output_write(j->out, s, n);
-			return;
-		}
-	}
-	memcpy(j->buf + j->len, s, n);
-	j->len += n;
-}
-
-static void jw_puts(struct jw *j, const char *s)
-{
-	jw_write(j, s, strlen(s));
-}
-
-static void jw_int(struct jw *j, int64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *s = e;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		*--s = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--s = '-';
-	jw_write(j, s, (size_t)(e - s));
-}
-
-/* A fixed-point value (value / scale, the column's scale) as a JSON number. */
-static void jw_fixed(struct jw *j, int64_t v, int64_t scale)
-{
-	char buf[PK_VALUE_FORMAT_SIZE];
-	int n = pk_value_format(buf, sizeof(buf), v, scale);
-
-	if (n > 0)
-		jw_write(j, buf, (size_t)n);
-}
-
-static int jw_callback(const char *buf, size_t size, void *data)
-{
-	struct jw *j = data;
-
-	jw_write(j, buf, size);
-	return j->rc ? -1 : 0;
-}
-
-/* Dump a jansson value and drop the reference. */
-static void jw_json(struct jw *j, json_t *v)
-{
-	if (!v) {
-		if (!j->rc)
-			j->rc = PK_ENOMEM;
-		return;
-	}
-	if (json_dump_callback(v, jw_callback, j,
-			       JSON_COMPACT | JSON_ENCODE_ANY) && !j->rc)
-		j->rc = PK_ENOMEM;
-	json_decref(v);
-}
-
-/*
- * A JSON string of bytes that may not be UTF-8 (a comm, a symbol from a
- * damaged binary): jansson refuses those, so bad bytes become U+FFFD.
- */
-static json_t *json_text(const char *s, size_t len)
-{
-	json_t *v = json_stringn(s, len);
-	unsigned char *fixed, *o;
-	size_t i = 0;
-
-	if (v)
-		return v;
-	fixed = malloc(len * 3 + 1);
-	if (!fixed)
-		return NULL;
-	for (o = fixed; i < len;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 :
-			   (c >> 3) == 30 ? 4 : 0;
-		json_t *one = n && i + n <= len ? json_stringn(s + i, n) : NULL;
-
-		if (one) {
-			memcpy(o, s + i, n);
-			o += n;
-			i += n;
-			json_decref(one);
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	v = json_stringn((const char *)fixed, (size_t)(o - fixed));
-	free(fixed);
-	return v;
-}
-
-static void jw_string(struct jw *j, const char *s, size_t len)
-{
-	jw_json(j, json_text(s, len));
-}
 
 /* ---- the writer's state ---- */
 
@@ -177,7 +53,7 @@ struct speedscope {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	const struct pk_options *opts;
-	pk_str key_comm, key_pid, key_tid;
+	struct pki_thread_keys keys;
 	const char *title;
 	int interval_column;	/* off-CPU lengths, or -1 */
 
@@ -204,9 +80,8 @@ struct speedscope {
 	uint32_t *stack_buf;	/* a sample's frame ids, root first */
 	size_t stack_len, stack_cap;
 	uint32_t *open;		/* evented: the frames open now */
-	size_t nopen, open_cap, events_out;
-	char *name_buf;
-	size_t name_cap;
+	size_t nopen, open_cap;
+	struct pk_strbuf name;	/* a profile's or frame's, made */
 	unsigned long negative;
 };
 
@@ -298,68 +173,38 @@ static int choose_series(struct speedscope *w)
 
 /* ---- grouping samples into profiles ---- */
 
-static int name_add(struct speedscope *w, size_t *len, const char *s, size_t n)
-{
-	if (pki_grow(&w->name_buf, &w->name_cap, *len + n + 1, 1) < 0)
-		return -1;
-	memcpy(w->name_buf + *len, s, n);
-	*len += n;
-	return 0;
-}
-
 /*
  * "comm tid" (the pid without a tid), plus " (event)" if several: the
  * same from perf.data as from perf script's default fields, which have
- * no pid and lose the spaces around a comm.
+ * no pid and lose the blanks around a comm.
  */
 static uint32_t group_of(struct speedscope *w, uint32_t labels, size_t series)
 {
-	const struct pk_profile *p = w->p;
-	const struct pk_label *comm = pk_profile_label_find(p, labels, w->key_comm);
-	const struct pk_label *pid = pk_profile_label_find(p, labels, w->key_pid);
-	const struct pk_label *tid = pk_profile_label_find(p, labels, w->key_tid);
-	size_t len = 0;
-	char num[64];
-	int n = 0;
+	const struct pki_thread_name how = {
+		.style = PKI_THREAD_COMM_TID, .trim = 1, .fallback = w->title,
+	};
+	struct pki_thread t;
 
-	if (comm && comm->str) {
-		const char *s = pk_profile_string(p, comm->str);
-		size_t slen = pk_profile_string_len(p, comm->str);
-
-		while (slen && *s == ' ')
-			s++, slen--;
-		while (slen && s[slen - 1] == ' ')
-			slen--;
-		if (name_add(w, &len, s, slen))
-			return 0;
-	}
-	if (tid || pid)
-		n = snprintf(num, sizeof(num), "%s%lld", len ? " " : "",
-			     (long long)(tid ? tid : pid)->num);
-	if (n > 0 && name_add(w, &len, num, (size_t)n))
-		return 0;
-	if (!len && name_add(w, &len, w->title, strlen(w->title)))
+	pki_thread_of(w->p, &w->keys, labels, &t);
+	w->name.len = 0;
+	if (pki_thread_name(&w->name, w->p, &t, &how))
 		return 0;
 	if (w->nseries > 1) {
-		const char *ev = pk_profile_string(p, w->series[series].event);
+		const char *ev = pk_profile_string(w->p, w->series[series].event);
 
-		if (name_add(w, &len, " (", 2) ||
-		    name_add(w, &len, ev, strlen(ev)) || name_add(w, &len, ")", 1))
+		if (pki_strbuf_adds(&w->name, " (") ||
+		    pki_strbuf_adds(&w->name, ev) || pki_strbuf_adds(&w->name, ")"))
 			return 0;
 	}
-	return pk_profile_intern(w->names, w->name_buf, len);
+	return pk_profile_intern(w->names, w->name.s, w->name.len);
 }
 
 static int note_group(struct speedscope *w, uint32_t g, size_t series,
 		      int64_t weight)
 {
-	size_t old = w->groups_cap;
-
-	if (pki_grow(&w->groups, &w->groups_cap, (size_t)g + 1,
-		    sizeof(*w->groups)) < 0)
+	if (pki_grow_zeroed(&w->groups, &w->groups_cap, (size_t)g + 1,
+			    sizeof(*w->groups)) < 0)
 		return -1;
-	if (w->groups_cap > old)
-		memset(w->groups + old, 0, (w->groups_cap - old) * sizeof(*w->groups));
 	if (g >= w->ngroups) {
 		w->ngroups = (size_t)g + 1;
 		w->groups[g].series = series;
@@ -373,15 +218,11 @@ static int note_group(struct speedscope *w, uint32_t g, size_t series,
 static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 			     size_t series)
 {
-	size_t old = w->label_group_cap;
 	uint32_t g;
 
-	if (pki_grow(&w->label_group, &w->label_group_cap, (size_t)labels + 1,
-		    sizeof(*w->label_group)) < 0)
+	if (pki_grow_zeroed(&w->label_group, &w->label_group_cap,
+			    (size_t)labels + 1, sizeof(*w->label_group)) < 0)
 		return 0;
-	if (w->label_group_cap > old)
-		memset(w->label_group + old, 0,
-		       (w->label_group_cap - old) * sizeof(*w->label_group));
 	g = w->label_group[labels];
 	if (!g) {
 		g = group_of(w, labels, series);
@@ -463,43 +304,24 @@ static int build_order(struct speedscope *w)
 
 /* ---- frames ---- */
 
-static int mod_basename(const char *mod, const char **base, size_t *len)
-{
-	const char *slash = strrchr(mod, '/');
-	size_t n;
-
-	if (!*mod || strcmp(mod, "[unknown]") == 0)
-		return 0;
-	*base = slash ? slash + 1 : mod;
-	n = strlen(*base);
-	if (n > 10 && strcmp(*base + n - 10, " (deleted)") == 0)
-		n -= 10;
-	*len = n;
-	return n != 0;
-}
-
 /* A frame's id in the interner (its index in "frames" plus one), or 0. */
 static uint32_t intern_frame(struct speedscope *w, const struct pk_function *fn,
 			     int64_t line, const char *mod)
 {
 	const char *name = fn ? pk_profile_string(w->p, fn->name) : "";
+	/* as folded: "[libc.so.6]", but "[kernel.kallsyms]" stays */
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .keep_brackets = 1,
+	};
 	struct pk_function f = { 0 };
-	const char *base;
-	size_t blen, len = 0;
 
-	if (*name && strcmp(name, "[unknown]") != 0) {
+	if (!pki_is_unknown_function(name)) {
 		f.name = pk_profile_intern_cstr(w->frames, name);
-	} else if (mod_basename(mod, &base, &blen)) {
-		/* as folded: "[libc.so.6]", but "[kernel.kallsyms]" stays */
-		int bracketed = base[0] == '[' && base[blen - 1] == ']';
-
-		if ((!bracketed && name_add(w, &len, "[", 1)) ||
-		    name_add(w, &len, base, blen) ||
-		    (!bracketed && name_add(w, &len, "]", 1)))
-			return 0;
-		f.name = pk_profile_intern(w->frames, w->name_buf, len);
 	} else {
-		f.name = pk_profile_intern_cstr(w->frames, "[unknown]");
+		w->name.len = 0;
+		if (pki_unknown_name(&w->name, mod, 0, &unknown))
+			return 0;
+		f.name = pk_profile_intern(w->frames, w->name.s, w->name.len);
 	}
 	if (fn && fn->filename)
 		f.filename = pk_profile_intern_cstr(w->frames,
@@ -596,35 +418,40 @@ static int sample_frames(struct speedscope *w, uint32_t stack)
 
 /* ---- output ---- */
 
-static json_t *frame_json(const struct pk_profile *fr, const struct pk_function *f)
+/* A string of one of our interners. */
+static void put_string(struct pki_json *j, const struct pk_profile *in, pk_str s)
 {
-	json_t *o = json_object();
-
-	if (!o || json_object_set_new(o, "name", json_text(
-			pk_profile_string(fr, f->name),
-			pk_profile_string_len(fr, f->name))) ||
-	    (f->filename && json_object_set_new(o, "file", json_text(
-			pk_profile_string(fr, f->filename),
-			pk_profile_string_len(fr, f->filename)))) ||
-	    (f->start_line > 0 &&
-	     json_object_set_new(o, "line", json_integer(f->start_line)))) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	pki_json_string(j, pk_profile_string(in, s), pk_profile_string_len(in, s));
 }
 
-static void write_frames(struct speedscope *w, struct jw *j)
+static void write_frames(struct speedscope *w, struct pki_json *j)
 {
 	size_t n = pk_profile_function_count(w->frames), i;
 
-	jw_puts(j, "\"shared\":{\"frames\":[");
+	pki_json_key(j, "shared");
+	pki_json_begin_object(j);
+	pki_json_key(j, "frames");
+	pki_json_begin_array(j);
 	for (i = 1; i <= n && !j->rc; i++) {
-		jw_puts(j, i > 1 ? ",\n" : "\n");
-		jw_json(j, frame_json(w->frames,
-				      pk_profile_function(w->frames, (uint32_t)i)));
+		const struct pk_function *f =
+			pk_profile_function(w->frames, (uint32_t)i);
+
+		pki_json_space(j, "\n");
+		pki_json_begin_object(j);
+		pki_json_key(j, "name");
+		put_string(j, w->frames, f->name);
+		if (f->filename) {
+			pki_json_key(j, "file");
+			put_string(j, w->frames, f->filename);
+		}
+		if (f->start_line > 0) {
+			pki_json_key(j, "line");
+			pki_json_int(j, f->start_line);
+		}
+		pki_json_end_object(j);
 	}
-	jw_puts(j, "]}");
+	pki_json_end_array(j);
+	pki_json_end_object(j);
 }
 
 static int64_t sample_weight(struct speedscope *w, size_t index, int column)
@@ -639,17 +466,26 @@ static int64_t sample_weight(struct speedscope *w, size_t index, int column)
 	return v;
 }
 
-static void write_profile_head(struct speedscope *w, struct jw *j, size_t g,
-			       const char *type, const char *unit)
+/* A profile's object, opened, with its type, name and unit. */
+static void write_profile_head(struct pki_json *j, const char *type,
+			       const char *name, size_t len, const char *unit)
 {
-	jw_puts(j, "{\"type\":\"");
-	jw_puts(j, type);
-	jw_puts(j, "\",\"name\":");
-	jw_string(j, pk_profile_string(w->names, (pk_str)g),
-		  pk_profile_string_len(w->names, (pk_str)g));
-	jw_puts(j, ",\"unit\":\"");
-	jw_puts(j, unit);
-	jw_puts(j, "\"");
+	pki_json_space(j, "\n");
+	pki_json_begin_object(j);
+	pki_json_key(j, "type");
+	pki_json_cstring(j, type);
+	pki_json_key(j, "name");
+	pki_json_string(j, name, len);
+	pki_json_key(j, "unit");
+	pki_json_cstring(j, unit);
+}
+
+/* The name of group g's profile. */
+static void write_group_head(struct speedscope *w, struct pki_json *j,
+			     size_t g, const char *type, const char *unit)
+{
+	write_profile_head(j, type, pk_profile_string(w->names, (pk_str)g),
+			   pk_profile_string_len(w->names, (pk_str)g), unit);
 }
 
 /* The first time of the recording: where gaps are counted from. */
@@ -699,86 +535,90 @@ static uint64_t gap_before(struct speedscope *w, const struct group *gr,
 	return gap;
 }
 
-static void write_stack(struct speedscope *w, struct jw *j)
+static void write_stack(struct speedscope *w, struct pki_json *j)
 {
 	size_t k;
 
-	for (k = 0; k < w->stack_len; k++) {
-		if (k)
-			jw_write(j, ",", 1);
-		jw_int(j, (int64_t)w->stack_buf[k] - 1);
-	}
+	pki_json_space(j, "\n");
+	pki_json_begin_array(j);
+	for (k = 0; k < w->stack_len; k++)
+		pki_json_int(j, (int64_t)w->stack_buf[k] - 1);
+	pki_json_end_array(j);
 }
 
-static int write_sampled(struct speedscope *w, struct jw *j, size_t g)
+static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 {
 	const struct group *gr = &w->groups[g];
 	const struct series *se = &w->series[gr->series];
 	int gaps = has_gaps(w, gr);
 	uint64_t at = timeline_start(w), gap_sum = 0, gap;
-	size_t i, out = 0;
+	size_t i;
 
 	for (i = 0; gaps && i < gr->count; i++)
 		gap_sum += gap_before(w, gr, w->order[gr->first + i], &at);
-	write_profile_head(w, j, g, "sampled", se->unit);
-	jw_puts(j, ",\"startValue\":0,\"endValue\":");
-	jw_fixed(j, gr->total + (int64_t)gap_sum * se->scale, se->scale);
-	jw_puts(j, ",\"samples\":[");
+	write_group_head(w, j, g, "sampled", se->unit);
+	pki_json_key(j, "startValue");
+	pki_json_int(j, 0);
+	pki_json_key(j, "endValue");
+	pki_json_fixed(j, gr->total + (int64_t)gap_sum * se->scale, se->scale);
+	pki_json_key(j, "samples");
+	pki_json_begin_array(j);
 	at = timeline_start(w);
 	for (i = 0; i < gr->count && !j->rc; i++) {
 		uint32_t index = w->order[gr->first + i];
 
-		if (gaps && gap_before(w, gr, index, &at))
-			jw_puts(j, out++ ? ",\n[]" : "\n[]");
+		if (gaps && gap_before(w, gr, index, &at)) {
+			pki_json_space(j, "\n");
+			pki_json_begin_array(j);
+			pki_json_end_array(j);
+		}
 		if (sample_frames(w, pk_profile_sample(w->p, index)->stack))
 			return oom(w);
-		jw_puts(j, out++ ? ",\n[" : "\n[");
 		write_stack(w, j);
-		jw_write(j, "]", 1);
 	}
-	jw_puts(j, "],\n\"weights\":[");
+	pki_json_end_array(j);
+	pki_json_space(j, "\n");
+	pki_json_key(j, "weights");
+	pki_json_begin_array(j);
 	at = timeline_start(w);
-	for (i = out = 0; i < gr->count && !j->rc; i++) {
+	for (i = 0; i < gr->count && !j->rc; i++) {
 		uint32_t index = w->order[gr->first + i];
 
 		gap = gaps ? gap_before(w, gr, index, &at) : 0;
-		if (gap) {
-			jw_write(j, ",", out++ ? 1 : 0);
-			jw_fixed(j, (int64_t)gap * se->scale, se->scale);
-		}
-		jw_write(j, ",", out++ ? 1 : 0);
-		jw_fixed(j, sample_weight(w, index, se->column), se->scale);
+		if (gap)
+			pki_json_fixed(j, (int64_t)gap * se->scale, se->scale);
+		pki_json_fixed(j, sample_weight(w, index, se->column), se->scale);
 	}
-	jw_puts(j, "]}");
+	pki_json_end_array(j);
+	pki_json_end_object(j);
 	return 0;
 }
 
-static void write_event(struct speedscope *w, struct jw *j, char type,
-			uint32_t frame, uint64_t at)
+/* type: "O" opens the frame, "C" closes it. */
+static void write_event(struct pki_json *j, const char *type, uint32_t frame,
+			uint64_t at)
 {
-	char head[] = ",\n{\"type\":\"O\",\"frame\":";
-
-	head[11] = type;
-	if (w->events_out++)
-		jw_puts(j, head);
-	else
-		jw_puts(j, head + 1);
-	jw_int(j, (int64_t)frame - 1);
-	jw_puts(j, ",\"at\":");
-	jw_int(j, (int64_t)at);
-	jw_write(j, "}", 1);
+	pki_json_space(j, "\n");
+	pki_json_begin_object(j);
+	pki_json_key(j, "type");
+	pki_json_cstring(j, type);
+	pki_json_key(j, "frame");
+	pki_json_int(j, (int64_t)frame - 1);
+	pki_json_key(j, "at");
+	pki_json_uint(j, at);
+	pki_json_end_object(j);
 }
 
 /* Close the open frames down to depth keep, innermost first. */
-static void close_frames(struct speedscope *w, struct jw *j, size_t keep,
+static void close_frames(struct speedscope *w, struct pki_json *j, size_t keep,
 			 uint64_t at)
 {
 	while (w->nopen > keep)
-		write_event(w, j, 'C', w->open[--w->nopen], at);
+		write_event(j, "C", w->open[--w->nopen], at);
 }
 
 /* Move from the open frames to stack_buf's at time at. */
-static int change_stack(struct speedscope *w, struct jw *j, uint64_t at)
+static int change_stack(struct speedscope *w, struct pki_json *j, uint64_t at)
 {
 	size_t same = 0;
 
@@ -790,7 +630,7 @@ static int change_stack(struct speedscope *w, struct jw *j, uint64_t at)
 		return -1;
 	for (; w->nopen < w->stack_len; w->nopen++) {
 		w->open[w->nopen] = w->stack_buf[w->nopen];
-		write_event(w, j, 'O', w->open[w->nopen], at);
+		write_event(j, "O", w->open[w->nopen], at);
 	}
 	return 0;
 }
@@ -819,7 +659,7 @@ static uint64_t mean_interval(struct speedscope *w, const struct group *gr)
  * half a period of jitter still counts as back to back. An off-CPU
  * interval runs for its length exactly.
  */
-static int write_evented(struct speedscope *w, struct jw *j, size_t g)
+static int write_evented(struct speedscope *w, struct pki_json *j, size_t g)
 {
 	const struct group *gr = &w->groups[g];
 	int column = w->series[gr->series].column;
@@ -828,12 +668,12 @@ static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 	size_t i;
 
 	pk_profile_time_span(w->p, &first, &last);
-	write_profile_head(w, j, g, "evented", "nanoseconds");
-	jw_puts(j, ",\"startValue\":");
-	jw_int(j, (int64_t)first);
-	jw_puts(j, ",\"events\":[");
+	write_group_head(w, j, g, "evented", "nanoseconds");
+	pki_json_key(j, "startValue");
+	pki_json_uint(j, first);
+	pki_json_key(j, "events");
+	pki_json_begin_array(j);
 	w->nopen = 0;
-	w->events_out = 0;
 	for (i = 0; i < gr->count && !j->rc; i++) {
 		uint32_t index = w->order[gr->first + i];
 		uint64_t t = time_of(w, index), next = 0;
@@ -857,9 +697,11 @@ static int write_evented(struct speedscope *w, struct jw *j, size_t g)
 			end = t + span;
 	}
 	close_frames(w, j, 0, end);
-	jw_puts(j, "],\n\"endValue\":");
-	jw_int(j, (int64_t)(end > first ? end : first));
-	jw_write(j, "}", 1);
+	pki_json_end_array(j);
+	pki_json_space(j, "\n");
+	pki_json_key(j, "endValue");
+	pki_json_uint(j, end > first ? end : first);
+	pki_json_end_object(j);
 	return 0;
 }
 
@@ -875,7 +717,7 @@ static size_t heaviest_profile(const struct speedscope *w)
 
 static int write_file(struct speedscope *w, struct pk_output *out)
 {
-	struct jw j = { .out = out };
+	struct pki_json j;
 	uint64_t first, last;
 	int evented = 0, rc = 0;
 	size_t g;
@@ -887,29 +729,46 @@ static int write_file(struct speedscope *w, struct pk_output *out)
 	else
 		evented = w->opts->speedscope_evented;
 
-	jw_puts(&j, "{\"$schema\":\"" SCHEMA_URL "\",\n\"exporter\":");
-	jw_string(&j, "profkit " PACKAGE_VERSION, strlen("profkit " PACKAGE_VERSION));
-	jw_puts(&j, ",\n\"name\":");
-	jw_string(&j, w->title, strlen(w->title));
-	jw_puts(&j, ",\n\"activeProfileIndex\":");
-	jw_int(&j, (int64_t)(w->ngroups > 1 ? heaviest_profile(w) : 0));
-	jw_puts(&j, ",\n");
+	pki_output_json(&j, out);
+	pki_json_begin_object(&j);
+	pki_json_key(&j, "$schema");
+	pki_json_cstring(&j, SCHEMA_URL);
+	pki_json_space(&j, "\n");
+	pki_json_key(&j, "exporter");
+	pki_json_cstring(&j, "profkit " PACKAGE_VERSION);
+	pki_json_space(&j, "\n");
+	pki_json_key(&j, "name");
+	pki_json_cstring(&j, w->title);
+	pki_json_space(&j, "\n");
+	pki_json_key(&j, "activeProfileIndex");
+	pki_json_uint(&j, w->ngroups > 1 ? heaviest_profile(w) : 0);
+	pki_json_space(&j, "\n");
 	write_frames(w, &j);
-	jw_puts(&j, ",\n\"profiles\":[");
-	for (g = 1; g < w->ngroups && !rc && !j.rc; g++) {
-		jw_puts(&j, g > 1 ? ",\n" : "\n");
+	pki_json_space(&j, "\n");
+	pki_json_key(&j, "profiles");
+	pki_json_begin_array(&j);
+	for (g = 1; g < w->ngroups && !rc && !j.rc; g++)
 		rc = evented ? write_evented(w, &j, g) : write_sampled(w, &j, g);
-	}
 	if (w->ngroups < 2) {
 		/* speedscope wants a profile to show, even an empty one */
-		jw_puts(&j, "\n{\"type\":\"sampled\",\"name\":");
-		jw_string(&j, w->title, strlen(w->title));
-		jw_puts(&j, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":0,"
-			"\"samples\":[],\"weights\":[]}");
+		write_profile_head(&j, "sampled", w->title, strlen(w->title),
+				   "none");
+		pki_json_key(&j, "startValue");
+		pki_json_int(&j, 0);
+		pki_json_key(&j, "endValue");
+		pki_json_int(&j, 0);
+		pki_json_key(&j, "samples");
+		pki_json_begin_array(&j);
+		pki_json_end_array(&j);
+		pki_json_key(&j, "weights");
+		pki_json_begin_array(&j);
+		pki_json_end_array(&j);
+		pki_json_end_object(&j);
 	}
-	jw_puts(&j, "]}\n");
-	jw_flush(&j);
-	if (!rc && j.rc)
+	pki_json_end_array(&j);
+	pki_json_end_object(&j);
+	pki_json_raw(&j, "\n", 1);
+	if (pki_json_finish(&j) && !rc)
 		rc = j.rc == PK_ENOMEM ? oom(w) : j.rc;
 	return rc;
 }
@@ -927,7 +786,7 @@ static void speedscope_release(struct speedscope *w)
 	free(w->stack_done);
 	free(w->stack_buf);
 	free(w->open);
-	free(w->name_buf);
+	free(w->name.s);
 }
 
 static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
@@ -942,9 +801,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.p = p;
 	w.opts = opts;
 	w.title = pki_profile_title(p);
-	w.key_comm = pk_profile_lookup(p, "comm");
-	w.key_pid = pk_profile_lookup(p, "pid");
-	w.key_tid = pk_profile_lookup(p, "tid");
+	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
 	w.names = pk_profile_new(0);
 	w.frames = pk_profile_new(0);
