@@ -34,6 +34,7 @@ int main(int argc, char **argv)
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_SYMBOLS,
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_END(),
 	};
 	const struct pk_writer *writer;
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
 	}
 	if (!(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
 		return 2;
-	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, writer->flags, &p);
+	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL,
+			      pk_writer_profile_flags(writer), &p);
 	if (!rc)
 		rc = cmd_write_output(ctx, writer, p, output);
 	rc = cmd_report(ctx, rc);

@@ -13,12 +13,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "core/internal.h"
 #include "util/strbuf.h"
 
+enum { PID, TID, KERNEL, JIT, ADDRS, NO_COMM };
+
+/* the keys "folded:NAME", the flags --NAME */
+#define FLAG(name, h) { .key = "folded:" name, .type = PK_OPTION_FLAG, \
+	.flag = name, .help = h }
+
+const struct pki_option pki_fold_options[] = {
+	[PID] = FLAG("pid", "root frame 'comm-PID'"),
+	[TID] = FLAG("tid", "root frame 'comm-PID/TID'"),
+	[KERNEL] = FLAG("kernel", "mark kernel frames with _[k]"),
+	[JIT] = FLAG("jit", "mark JIT frames with _[j]"),
+	[ADDRS] = FLAG("addrs", "show addresses of unknown frames"),
+	[NO_COMM] = FLAG("no-comm", "no process name root frame"),
+	{ .key = NULL },
+};
+
+void pki_fold_settings(const struct pk_options *opts,
+		       struct pki_fold_settings *s)
+{
+	const struct pki_option *o = pki_fold_options;
+
+	s->include_pid = pki_option_flag(opts, &o[PID]) != 0;
+	s->include_tid = pki_option_flag(opts, &o[TID]) != 0;
+	s->annotate_kernel = pki_option_flag(opts, &o[KERNEL]) != 0;
+	s->annotate_jit = pki_option_flag(opts, &o[JIT]) != 0;
+	s->show_addrs = pki_option_flag(opts, &o[ADDRS]) != 0;
+	s->no_comm = pki_option_flag(opts, &o[NO_COMM]) != 0;
+}
+
 struct folded {
 	const struct pk_profile *p;
-	const struct pk_options *opts;
+	struct pki_fold_settings opts;
 	int column;
 	pk_str key_comm, key_pid, key_tid;
 	struct pk_strbuf line, name;
@@ -157,7 +187,7 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 			dso_basename(mod, &base, &blen);
 		if (pki_strbuf_adds(b, "[") || pki_strbuf_add(b, base, blen))
 			return -1;
-		if (f->opts->show_addrs) {
+		if (f->opts.show_addrs) {
 			snprintf(tmp, sizeof(tmp), " <%llx>", (unsigned long long)addr);
 			if (pki_strbuf_adds(b, tmp))
 				return -1;
@@ -185,9 +215,9 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	 * such frames are marked, not perf's "(inlined)" ones */
 	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
 		return pki_strbuf_adds(b, "_[i]");
-	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
+	if (outermost && f->opts.annotate_kernel && mod_is_kernel(mod))
 		return pki_strbuf_adds(b, "_[k]");
-	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
+	if (outermost && f->opts.annotate_jit && mod_is_jit(mod) &&
 	    !has_mark(b, "_[j]"))
 		return pki_strbuf_adds(b, "_[j]");
 	return 0;
@@ -210,7 +240,7 @@ static int add_root(struct folded *f, uint32_t labels)
 		;
 	if (pki_strbuf_add(&f->line, name, len))
 		return -1;
-	if (f->opts->include_pid || f->opts->include_tid) {
+	if (f->opts.include_pid || f->opts.include_tid) {
 		if (pid)
 			snprintf(num, sizeof(num), "-%lld", (long long)pid->num);
 		else
@@ -218,7 +248,7 @@ static int add_root(struct folded *f, uint32_t labels)
 		if (pki_strbuf_adds(&f->line, num))
 			return -1;
 	}
-	if (f->opts->include_tid) {
+	if (f->opts.include_tid) {
 		snprintf(num, sizeof(num), "/%lld", tid ? (long long)tid->num : 0LL);
 		if (pki_strbuf_adds(&f->line, num))
 			return -1;
@@ -236,11 +266,11 @@ static int render_sample(struct folded *f, const struct pk_sample *s)
 	const uint32_t *stack;
 	size_t depth, i;
 	/* The perl script condenses Java names only for a bare "java". */
-	int java = comm && !f->opts->include_pid && !f->opts->include_tid &&
+	int java = comm && !f->opts.include_pid && !f->opts.include_tid &&
 		   strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
 
 	f->line.len = 0;
-	if (!f->opts->no_comm && add_root(f, s->labels))
+	if (!f->opts.no_comm && add_root(f, s->labels))
 		return -1;
 	stack = pk_profile_stack(f->p, s->stack, &depth);
 	for (i = depth; i-- > 0;) {
@@ -291,6 +321,8 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 	pk_str event = 0;
 	int count, weight;
 
+	if (!opts)
+		opts = &pki_default_options;
 	if (!pk_profile_sample_type_count(p))
 		return -1;
 	if (opts->sample_type) {
@@ -424,7 +456,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 
 	memset(&f, 0, sizeof(f));
 	f.p = p;
-	f.opts = opts;
+	pki_fold_settings(opts, &f.opts);
 	f.column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;

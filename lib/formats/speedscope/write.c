@@ -12,7 +12,7 @@
  *                    "weights": [2000, 1000]}]}
  *
  * An input with several events gets one profile per (event, thread).
- * With opts->speedscope_evented each profile is instead an "evented" one
+ * With speedscope:evented each profile is instead an "evented" one
  * that opens and closes frames as the stack changes between timestamps.
  * Off-CPU intervals (lib/core/internal.h) are placed where they happened and
  * last as long as they did, in both kinds of profile.
@@ -180,6 +180,7 @@ struct speedscope {
 	pk_str key_comm, key_pid, key_tid;
 	const char *title;
 	int interval_column;	/* off-CPU lengths, or -1 */
+	int evented;		/* speedscope:evented asked for */
 
 	struct series *series;
 	size_t nseries;
@@ -881,11 +882,11 @@ static int write_file(struct speedscope *w, struct pk_output *out)
 	size_t g;
 
 	pk_profile_time_span(w->p, &first, &last);
-	if (w->opts->speedscope_evented && !first)
+	if (w->evented && !first)
 		pk_warn(w->ctx, "speedscope: the input has no timestamps: "
 			"writing sampled profiles, not evented ones");
 	else
-		evented = w->opts->speedscope_evented;
+		evented = w->evented;
 
 	jw_puts(&j, "{\"$schema\":\"" SCHEMA_URL "\",\n\"exporter\":");
 	jw_string(&j, "profkit " PACKAGE_VERSION, strlen("profkit " PACKAGE_VERSION));
@@ -930,6 +931,13 @@ static void speedscope_release(struct speedscope *w)
 	free(w->name_buf);
 }
 
+static const struct pki_option speedscope_options[] = {
+	{ .key = "speedscope:evented", .type = PK_OPTION_FLAG,
+	  .flag = "speedscope-evented",
+	  .help = "one evented timeline per thread, from the times" },
+	{ .key = NULL },
+};
+
 static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 			    const struct pk_options *opts,
 			    struct pk_output *out)
@@ -941,6 +949,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
+	w.evented = pki_option_flag(opts, &speedscope_options[0]);
 	w.title = pki_profile_title(p);
 	w.key_comm = pk_profile_lookup(p, "comm");
 	w.key_pid = pk_profile_lookup(p, "pid");
@@ -963,11 +972,12 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_speedscope = {
+const struct pki_format pki_format_speedscope = {
 	.name = "speedscope",
-	.description = "speedscope JSON, one timeline per thread "
-		       "(https://www.speedscope.app)",
+	.write_description = "speedscope JSON, one timeline per thread "
+			     "(https://www.speedscope.app)",
 	.extension = ".speedscope.json",
-	.flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_ORDER,
 	.write = speedscope_write,
+	.options = speedscope_options,
 };
