@@ -3,8 +3,8 @@
  * Options by key. Whoever reads an option declares it (struct
  * pki_option): the pipeline's own settings here, a format's in its own
  * file (lib/formats/), a transform's in its own (lib/transforms/). Keys
- * are scoped by their owner's name ("flamegraph:width", "folded:pid",
- * "filter:focus"); the pipeline's own are bare ("event", "binary").
+ * are scoped by their owner's name ("FORMAT:OPTION"); the pipeline's own
+ * are bare ("event", "binary"). Core names no format's option.
  *
  * Core keeps the values, checked against their declarations, and gives
  * them back typed; it finds no declaration by key (lib/pipeline/ does,
@@ -24,8 +24,8 @@ struct pki_option {
 	const char *def;	/* the default, as text; NULL: none */
 	const char *help;	/* one line, as --help shows it */
 	const char *const *choices;	/* PK_OPTION_CHOICE: NULL-terminated */
-	/* The long option the commands take for it ("width" is --width),
-	 * and its value's name in --help ("PX"; NULL for a flag). */
+	/* The long option the commands take for it ("binary" is --binary),
+	 * and its value's name in --help ("FILE"; NULL for a flag). */
 	const char *flag;
 	const char *value_name;
 	/* PK_OPTION_UINT: the bounds (0 and 0: from 0 up) */
