@@ -47,7 +47,7 @@ static int set_all(const struct option *o, const char *arg)
 
 static const struct option options[] = {
 	OPT_GROUP("Formats"),
-	OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+	OPT_KEY("from"),
 	OPT_STRING(0, "to", &to, "FMT", "output format (required)"),
 	OPT_FLAG(0, "list-formats", &list_formats, "list the formats and exit"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
@@ -56,10 +56,9 @@ static const struct option options[] = {
 	OPT_STRING('j', "jobs", &jobs_arg, "N", "with -O: convert N files at once"),
 	OPT_FLAG(0, "keep-going", &keep_going, "with -O: go on past a bad file"),
 	OPT_GROUP("Samples"),
-	OPT_PK(0, "event", "NAME", "keep this event only (default: the first; "
-	       "also off-cpu, wall)"),
-	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
-	OPT_PK(0, "sample-type", "T", "show this sample type (as pprof's -sample_index)"),
+	OPT_KEY("event"),
+	OPT_KEY("value"),
+	OPT_KEY("sample-type"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
 	OPT_KEY("folded:pid"),
 	OPT_KEY("folded:tid"),

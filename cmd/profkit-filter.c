@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 		OPT_KEY("filter:min-percent"),
 		OPT_PK(0, "value", "KIND", "weigh --min-percent by 'samples' or 'period'"),
 		OPT_GROUP("Input and output"),
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_KEY("from"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: folded)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),

@@ -32,11 +32,11 @@ static struct cmd_robustness robust;
 
 static const struct option options[] = {
 	OPT_GROUP("Input and output"),
-	OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+	OPT_KEY("from"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
 	OPT_GROUP("Samples"),
 	OPT_PK(0, "event", "NAME", "draw this event (default: the first)"),
-	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
+	OPT_KEY("value"),
 	OPT_PK(0, "sample-type", "T", "draw this sample type (pprof's -sample_index)"),
 	OPT_KEY("folded:no-comm"),
 	OPT_KEY("flamegraph:diff"),

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	int quiet = 0, as_json = 0, i, rc = 0;
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &as_json, "print JSON (one object per file, in an array)"),
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_KEY("from"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
 		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_SYMBOLS,

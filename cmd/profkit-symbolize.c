@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	const char *to = "pprof", *output = NULL;
 	int quiet = 0;
 	const struct option options[] = {
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_KEY("from"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: pprof)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_SYMBOLS,

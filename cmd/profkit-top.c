@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		OPT_FLAG(0, "cum", &cum, "sort by cumulative weight"),
 		OPT_PK(0, "sample-type", "T", "the sample type to show (pprof's -sample_index)"),
 		OPT_PK(0, "event", "NAME", "the event to show (default: the first)"),
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_KEY("from"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
 		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_SYMBOLS,
