@@ -55,9 +55,10 @@ done
 # the same example as C++, and every public header: the API is usable
 # from a C++ program (extern "C", no C++ keywords as names)
 if command -v g++ >/dev/null 2>&1; then
+	# the C build's flags too (a sanitizer's library must be linked)
 	# shellcheck disable=SC2086
-	if g++ -x c++ -Wall -Wextra -Werror -o "$tmpdir/example++" \
-		"$tmpdir/example.c" $flags >"$tmpdir/cxx.log" 2>&1; then
+	if g++ -x c++ ${CFLAGS:-} -Wall -Wextra -Werror -o "$tmpdir/example++" \
+		"$tmpdir/example.c" -x none $flags ${LDFLAGS:-} >"$tmpdir/cxx.log" 2>&1; then
 		pass "the EXAMPLE compiles and links as C++ (g++ -x c++)"
 	else
 		fail "the EXAMPLE compiles and links as C++ (g++ -x c++)"
