@@ -124,9 +124,11 @@ struct pk_options *cmd_options(void)
 	return opts;
 }
 
-int cmd_set_option(const char *key, const char *value)
+int cmd_set_option(const char *key, const char *value, const char *spelled)
 {
 	struct pk_context *ctx = pk_context_new();
+	const char *msg;
+	size_t n = strlen(key);
 	int rc;
 
 	if (!ctx) {
@@ -134,15 +136,38 @@ int cmd_set_option(const char *key, const char *value)
 		return -1;
 	}
 	rc = pk_options_set(ctx, cmd_options(), key, value);
-	if (rc)	/* the library's "key: expected ..." as "--key: ..." */
-		cmd_error("--%s", pk_context_error(ctx)->message);
+	msg = pk_context_error(ctx)->message;
+	/* the library's "KEY: expected ..." as "--flag: expected ..." */
+	if (rc && strncmp(msg, key, n) == 0 && msg[n] == ':')
+		cmd_error("%s%s", spelled, msg + n);
+	else if (rc)
+		cmd_error("%s", msg);
 	pk_context_free(ctx);
 	return rc ? -1 : 0;
 }
 
-int cmd_opt_pk(const struct option *o, const char *arg)
+int cmd_opt_key(const struct option *o, const char *arg)
 {
-	return cmd_set_option(o->long_name, arg);
+	char spelled[64];
+
+	snprintf(spelled, sizeof(spelled), "--%s", o->long_name);
+	return cmd_set_option(o->key, arg, spelled);
+}
+
+int cmd_opt_by_key(const struct option *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *key = eq ? strndup(arg, (size_t)(eq - arg)) : strdup(arg);
+	int rc;
+
+	(void)o;
+	if (!key) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	rc = cmd_set_option(key, eq ? eq + 1 : NULL, key);
+	free(key);
+	return rc;
 }
 
 int cmd_read_profile(struct pk_context *ctx, const char *path,
@@ -189,10 +214,9 @@ const struct pk_writer *cmd_writer(const char *to)
 
 	if (w)
 		return w;
-	while (pk_writers[n] && n < sizeof(names) / sizeof(names[0])) {
-		names[n] = pk_writers[n]->name;
-		n++;
-	}
+	for (w = pk_writer_next(NULL); w && n < sizeof(names) / sizeof(names[0]);
+	     w = pk_writer_next(w))
+		names[n++] = pk_writer_name(w);
 	meant = cmd_closest_name(to, names, n);
 	cmd_error("unknown output format '%s'%s%s%s (see %s--list-formats)", to,
 		  meant ? ": did you mean '" : "", meant ? meant : "",
@@ -226,7 +250,7 @@ int cmd_convert(const struct pk_writer *writer, int argc, char **argv,
 	pk_context_set_strict(ctx, r->strict);
 	if (r->max_memory > 0)
 		pk_context_set_max_memory(ctx, (uint64_t)r->max_memory);
-	p = pk_profile_new(writer->flags);
+	p = pk_profile_new(pk_writer_profile_flags(writer));
 	rc = p ? cmd_read_inputs(ctx, argc, argv, p) :
 		pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	if (!rc && r->strict && pk_warning_count(ctx))

@@ -22,33 +22,41 @@ struct pk_context *cmd_context(int quiet);
 
 /*
  * The command's library options (struct pk_options), created on first
- * use. Options the library knows by name are set straight from the
- * command line with OPT_PK, so a command and pk_options_set(3) take the
- * same words.
+ * use. Every flag that is a library option sets it by key: OPT_KEY rows
+ * take their flag and help from the option's declaration (--width is
+ * "flamegraph:width"), OPT_PK rows are the pipeline's bare keys with a
+ * command's own help (--event is "event"); -X sets any key.
  */
 struct pk_options *cmd_options(void);
-/* Set the library option named as the long option (an OPT_CALLBACK);
- * a flag without a value is "1". */
-int cmd_opt_pk(const struct option *o, const char *arg);
-/* Set a library option from the command's own code; prints the error. */
-int cmd_set_option(const char *key, const char *value);
-#define OPT_PK(s, l, a, h) OPT_CALLBACK((s), (l), NULL, (a), (h), cmd_opt_pk)
+/* Set the row's key (an OPT_CALLBACK); a flag without a value is "1". */
+int cmd_opt_key(const struct option *o, const char *arg);
+/* Set a library option from the command's own code; prints the error,
+ * with the key spelled as the user gave it (e.g. "--width"). */
+int cmd_set_option(const char *key, const char *value, const char *spelled);
+#define OPT_PK(s, l, a, h) \
+	{ OPTION_CALLBACK, (s), (l), NULL, (a), (h), cmd_opt_key, (l) }
+/* -X KEY=VALUE, --option=KEY=VALUE: any library option (as bsdtar's
+ * --options) */
+int cmd_opt_by_key(const struct option *o, const char *arg);
+#define OPT_BY_KEY(where) \
+	OPT_CALLBACK('X', "option", NULL, "KEY=VALUE", \
+		     "set an option by key (" where "); repeatable", cmd_opt_by_key)
 
 /* The options every command that reads raw addresses takes, and the
  * bound on stack depth that every reader obeys. */
 #define OPT_SYMBOLS \
 	OPT_GROUP("Symbols"), \
-	OPT_PK(0, "binary", "FILE", "the main program's binary"), \
-	OPT_PK(0, "symbol-path", "DIRS", "look for binaries here (DIR:DIR)"), \
-	OPT_PK(0, "symfs", "DIR", "root of the recording machine's files"), \
-	OPT_PK(0, "kallsyms", "FILE", "the recording kernel's kallsyms"), \
-	OPT_PK(0, "demangle", "STYLE", "names as 'perf' or 'pprof' shows them, 'full' or 'none'"), \
-	OPT_PK(0, "inline", NULL, "inlined functions as frames (perf.data: unwound stacks have them)"), \
-	OPT_PK(0, "no-unwind", NULL, "--call-graph dwarf: the sampled user frame only"), \
-	OPT_PK(0, "no-symbolize", NULL, "keep raw addresses"), \
+	OPT_KEY("binary"), \
+	OPT_KEY("symbol-path"), \
+	OPT_KEY("symfs"), \
+	OPT_KEY("kallsyms"), \
+	OPT_KEY("demangle"), \
+	OPT_KEY("inline"), \
+	OPT_KEY("no-unwind"), \
+	OPT_KEY("no-symbolize"), \
 	OPT_GROUP("Input limits"), \
-	OPT_PK(0, "max-stack", "N", "keep the N leaf-side frames of deeper stacks (4096)"), \
-	OPT_PK(0, "threads", "N", "read a large perf script text file on N threads (one per core)")
+	OPT_KEY("max-stack"), \
+	OPT_KEY("threads")
 
 /* How a command treats damage and memory: -q, --strict, --max-memory. */
 struct cmd_robustness {

@@ -29,7 +29,9 @@ static const struct command_info info = {
 		"  perf script | profkit-convert --to=speedscope -o cpu.speedscope.json\n"
 		"  profkit-convert --to=pprof -o cpu.pb.gz out.txt && pprof -top cpu.pb.gz\n"
 		"  profkit-convert --to=dot out.txt | dot -Tsvg > graph.svg\n"
-		"  profkit-convert --to=pprof -O out/ -j 2 --keep-going profiles/*\n",
+		"  profkit-convert --to=pprof -O out/ -j 2 --keep-going profiles/*\n"
+		"  profkit-convert --to=flamegraph -X flamegraph:width=1600 -o cpu.svg perf.data\n",
+	.key_scopes = "*",
 };
 
 static const char *to, *output, *out_dir, *jobs_arg;
@@ -39,12 +41,13 @@ static struct cmd_robustness robust;
 static int set_all(const struct option *o, const char *arg)
 {
 	(void)o;
-	return cmd_set_option("kernel", arg) || cmd_set_option("jit", arg);
+	return cmd_set_option("folded:kernel", arg, "--all") ||
+	       cmd_set_option("folded:jit", arg, "--all");
 }
 
 static const struct option options[] = {
 	OPT_GROUP("Formats"),
-	OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+	OPT_KEY("from"),
 	OPT_STRING(0, "to", &to, "FMT", "output format (required)"),
 	OPT_FLAG(0, "list-formats", &list_formats, "list the formats and exit"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
@@ -53,28 +56,29 @@ static const struct option options[] = {
 	OPT_STRING('j', "jobs", &jobs_arg, "N", "with -O: convert N files at once"),
 	OPT_FLAG(0, "keep-going", &keep_going, "with -O: go on past a bad file"),
 	OPT_GROUP("Samples"),
-	OPT_PK(0, "event", "NAME", "keep this event only (default: the first; "
-	       "also off-cpu, wall)"),
-	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
-	OPT_PK(0, "sample-type", "T", "show this sample type (as pprof's -sample_index)"),
+	OPT_KEY("event"),
+	OPT_KEY("value"),
+	OPT_KEY("sample-type"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
-	OPT_PK(0, "pid", NULL, "root frame 'comm-PID'"),
-	OPT_PK(0, "tid", NULL, "root frame 'comm-PID/TID'"),
-	OPT_PK(0, "kernel", NULL, "mark kernel frames with _[k]"),
-	OPT_PK(0, "jit", NULL, "mark JIT frames with _[j]"),
+	OPT_KEY("folded:pid"),
+	OPT_KEY("folded:tid"),
+	OPT_KEY("folded:kernel"),
+	OPT_KEY("folded:jit"),
 	OPT_CALLBACK(0, "all", NULL, NULL, "--kernel and --jit", set_all),
-	OPT_PK(0, "addrs", NULL, "show addresses of unknown frames"),
-	OPT_PK(0, "no-comm", NULL, "no process name root frame"),
+	OPT_KEY("folded:addrs"),
+	OPT_KEY("folded:no-comm"),
 	OPT_GROUP("pprof output"),
-	OPT_PK(0, "gzip", NULL, "gzip the profile (default; --no-gzip: raw protobuf)"),
-	OPT_PK(0, "labels", "WHICH", "sample labels (pid, tid, comm, cpu): 'all' or 'none'"),
+	OPT_KEY("pprof:gzip"),
+	OPT_KEY("pprof:labels"),
 	OPT_GROUP("speedscope output"),
-	OPT_PK(0, "speedscope-evented", NULL, "one evented timeline per thread, from the times"),
+	OPT_KEY("speedscope:evented"),
 	OPT_GROUP("perf script output"),
-	OPT_PK(0, "addresses-only", NULL, "addresses and dsos only, no functions"),
+	OPT_KEY("perf-script:addresses-only"),
 	OPT_GROUP("Call graphs (dot, as gprof2dot)"),
-	OPT_PK(0, "node-thres", "PCT", "hide functions under PCT% of the total (0.5)"),
-	OPT_PK(0, "edge-thres", "PCT", "hide calls under PCT% of the total (0.1)"),
+	OPT_KEY("dot:node-thres"),
+	OPT_KEY("dot:edge-thres"),
+	OPT_GROUP("Any format's option"),
+	OPT_BY_KEY("below"),
 	OPT_SYMBOLS,
 	OPT_ROBUSTNESS(robust, "memory limit for the profile (default 8G)"),
 	OPT_END(),
@@ -82,14 +86,15 @@ static const struct option options[] = {
 
 static void print_formats(void)
 {
-	size_t i;
+	const struct pk_reader *r = NULL;
+	const struct pk_writer *w = NULL;
 
 	printf("Input formats (--from):\n");
-	for (i = 0; pk_readers[i]; i++)
-		printf("  %-16s %s\n", pk_readers[i]->name, pk_readers[i]->description);
+	while ((r = pk_reader_next(r)))
+		printf("  %-16s %s\n", pk_reader_name(r), pk_reader_description(r));
 	printf("\nOutput formats (--to):\n");
-	for (i = 0; pk_writers[i]; i++)
-		printf("  %-16s %s\n", pk_writers[i]->name, pk_writers[i]->description);
+	while ((w = pk_writer_next(w)))
+		printf("  %-16s %s\n", pk_writer_name(w), pk_writer_description(w));
 }
 
 static int parse_jobs_option(void)
@@ -110,13 +115,12 @@ static int parse_jobs_option(void)
 static char *batch_output(const char *dir, const char *input,
 			  const struct pk_writer *writer)
 {
-	const char *base = strrchr(input, '/');
-	size_t size = strlen(dir) + strlen(input) + strlen(writer->extension) + 2;
+	const char *base = strrchr(input, '/'), *ext = pk_writer_extension(writer);
+	size_t size = strlen(dir) + strlen(input) + strlen(ext) + 2;
 	char *path = malloc(size);
 
 	if (path)
-		snprintf(path, size, "%s/%s%s", dir, base ? base + 1 : input,
-			 writer->extension);
+		snprintf(path, size, "%s/%s%s", dir, base ? base + 1 : input, ext);
 	return path;
 }
 
@@ -171,7 +175,7 @@ static int convert_batch(const struct pk_writer *writer, int argc, char **argv)
 				  "convert them in separate runs",
 				  argv[j], argv[i], out_dir,
 				  strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i],
-				  writer->extension);
+				  pk_writer_extension(writer));
 			return 2;
 		}
 	}

@@ -27,14 +27,14 @@ static const struct command_info info = {
 };
 
 static int diff_folded(struct pk_context *ctx, struct pk_profile *base,
-		       struct pk_profile *new, unsigned flags, const char *output)
+		       struct pk_profile *changed, unsigned flags, const char *output)
 {
 	struct pk_output *out;
 	int rc = pk_output_open(ctx, output, &out);
 
 	if (rc)
 		return rc;
-	rc = pk_diff_write_folded(ctx, base, new, cmd_options(), flags, out);
+	rc = pk_diff_write_folded(ctx, base, changed, cmd_options(), flags, out);
 	if (rc)
 		pk_output_abort(out);
 	else
@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 		OPT_PK(0, "event", "NAME", "compare this event (default: the first)"),
 		OPT_PK(0, "value", "KIND", "compare 'samples' or 'period'"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_SYMBOLS,
 		OPT_END(),
 	};

@@ -24,6 +24,7 @@ static const struct command_info info = {
 		"  profkit-flamegraph --icicle --colors=mem -o heap.svg heap.pb.gz\n"
 		"  profkit-flamegraph --event=page-faults --title='Page faults' out.txt > pf.svg\n"
 		"  difffolded.pl before.folded after.folded | profkit-flamegraph > diff.svg\n",
+	.key_scopes = "flamegraph folded",
 };
 
 static const char *output;
@@ -31,19 +32,20 @@ static struct cmd_robustness robust;
 
 static const struct option options[] = {
 	OPT_GROUP("Input and output"),
-	OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+	OPT_KEY("from"),
 	OPT_STRING('o', "output", &output, "FILE", "write FILE (atomically) instead of stdout"),
 	OPT_GROUP("Samples"),
 	OPT_PK(0, "event", "NAME", "draw this event (default: the first)"),
-	OPT_PK(0, "value", "KIND", "weigh stacks by 'samples' or 'period'"),
+	OPT_KEY("value"),
 	OPT_PK(0, "sample-type", "T", "draw this sample type (pprof's -sample_index)"),
-	OPT_PK(0, "no-comm", NULL, "no process name root frame"),
-	OPT_PK(0, "diff", NULL, "require a differential (two-column) input"),
+	OPT_KEY("folded:no-comm"),
+	OPT_KEY("flamegraph:diff"),
 	OPT_GROUP("Drawing"),
-	OPT_PK(0, "title", "TEXT", "title (default \"Flame Graph\"; \"Off-CPU Time ...\")"),
-	OPT_PK(0, "icicle", NULL, "root at the top (\"Icicle Graph\")"),
-	OPT_PK(0, "colors", "NAME", "palette: hot (default; off-CPU: io), mem or io"),
-	OPT_PK(0, "width", "PX", "image width in pixels (default 1200)"),
+	OPT_KEY("flamegraph:title"),
+	OPT_KEY("flamegraph:icicle"),
+	OPT_KEY("flamegraph:colors"),
+	OPT_KEY("flamegraph:width"),
+	OPT_BY_KEY("below"),
 	OPT_SYMBOLS,
 	OPT_ROBUSTNESS(robust, "memory limit for the profile and graph (default 8G)"),
 	OPT_END(),

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_PK(0, "event", "NAME", "event for single-value outputs"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_SYMBOLS,
 		OPT_END(),
 	};
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < argc && !rc; i++) {
 		struct pk_profile *p;
 
-		rc = cmd_read_profile(ctx, argv[i], writer->flags, &p);
+		rc = cmd_read_profile(ctx, argv[i], pk_writer_profile_flags(writer), &p);
 		if (rc)
 			break;
 		if (!sum) {

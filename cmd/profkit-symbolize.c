@@ -29,11 +29,12 @@ int main(int argc, char **argv)
 	const char *to = "pprof", *output = NULL;
 	int quiet = 0;
 	const struct option options[] = {
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_KEY("from"),
 		OPT_STRING(0, "to", &to, "FMT", "output format (default: pprof)"),
 		OPT_STRING('o', "output", &output, "FILE", "write FILE instead of stdout"),
 		OPT_SYMBOLS,
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_END(),
 	};
 	const struct pk_writer *writer;
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
 	}
 	if (!(writer = cmd_writer(to)) || !(ctx = cmd_context(quiet)))
 		return 2;
-	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, writer->flags, &p);
+	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL,
+			      pk_writer_profile_flags(writer), &p);
 	if (!rc)
 		rc = cmd_write_output(ctx, writer, p, output);
 	rc = cmd_report(ctx, rc);

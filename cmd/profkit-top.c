@@ -22,15 +22,6 @@ static const struct command_info info = {
 		"  profkit-top --cum --sample-type=alloc_space heap.pb.gz\n",
 };
 
-/* --sample-type and --event given: no default from the input. */
-static int value_chosen;
-
-static int opt_value(const struct option *o, const char *arg)
-{
-	value_chosen = 1;
-	return cmd_opt_pk(o, arg);
-}
-
 int main(int argc, char **argv)
 {
 	const char *count = NULL;
@@ -38,19 +29,18 @@ int main(int argc, char **argv)
 	const struct option options[] = {
 		OPT_STRING('n', "nodecount", &count, "N", "show N functions (default 20; 0: all)"),
 		OPT_FLAG(0, "cum", &cum, "sort by cumulative weight"),
-		OPT_CALLBACK(0, "sample-type", NULL, "T",
-			     "the sample type to show (pprof's -sample_index)", opt_value),
-		OPT_CALLBACK(0, "event", NULL, "NAME", "the event to show (default: the first)",
-			     opt_value),
-		OPT_PK(0, "from", "FMT", "input format (default: detect)"),
+		OPT_PK(0, "sample-type", "T", "the sample type to show (pprof's -sample_index)"),
+		OPT_PK(0, "event", "NAME", "the event to show (default: the first)"),
+		OPT_KEY("from"),
 		OPT_FLAG('q', "quiet", &quiet, "no warnings"),
+		OPT_BY_KEY("see profkit-convert --help"),
 		OPT_SYMBOLS,
 		OPT_END(),
 	};
 	struct pk_profile *p = NULL;
 	struct pk_context *ctx;
 	struct pk_output *out = NULL;
-	struct pk_top top;
+	struct pk_top *top;
 	long limit = 20;
 	int rc;
 
@@ -71,21 +61,17 @@ int main(int argc, char **argv)
 	if (!(ctx = cmd_context(quiet)))
 		return 1;
 	rc = cmd_read_profile(ctx, argc ? argv[0] : NULL, 0, &p);
-	/* what pprof shows when no -sample_index is given */
-	if (!rc && !value_chosen && pk_profile_meta(p, "default_sample_type") &&
-	    cmd_set_option("sample-type", pk_profile_meta(p, "default_sample_type")))
-		rc = PK_EUSAGE;
 	if (!rc)
 		rc = pk_profile_top(ctx, p, cmd_options(), cum, &top);
 	if (!rc) {
 		rc = pk_output_open(ctx, NULL, &out);
 		if (!rc)
-			rc = pk_top_write(ctx, p, &top, (size_t)limit, out);
+			rc = pk_top_write(ctx, p, top, (size_t)limit, out);
 		if (!rc)
 			rc = pk_output_commit(out);
 		else
 			pk_output_abort(out);
-		pk_top_release(&top);
+		pk_top_free(top);
 	}
 	rc = cmd_report(ctx, rc);
 	pk_profile_free(p);

@@ -18,14 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void write_all(struct pk_context *ctx, const struct pk_profile *p)
 {
 	struct pk_options *opts = pk_options_new();
-	size_t i;
+	const struct pk_writer *w = NULL;
 
-	for (i = 0; pk_writers[i]; i++) {
+	while ((w = pk_writer_next(w))) {
 		struct pk_output *out;
 
 		if (pk_output_open_memory(ctx, &out))
 			continue;
-		if (pk_writers[i]->write(ctx, p, opts, out) == 0)
+		if (pk_writer_write(ctx, w, p, opts, out) == 0)
 			pk_output_finish(out);
 		pk_output_abort(out);
 		pk_context_clear_error(ctx);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # libprofkit's ABI, checked on what `make install` installs:
-#  - the shared library exports exactly the functions and variables that
-#    the installed headers declare, and lib/libprofkit.sym (the version
-#    script) lists the same names;
+#  - the shared library exports exactly the functions that the installed
+#    headers declare, and lib/libprofkit.sym (the version script) lists
+#    the same names; it exports no data objects (doc/abi.md);
 #  - a program using the public API links through pkg-config dynamically,
 #    against libprofkit.a (`--static`: libprofkit.pc's Requires.private
 #    and Libs.private), and fully static where the system has the static
@@ -13,7 +13,7 @@
 : "${CC:=cc}" "${NM:=nm}" "${PKG_CONFIG:=pkg-config}"
 : "${CFLAGS=}" "${LDFLAGS=}"
 command -v "${PKG_CONFIG%% *}" >/dev/null 2>&1 || skip_all "no pkg-config"
-plan 17
+plan 18
 
 # header_names INCDIR: the functions and variables that INCDIR/profkit/*.h
 # declare, one a line, sorted. The preprocessor expands the headers (so
@@ -193,12 +193,21 @@ if [ -f "$so" ]; then
 	else
 		skip_optional "every export has a version node" "built without a version script"
 	fi
+	# functions only: a variable's size and layout would be frozen
+	awk '$2 ~ /^[BbDdGgRrSsVvu]$/ { print $3 }' "$tmpdir/nm" >"$tmpdir/data"
+	if [ -s "$tmpdir/data" ]; then
+		fail "libprofkit.so exports no data objects"
+		sed 's/^/# exported data: /' "$tmpdir/data"
+	else
+		pass "libprofkit.so exports no data objects"
+	fi
 else
 	skip_optional "libprofkit.so exports what the headers declare" "no shared library"
 	skip_optional "every export has a version node" "no shared library"
+	skip_optional "libprofkit.so exports no data objects" "no shared library"
 fi
 
-# 6-17: a program of the public API, linked three ways, against
+# 7-18: a program of the public API, linked three ways, against
 # profkit-convert: gzip'd perf script text (zlib) to folded, pprof
 # (protobuf-c) and speedscope (jansson)
 cat >"$tmpdir/prog.c" <<'EOF'
@@ -211,7 +220,7 @@ int main(int argc, char **argv)
 	const struct pk_writer *w = argc == 4 ? pk_writer_find(argv[2]) : NULL;
 	struct pk_context *ctx = pk_context_new();
 	struct pk_options *opts = pk_options_new();
-	struct pk_profile *p = pk_profile_new(w ? w->flags : 0);
+	struct pk_profile *p = pk_profile_new(w ? pk_writer_profile_flags(w) : 0);
 	int rc;
 
 	if (!w || !ctx || !opts || !p)

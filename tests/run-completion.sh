@@ -8,7 +8,7 @@ command -v bash >/dev/null 2>&1 || skip_all "no bash"
 # the commands as the dispatcher lists them (from cmd/commands.am)
 commands=$(profkit --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
 [ -n "$commands" ] || { echo "Bail out! profkit --help lists no commands"; exit 1; }
-plan 37
+plan 40
 
 # comp_reply WORD...: the replies for the last WORD, one a line, sorted
 cat >"$tmpdir/complete.bash" <<'EOF'
@@ -112,6 +112,22 @@ for cv in convert:value convert:demangle convert:labels diff:value; do
 	comp_reply profkit-$c --$v = >"$tmpdir/got"
 	same_output "profkit-$c --$v=: what --help names" "$tmpdir/want" "$tmpdir/got"
 done
+
+# -X: the keys --help lists by key (profkit-convert the formats',
+# profkit-filter its own), and the words of a choice
+help_keys() {
+	"$1" --help | sed -n '/^Options by key/,/^Examples:/s/^  \([a-z-]*:[a-z-]*\)\(=\{0,1\}\).*/\1\2/p'
+}
+{ help_keys profkit-convert; help_keys profkit-filter; } | LC_ALL=C sort >"$tmpdir/want"
+comp_reply profkit-convert -X "" | grep : >"$tmpdir/got"
+same_output "-X: the keys of the formats and the transforms" "$tmpdir/want" "$tmpdir/got"
+profkit-convert --help | sed -n "s/^  pprof:labels=[A-Z]* *//p" | grep -o "'[a-z]*'" |
+	tr -d "'" | LC_ALL=C sort >"$tmpdir/want"
+comp_reply profkit-convert -X pprof : labels = >"$tmpdir/got"
+same_output "-X pprof:labels=: what --help names" "$tmpdir/want" "$tmpdir/got"
+printf 'labels=\n' >"$tmpdir/want"
+comp_reply profkit-merge --option = pprof : la >"$tmpdir/got"
+same_output "--option=pprof:la as one word" "$tmpdir/want" "$tmpdir/got"
 
 # files and directories: after -o, after -O, as operands, after --
 mkdir "$tmpdir/d" "$tmpdir/d/sub"

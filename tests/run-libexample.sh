@@ -13,7 +13,7 @@ gperftools-cpu:testdata/gperftools/c-fp.cpu
 gperftools-heap:testdata/gperftools/cxx-threads.heap
 pprof:testdata/pprof/cxx-threads.cpu.by-pprof.pb.gz
 folded:testdata/folded/fractional.folded"
-plan $(($(echo "$inputs" | wc -l) * 2 + 2))
+plan $(($(echo "$inputs" | wc -l) * 2 + 6))
 
 # install into a private root, as `make install DESTDIR=...` does
 root=$tmpdir/root
@@ -41,6 +41,51 @@ if ${CC:-cc} ${CFLAGS:-} -o "$tmpdir/example" "$tmpdir/example.c" $flags ${LDFLA
 else
 	fail "the EXAMPLE compiles against the installed library"
 	diag_file "$tmpdir/cc.log"
+fi
+
+# the SYNOPSIS declares every call the EXAMPLE makes
+sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' doc/libprofkit.3 >"$tmpdir/synopsis"
+missing=
+for f in $(grep -o 'pk_[a-z_]*(' "$tmpdir/example.c" | tr -d '(' | sort -u); do
+	grep -q "[ *]$f(" "$tmpdir/synopsis" || missing="$missing $f"
+done
+[ -z "$missing" ] && pass "the SYNOPSIS declares every call of the EXAMPLE" ||
+	fail "the SYNOPSIS lacks:$missing"
+
+# the same example as C++, and every public header: the API is usable
+# from a C++ program (extern "C", no C++ keywords as names)
+if command -v g++ >/dev/null 2>&1; then
+	# the C build's flags too (a sanitizer's library must be linked)
+	# shellcheck disable=SC2086
+	if g++ -x c++ ${CFLAGS:-} -Wall -Wextra -Werror -o "$tmpdir/example++" \
+		"$tmpdir/example.c" -x none $flags ${LDFLAGS:-} >"$tmpdir/cxx.log" 2>&1; then
+		pass "the EXAMPLE compiles and links as C++ (g++ -x c++)"
+	else
+		fail "the EXAMPLE compiles and links as C++ (g++ -x c++)"
+		diag_file "$tmpdir/cxx.log"
+	fi
+	bad=
+	for h in "$root$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=includedir libprofkit)"/profkit/*.h; do
+		printf '#include <profkit/%s>\n' "${h##*/}" >"$tmpdir/one.cc"
+		# shellcheck disable=SC2086
+		g++ -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror $flags \
+			-c "$tmpdir/one.cc" -o "$tmpdir/one.o" 2>>"$tmpdir/cxx-headers.log" ||
+			bad="$bad ${h##*/}"
+	done
+	[ -z "$bad" ] && pass "each installed header compiles alone as C++11" || {
+		fail "installed headers that do not compile as C++:$bad"
+		diag_file "$tmpdir/cxx-headers.log"
+	}
+	for e in example example++; do
+		LD_LIBRARY_PATH=$root$libdir "$tmpdir/$e" testdata/perf-script/c-fp.txt \
+			"$tmpdir/$e.pb.gz" 2>/dev/null
+	done
+	same_output "the C++ EXAMPLE writes what the C one writes" \
+		"$tmpdir/example.pb.gz" "$tmpdir/example++.pb.gz"
+else
+	skip "the EXAMPLE compiles and links as C++" "no g++"
+	skip "each installed header compiles alone as C++11" "no g++"
+	skip "the C++ EXAMPLE writes what the C one writes" "no g++"
 fi
 
 # symbols from the recorded programs, for both sides alike

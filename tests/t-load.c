@@ -125,17 +125,34 @@ static void test_options(struct pk_context *ctx, const char *dir)
 
 	ok(pk_options_set(ctx, o, "symfs", "/srv/root") == 0 &&
 	   pk_options_set(ctx, o, "inline", NULL) == 0 &&
-	   pk_options_set(ctx, o, "gzip", "0") == 0, "known keys are taken");
+	   pk_options_set(ctx, o, "pprof:gzip", "0") == 0, "known keys are taken");
 	ok(pk_options_set(ctx, o, "no-such-key", "1") == PK_EUSAGE &&
 	   strcmp(pk_context_error(ctx)->message, "unknown option 'no-such-key'") == 0,
 	   "an unknown key is a usage error: %s", pk_context_error(ctx)->message);
+	pk_context_clear_error(ctx);
+	ok(pk_options_set(ctx, o, "gzip", "0") == PK_EUSAGE &&
+	   strcmp(pk_context_error(ctx)->message,
+		  "unknown option 'gzip' (did you mean pprof:gzip?)") == 0,
+	   "a format's option without its scope names the scoped key: %s",
+	   pk_context_error(ctx)->message);
+	pk_context_clear_error(ctx);
+	ok(pk_options_set(ctx, o, "pprof:no-such-key", "1") == PK_EUSAGE &&
+	   strcmp(pk_context_error(ctx)->message, "unknown option "
+		  "'pprof:no-such-key' (pprof takes gzip, labels)") == 0,
+	   "an unknown scoped key lists its scope's keys: %s",
+	   pk_context_error(ctx)->message);
+	pk_context_clear_error(ctx);
+	ok(pk_options_set(ctx, o, "pprof:labels", "some") == PK_EUSAGE &&
+	   strcmp(pk_context_error(ctx)->message,
+		  "pprof:labels: expected 'all' or 'none', not 'some'") == 0,
+	   "a bad value names the scoped key: %s", pk_context_error(ctx)->message);
 	pk_context_clear_error(ctx);
 	ok(pk_options_set(ctx, o, "value", "bytes") == PK_EUSAGE &&
 	   strcmp(pk_context_error(ctx)->message,
 		  "value: expected 'samples' or 'period', not 'bytes'") == 0,
 	   "a bad value says what the key takes: %s", pk_context_error(ctx)->message);
 	pk_context_clear_error(ctx);
-	ok(pk_options_set(ctx, o, "node-thres", "101") == PK_EUSAGE,
+	ok(pk_options_set(ctx, o, "dot:node-thres", "101") == PK_EUSAGE,
 	   "a percentage over 100 is refused");
 	pk_context_clear_error(ctx);
 	ok(pk_options_set(ctx, o, "from", "no-such-format") == 0 &&
@@ -145,8 +162,104 @@ static void test_options(struct pk_context *ctx, const char *dir)
 	ok(pk_options_set(ctx, o, "from", "folded") == 0 &&
 	   pk_load(ctx, path, o, p) == 0 && total(p) == 1,
 	   "the named reader reads it");
+	ok(strcmp(pk_options_get(o, "pprof:gzip"), "0") == 0 &&
+	   strcmp(pk_options_get(o, "pprof:labels"), "all") == 0 &&
+	   strcmp(pk_options_get(o, "flamegraph:width"), "1200") == 0 &&
+	   !pk_options_get(o, "flamegraph:title") && !pk_options_get(o, "no-such-key") &&
+	   strcmp(pk_options_get(NULL, "dot:edge-thres"), "0.1") == 0,
+	   "pk_options_get: the value set, else the default");
+	ok(pk_options_set(ctx, o, "symfs", "") == 0 && !pk_options_get(o, "symfs"),
+	   "an empty string unsets a string");
 	pk_profile_free(p);
 	pk_options_free(o);
+}
+
+/* The scope of a key, "" for a bare one. */
+static void key_scope(const char *key, char *scope, size_t size)
+{
+	const char *colon = strchr(key, ':');
+
+	snprintf(scope, size, "%.*s", colon ? (int)(colon - key) : 0, key);
+}
+
+/*
+ * Every declared option: a unique key, a help line, its scope a
+ * format's name (or filter's), the pipeline's bare keys first, and the
+ * listing by scope gives the same options.
+ */
+static void test_declarations(void)
+{
+	const struct pk_option_info *k = NULL, *j, *s;
+	size_t n = 0, bad = 0, in_scopes = 0;
+	char scope[64];
+	int bare = 1;
+
+	while ((k = pk_option_next(NULL, k))) {
+		n++;
+		key_scope(pk_option_key(k), scope, sizeof(scope));
+		if (*scope)
+			bare = 0;
+		else if (!bare)
+			bad++, diag("bare key %s after a scoped one", pk_option_key(k));
+		if (*scope && strcmp(scope, "filter") && !pk_reader_find(scope) &&
+		    !pk_writer_find(scope))
+			bad++, diag("%s: the scope is no format's", pk_option_key(k));
+		if (!pk_option_help(k) || !*pk_option_help(k) ||
+		    pk_option_find(pk_option_key(k)) != k)
+			bad++, diag("%s: no help, or declared twice", pk_option_key(k));
+		if ((pk_option_type_of(k) == PK_OPTION_CHOICE) != (pk_option_choice(k, 0) != NULL))
+			bad++, diag("%s: choices and type disagree", pk_option_key(k));
+		for (j = NULL, s = NULL; (j = pk_option_next(scope, j));)
+			if (j == k)
+				s = j;
+		in_scopes += s != NULL;
+	}
+	ok(n > 40 && !bad, "%zu options declared, each once, scoped by a format", n);
+	ok(in_scopes == n, "listing each scope gives every option");
+	ok(pk_option_find("folded:pid") && !pk_option_default(pk_option_find("folded:pid")) &&
+	   strcmp(pk_option_flag(pk_option_find("folded:pid")), "pid") == 0 &&
+	   strcmp(pk_option_flag(pk_option_find("speedscope:evented")),
+		  "speedscope-evented") == 0 &&
+	   strcmp(pk_option_value_name(pk_option_find("flamegraph:width")), "PX") == 0 &&
+	   pk_option_type_of(pk_option_find("flamegraph:width")) == PK_OPTION_UINT &&
+	   strcmp(pk_option_choice(pk_option_find("pprof:labels"), 1), "none") == 0 &&
+	   !pk_option_choice(pk_option_find("pprof:labels"), 2),
+	   "the getters give the declarations");
+}
+
+/* pk_profile_top shows what pprof shows: the profile's default sample
+ * type unless the options name one. */
+static void test_top_default(struct pk_context *ctx, const char *top)
+{
+	char path[512];
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_options *o = pk_options_new();
+	struct pk_top *t = NULL, *named = NULL;
+	int space = -1, objects = -1;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/testdata/pprof/go-allocs.pb.gz", top);
+	ok(pk_load(ctx, path, NULL, p) == 0, "a Go allocs profile loads");
+	for (i = 0; i < pk_profile_sample_type_count(p); i++) {
+		const char *type = pk_profile_string(p, pk_profile_sample_type(p, i)->type);
+
+		if (strcmp(type, "alloc_space") == 0)
+			space = (int)i;
+		if (strcmp(type, "alloc_objects") == 0)
+			objects = (int)i;
+	}
+	ok(pk_profile_top(ctx, p, NULL, 0, &t) == 0 && space > 0 &&
+	   pk_top_column(t) == space && pk_top_count(t) > 0 &&
+	   pk_top_total(t) == pk_profile_total(p, (size_t)space),
+	   "pk_profile_top shows the default sample type, alloc_space (%d)", space);
+	ok(pk_options_set(ctx, o, "sample-type", "alloc_objects") == 0 &&
+	   pk_profile_top(ctx, p, o, 0, &named) == 0 && objects >= 0 &&
+	   pk_top_column(named) == objects,
+	   "\"sample-type\" chooses another");
+	pk_top_free(t);
+	pk_top_free(named);
+	pk_options_free(o);
+	pk_profile_free(p);
 }
 
 int main(void)
@@ -170,6 +283,8 @@ int main(void)
 	test_broken_then_good(ctx, dir, top);
 	test_warnings_name_input(ctx, dir);
 	test_options(ctx, dir);
+	test_declarations();
+	test_top_default(ctx, top);
 	pk_context_free(ctx);
 	unlink(write_file(dir, "cut.perf.data", "", 0));
 	unlink(write_file(dir, "warns.folded", "", 0));

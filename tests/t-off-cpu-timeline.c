@@ -144,7 +144,7 @@ static json_t *convert(const struct pk_profile *p, const char *writer, ...)
 		pk_options_set(ctx, opts, name, va_arg(ap, const char *));
 	va_end(ap);
 	if (w && pk_output_open_memory(ctx, &out) == 0) {
-		if (w->write(ctx, p, opts, out) == 0) {
+		if (pk_writer_write(ctx, w, p, opts, out) == 0) {
 			const unsigned char *data = pk_output_memory(out, &size);
 
 			root = json_loadb((const char *)data, size, 0, NULL);
@@ -229,9 +229,9 @@ static const char *samples_of(json_t *root, const char *name)
 static void test_speedscope(const struct pk_profile *p)
 {
 	json_t *off = convert(p, "speedscope", "event", "off-cpu",
-			      "speedscope-evented", "1", NULL);
+			      "speedscope:evented", "1", NULL);
 	json_t *wall = convert(p, "speedscope", "event", "wall",
-			       "speedscope-evented", "1", NULL);
+			       "speedscope:evented", "1", NULL);
 	json_t *sampled = convert(p, "speedscope", "event", "off-cpu", NULL);
 	json_t *cpu = convert(p, "speedscope", "event", "cpu-clock", NULL);
 

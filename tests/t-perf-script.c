@@ -321,7 +321,7 @@ static void test_detects(const char *text, const char *what)
 	rc = pk_input_open_memory(ctx, "sample", text, strlen(text), &in);
 	if (!rc)
 		rc = pk_reader_detect(ctx, in, &r);
-	ok(rc == 0 && r && strcmp(r->name, "perf-script") == 0, "found without --from: %s", what);
+	ok(rc == 0 && r && strcmp(pk_reader_name(r), "perf-script") == 0, "found without --from: %s", what);
 	if (!rc)
 		pk_input_close(in);
 }

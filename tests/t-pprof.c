@@ -127,7 +127,7 @@ static pb_profile *write_and_unpack(const struct pk_profile *p,
 	size_t size;
 
 	pk_output_open_memory(ctx, &out);
-	*rc = w ? w->write(ctx, p, opts, out) : -99;
+	*rc = w ? pk_writer_write(ctx, w, p, opts, out) : -99;
 	if (*rc)
 		diag("write: %s", pk_context_error(ctx)->message);
 	data = pk_output_memory(out, &size);
@@ -374,8 +374,8 @@ static void test_options(const struct pk_profile *p)
 	pb_profile *msg;
 	int rc;
 
-	set_option(opts, "gzip", "0");
-	set_option(opts, "labels", "none");
+	set_option(opts, "pprof:gzip", "0");
+	set_option(opts, "pprof:labels", "none");
 	msg = write_and_unpack(p, opts, &rc);
 	ok(msg && msg->n_sample == 2 && msg->sample[0]->n_label == 0 &&
 	   !has_string(msg, "comm") && !has_string(msg, "pid"),
@@ -399,10 +399,10 @@ static void test_gzip(const struct pk_profile *p)
 
 	pk_output_open_memory(ctx, &gz);
 	pk_output_open_memory(ctx, &raw);
-	w->write(ctx, p, opts, gz);
+	pk_writer_write(ctx, w, p, opts, gz);
 	pk_output_finish(gz);
-	set_option(opts, "gzip", "0");
-	w->write(ctx, p, opts, raw);
+	set_option(opts, "pprof:gzip", "0");
+	pk_writer_write(ctx, w, p, opts, raw);
 	gz_data = pk_output_memory(gz, &gz_size);
 	raw_data = pk_output_memory(raw, &raw_size);
 	ok(gz_size > 2 && gz_data[0] == 0x1f && gz_data[1] == 0x8b,
@@ -428,7 +428,7 @@ static void test_edges(void)
 	pb_profile *msg;
 	int rc;
 
-	set_option(opts, "gzip", "0");
+	set_option(opts, "pprof:gzip", "0");
 	msg = write_and_unpack(p, opts, &rc);
 	ok(msg && msg->n_string_table == 1 && msg->n_sample == 0 &&
 	   !msg->period_type, "an empty profile is a valid empty message");
@@ -633,7 +633,7 @@ static void test_producers(void)
 		rc = pk_input_open_memory(ctx, "producer", m.b, m.n, &in);
 		if (!rc)
 			rc = pk_reader_detect(ctx, in, &r);
-		ok(!rc && r && !strcmp(r->name, "pprof"), "%s: detected as pprof",
+		ok(!rc && r && !strcmp(pk_reader_name(r), "pprof"), "%s: detected as pprof",
 		   shapes[shape]);
 		if (!rc)
 			rc = pk_read(ctx, in, r, p, opts);
@@ -670,7 +670,7 @@ int main(void)
 	int rc;
 
 	build_model(&m);
-	set_option(opts, "gzip", "0");
+	set_option(opts, "pprof:gzip", "0");
 	msg = write_and_unpack(m.p, opts, &rc);
 	if (!ok(msg != NULL, "the output unpacks as a perftools.profiles.Profile")) {
 		pk_options_free(opts);

@@ -27,6 +27,16 @@
 
 #include "tap.h"
 
+/* The i-th reader, in the library's order, or NULL past the last. */
+static const struct pk_reader *reader_at(size_t i)
+{
+	const struct pk_reader *r = pk_reader_next(NULL);
+
+	while (r && i--)
+		r = pk_reader_next(r);
+	return r;
+}
+
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static unsigned char next_byte(int text)
@@ -47,11 +57,11 @@ static int best_score(const unsigned char *buf, size_t len, const char **name)
 	int best = 0, s;
 
 	*name = "none";
-	for (i = 0; pk_readers[i]; i++) {
-		s = pk_readers[i]->probe(buf, len);
+	for (i = 0; reader_at(i); i++) {
+		s = pk_reader_probe(reader_at(i), buf, len);
 		if (s > best) {
 			best = s;
-			*name = pk_readers[i]->name;
+			*name = pk_reader_name(reader_at(i));
 		}
 	}
 	return best;
@@ -116,7 +126,7 @@ static void test_detects(const char *text, const char *want)
 	rc = pk_input_open_memory(ctx, "sample", text, strlen(text), &in);
 	if (!rc)
 		rc = pk_reader_detect(ctx, in, &r);
-	ok(rc == 0 && r && strcmp(r->name, want) == 0, "detects %s", want);
+	ok(rc == 0 && r && strcmp(pk_reader_name(r), want) == 0, "detects %s", want);
 	pk_input_close(in);
 	pk_context_free(ctx);
 }
@@ -199,9 +209,9 @@ static int probe_file(const char *path, int *scores, const char **detected)
 	rc = pk_input_open(ctx, path, &in);
 	if (!rc) {
 		buf = pk_input_peek(in, 4096, &len);
-		for (i = 0; pk_readers[i]; i++)
-			scores[i] = buf && len ? pk_readers[i]->probe(buf, len) : 0;
-		*detected = pk_reader_detect(ctx, in, &r) == 0 ? r->name : NULL;
+		for (i = 0; reader_at(i); i++)
+			scores[i] = buf && len ? pk_reader_probe(reader_at(i), buf, len) : 0;
+		*detected = pk_reader_detect(ctx, in, &r) == 0 ? pk_reader_name(r) : NULL;
 	} else {
 		diag("%s: %s", path, pk_context_error(ctx)->message);
 	}
@@ -232,7 +242,7 @@ static void check_file(const char *root, const char *rel, const char *want)
 		ok(0, "%s: readable", rel);
 		return;
 	}
-	for (i = 0; pk_readers[i]; i++) {
+	for (i = 0; reader_at(i); i++) {
 		if (scores[i] > best_score) {
 			best = (int)i;
 			best_score = scores[i];
@@ -243,7 +253,7 @@ static void check_file(const char *root, const char *rel, const char *want)
 		if (scores[i] > 0)
 			n += (size_t)snprintf(scores_text + n, sizeof(scores_text) - n,
 					      "%s%s %d", n ? ", " : "",
-					      pk_readers[i]->name, scores[i]);
+					      pk_reader_name(reader_at(i)), scores[i]);
 		if (n >= sizeof(scores_text))
 			n = sizeof(scores_text) - 1;
 	}
@@ -254,7 +264,7 @@ static void check_file(const char *root, const char *rel, const char *want)
 		   "%s is no reader's (%s)", rel, scores_text);
 		return;
 	}
-	ok(best >= 0 && strcmp(pk_readers[best]->name, want) == 0 && !tie &&
+	ok(best >= 0 && strcmp(pk_reader_name(reader_at(best)), want) == 0 && !tie &&
 	   best_score >= PK_PROBE_MIN && detected && strcmp(detected, want) == 0,
 	   "%s is %s's alone (%s)", rel, want, scores_text);
 }

@@ -94,10 +94,10 @@ static json_t *convert(struct pk_profile *p, int evented, int *warnings)
 	const unsigned char *data;
 	size_t size;
 
-	pk_options_set(ctx, opts, "speedscope-evented", evented ? "1" : "0");
+	pk_options_set(ctx, opts, "speedscope:evented", evented ? "1" : "0");
 	pk_context_set_warn(ctx, count_warning, warnings);
 	if (w && pk_output_open_memory(ctx, &out) == 0) {
-		if (w->write(ctx, p, opts, out) == 0) {
+		if (pk_writer_write(ctx, w, p, opts, out) == 0) {
 			data = pk_output_memory(out, &size);
 			root = json_loadb((const char *)data, size, 0, &err);
 			if (!root)

@@ -135,6 +135,11 @@ int pki_interval_column(const struct pk_profile *p);
 uint64_t pki_interval_length(const struct pk_profile *p, int column,
 			     size_t index);
 
+/* The sample type a profile says to show by default (pprof's
+ * default_sample_type; the pprof reader keeps it): pk_profile_top shows
+ * it unless the options choose another. */
+#define PKI_META_DEFAULT_SAMPLE_TYPE "default_sample_type"
+
 /* The input's name without its directories when the reader kept it, else
  * "profkit": the title of a JSON profile. */
 static inline const char *pki_profile_title(const struct pk_profile *p)

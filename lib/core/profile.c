@@ -65,6 +65,8 @@ struct pk_profile {
 
 	struct pk_location *locations;
 	size_t nlocations, locations_cap;
+	uint32_t *first_lines;	/* per location: its lines' index in lines */
+	size_t first_lines_cap;
 	struct pk_line *lines;
 	size_t nlines, lines_cap;
 	struct pk_idtab location_tab;
@@ -174,6 +176,7 @@ void pk_profile_free(struct pk_profile *p)
 	free(p->functions);
 	pki_idtab_release(&p->function_tab);
 	free(p->locations);
+	free(p->first_lines);
 	free(p->lines);
 	pki_idtab_release(&p->location_tab);
 	free(p->stack_data);
@@ -794,7 +797,7 @@ static int location_match(const void *owner, uint32_t id, const void *key)
 	    a->nlines != k->nlines)
 		return 0;
 	for (i = 0; i < k->nlines; i++) {
-		const struct pk_line *l = &p->lines[a->first_line + i];
+		const struct pk_line *l = &p->lines[p->first_lines[id - 1] + i];
 
 		if (l->function != k->lines[i].function ||
 		    l->line != k->lines[i].line)
@@ -830,7 +833,7 @@ static int rebuild_location_tab(struct pk_profile *p)
 	for (i = 0; i < p->nlocations; i++) {
 		const struct pk_location *loc = &p->locations[i];
 		struct location_key key = {
-			loc->mapping, loc->address, &p->lines[loc->first_line],
+			loc->mapping, loc->address, &p->lines[p->first_lines[i]],
 			loc->nlines
 		};
 		uint64_t hash = location_hash(key.mapping, key.address,
@@ -866,6 +869,8 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 	if (nlines > UINT32_MAX - p->nlines ||
 	    prof_grow(p, &p->locations, &p->locations_cap, p->nlocations + 1,
 		      sizeof(*p->locations)) ||
+	    prof_grow(p, &p->first_lines, &p->first_lines_cap,
+		      p->nlocations + 1, sizeof(*p->first_lines)) ||
 	    prof_grow(p, &p->lines, &p->lines_cap, p->nlines + nlines,
 		      sizeof(*p->lines)))
 		return 0;
@@ -874,11 +879,11 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 	id = (uint32_t)p->nlocations + 1;
 	if (prof_tab_insert(p, &p->location_tab, slot, hash, id))
 		return 0;
+	p->first_lines[p->nlocations] = (uint32_t)p->nlines;
 	loc = &p->locations[p->nlocations++];
 	loc->mapping = mapping;
 	loc->address = address;
 	loc->nlines = (uint32_t)nlines;
-	loc->first_line = (uint32_t)p->nlines;
 	if (nlines)
 		memcpy(&p->lines[p->nlines], lines, nlines * sizeof(*lines));
 	p->nlines += nlines;
@@ -906,11 +911,11 @@ int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
 			return p->failed ? p->failed : PK_ENOMEM;
 		if (alias >= 0)
 			lines = p->lines + alias;
-		loc->first_line = (uint32_t)p->nlines;
+		p->first_lines[id - 1] = (uint32_t)p->nlines;
 		p->nlines += nlines;
 	}
 	if (nlines)
-		memcpy(&p->lines[loc->first_line], lines,
+		memcpy(&p->lines[p->first_lines[id - 1]], lines,
 		       nlines * sizeof(*lines));
 	loc->nlines = (uint32_t)nlines;
 	p->location_tab_stale = 1;
@@ -931,7 +936,8 @@ const struct pk_location *pk_profile_location(const struct pk_profile *p,
 const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
 						const struct pk_location *loc)
 {
-	return p->lines ? &p->lines[loc->first_line] : NULL;
+	/* loc is one of p's: pk_profile_location gave it */
+	return p->lines ? &p->lines[p->first_lines[loc - p->locations]] : NULL;
 }
 
 /* ---- stacks ---- */

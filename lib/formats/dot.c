@@ -86,7 +86,7 @@ struct call {
 
 struct dot {
 	struct pk_callgraph g;
-	const struct pk_options *opts;
+	double node_thres, edge_thres;	/* fractions of the total */
 	struct node *nodes;	/* by function id */
 	struct call *calls;
 	size_t ncalls, calls_cap;
@@ -297,7 +297,7 @@ static int compare_calls(const void *a, const void *b)
 static int call_shown(const struct dot *d, const struct call *c)
 {
 	return d->nodes[c->caller].shown && d->nodes[c->callee].shown &&
-	       share(c->weight, d->total) >= d->opts->edge_thres / 100.0;
+	       share(c->weight, d->total) >= d->edge_thres;
 }
 
 /* Nodes in id order, each followed by its calls in callee order. */
@@ -308,7 +308,7 @@ static int write_graph(struct dot *d, struct pk_output *out)
 
 	for (i = 1; i <= nfns; i++)
 		d->nodes[i].shown = share(d->nodes[i].total, d->total) >=
-				    d->opts->node_thres / 100.0;
+				    d->node_thres;
 	if (d->ncalls)
 		qsort(d->calls, d->ncalls, sizeof(*d->calls), compare_calls);
 	for (i = 1; i <= nfns && !rc; i++) {
@@ -321,6 +321,18 @@ static int write_graph(struct dot *d, struct pk_output *out)
 	return rc ? rc : pk_output_puts(out, "}\n");
 }
 
+enum { NODE_THRES, EDGE_THRES };
+
+static const struct pki_option dot_options[] = {
+	[NODE_THRES] = { .key = "dot:node-thres", .type = PK_OPTION_PERCENT,
+		.def = "0.5", .flag = "node-thres", .value_name = "PCT",
+		.help = "hide functions under PCT% of the total (0.5)" },
+	[EDGE_THRES] = { .key = "dot:edge-thres", .type = PK_OPTION_PERCENT,
+		.def = "0.1", .flag = "edge-thres", .value_name = "PCT",
+		.help = "hide calls under PCT% of the total (0.1)" },
+	{ .key = NULL },
+};
+
 static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 		     const struct pk_options *opts, struct pk_output *out)
 {
@@ -328,7 +340,8 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	int rc;
 
 	memset(&d, 0, sizeof(d));
-	d.opts = opts;
+	d.node_thres = pki_option_number(opts, &dot_options[NODE_THRES]) / 100.0;
+	d.edge_thres = pki_option_number(opts, &dot_options[EDGE_THRES]) / 100.0;
 	rc = pki_callgraph_build(&d.g, ctx, p, opts);
 	if (!rc)
 		rc = count_chains(&d);
@@ -344,10 +357,11 @@ static int dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 
-const struct pk_writer pki_writer_dot = {
+const struct pki_format pki_format_dot = {
 	.name = "dot",
-	.description = "call graph for Graphviz dot (as gprof2dot draws it)",
+	.write_description = "call graph for Graphviz dot (as gprof2dot draws it)",
 	.extension = ".dot",
 	.write = dot_write,
-	.flags = PK_PROFILE_NAMES_ONLY,
+	.profile_flags = PK_PROFILE_NAMES_ONLY,
+	.options = dot_options,
 };

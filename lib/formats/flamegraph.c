@@ -35,11 +35,9 @@
 #include "util/idtab.h"
 #include "core/internal.h"
 #include "core/names.h"
+#include "transforms/fold.h"
 #include "util/strbuf.h"
 
-#define FG_DEFAULT_WIDTH 1200
-#define FG_MIN_IMAGE_WIDTH 200
-#define FG_MAX_IMAGE_WIDTH 1000000
 #define FG_FRAME_HEIGHT 16
 #define FG_FONT_SIZE 12
 #define FG_FONT_WIDTH 0.59	/* average glyph width over the font size */
@@ -178,6 +176,9 @@ struct flamegraph {
 	struct pk_context *ctx;
 	const struct pk_profile *p;
 	const struct pk_options *opts;
+	struct pki_fold_settings fold;	/* folded:pid and the others */
+	const char *title, *colors;	/* NULL: the defaults */
+	unsigned icicle : 1, diff : 1;
 	int column;		/* the value that gives the widths */
 	int base_column;	/* differential: the "base" column, else -1 */
 	int64_t scale;		/* values are fixed point: value / scale */
@@ -294,7 +295,7 @@ static uint32_t unknown_name(struct flamegraph *fg, const char *mod,
 			     uint64_t addr)
 {
 	const struct pki_unknown_name unknown = {
-		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = fg->opts->show_addrs,
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = fg->fold.show_addrs,
 	};
 
 	fg->name.len = 0;
@@ -359,13 +360,13 @@ static int name_locations(struct flamegraph *fg)
 static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 {
 	const struct pki_thread_name how = {
-		.style = pki_stackcollapse_style(fg->opts->include_pid,
-						 fg->opts->include_tid),
+		.style = pki_stackcollapse_style(fg->fold.include_pid,
+						 fg->fold.include_tid),
 	};
 	struct pki_thread t;
 
 	pki_thread_of(fg->p, &fg->thread_keys, labels, &t);
-	if (fg->opts->no_comm || !t.has_comm)
+	if (fg->fold.no_comm || !t.has_comm)
 		return UINT32_MAX;	/* no root frame */
 	fg->name.len = 0;
 	if (pki_thread_name(&fg->name, fg->p, &t, &how))
@@ -609,7 +610,7 @@ static void name_measure(struct flamegraph *fg, const char *event)
 	fg->interval_column = -1;
 	if (strcmp(event, PKI_EVENT_OFF_CPU) == 0) {
 		fg->measure = "Off-CPU Time ";
-		if (!fg->opts->colors)
+		if (!fg->colors)
 			fg->palette = "io";
 	} else if (strcmp(event, PKI_EVENT_WALL) == 0) {
 		fg->measure = "Wall-Clock Time ";
@@ -628,10 +629,10 @@ static int pick_columns(struct flamegraph *fg)
 	const struct pk_value_type *t;
 
 	fg->base_column = -1;
-	if (base >= 0 && new >= 0 && (fg->opts->diff || !fg->opts->sample_type)) {
+	if (base >= 0 && new >= 0 && (fg->diff || !fg->opts->sample_type)) {
 		fg->base_column = base;
 		fg->column = new;
-	} else if (fg->opts->diff) {
+	} else if (fg->diff) {
 		return pk_error_set(fg->ctx, PK_EUSAGE,
 				    "a differential flame graph needs 'base' "
 				    "and 'new' counts (two-column folded input, "
@@ -912,9 +913,9 @@ static const char fg_script[] =
 
 static int write_header(struct flamegraph *fg, struct pk_output *out)
 {
-	const char *title = fg->opts->title ? fg->opts->title :
-		fg->opts->icicle ? "Icicle Graph" : "Flame Graph";
-	const char *measure = fg->opts->title || !fg->measure ? "" : fg->measure;
+	const char *title = fg->title ? fg->title :
+		fg->icicle ? "Icicle Graph" : "Flame Graph";
+	const char *measure = fg->title || !fg->measure ? "" : fg->measure;
 	unsigned w = fg->width, h = fg->height;
 	struct pk_strbuf *b = &fg->buf;
 	int rc;
@@ -954,7 +955,7 @@ static int write_header(struct flamegraph *fg, struct pk_output *out)
 		"inverted: %d };\n",
 		w, h, w, h, background(fg->palette, 0), background(fg->palette, 1),
 		FG_FONT_SIZE, FG_FONT_SIZE + 5, w, FG_XPAD, FG_FONT_SIZE,
-		fg->opts->icicle ? 1 : 0);
+		fg->icicle ? 1 : 0);
 	if (!rc)
 		rc = pk_output_puts(out, fg_script);
 	if (!rc)
@@ -1012,7 +1013,7 @@ static int write_frame(struct flamegraph *fg, uint32_t id, int64_t start,
 	struct pk_strbuf *b = &fg->buf;
 	int rc;
 
-	if (fg->opts->icicle)
+	if (fg->icicle)
 		y = FG_YPAD_TOP + (long)n->depth * FG_FRAME_HEIGHT;
 	else
 		y = (long)fg->height - FG_YPAD_BOTTOM -
@@ -1141,24 +1142,6 @@ static void measure(struct flamegraph *fg)
 		     FG_YPAD_BOTTOM;
 }
 
-static int check_options(struct flamegraph *fg)
-{
-	const struct pk_options *o = fg->opts;
-
-	fg->palette = o->colors ? o->colors : "hot";
-	if (strcmp(fg->palette, "hot") && strcmp(fg->palette, "mem") &&
-	    strcmp(fg->palette, "io"))
-		return pk_error_set(fg->ctx, PK_EUSAGE,
-				    "unknown flame graph colours '%s' "
-				    "(hot, mem or io)", fg->palette);
-	fg->width = o->width ? o->width : FG_DEFAULT_WIDTH;
-	if (fg->width < FG_MIN_IMAGE_WIDTH || fg->width > FG_MAX_IMAGE_WIDTH)
-		return pk_error_set(fg->ctx, PK_EUSAGE,
-				    "flame graph width %u is outside %d..%d "
-				    "pixels", fg->width, FG_MIN_IMAGE_WIDTH,
-				    FG_MAX_IMAGE_WIDTH);
-	return 0;
-}
 
 static int render(struct flamegraph *fg, struct pk_output *out)
 {
@@ -1186,6 +1169,41 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	return rc;
 }
 
+enum { TITLE, COLORS, WIDTH, ICICLE, DIFF };
+
+static const char *const palettes[] = { "hot", "mem", "io", NULL };
+
+static const struct pki_option flamegraph_options[] = {
+	[TITLE] = { .key = "flamegraph:title", .type = PK_OPTION_STRING,
+		.flag = "title", .value_name = "TEXT",
+		.help = "title (default \"Flame Graph\"; \"Off-CPU Time ...\")" },
+	[COLORS] = { .key = "flamegraph:colors", .type = PK_OPTION_CHOICE,
+		.choices = palettes, .flag = "colors", .value_name = "NAME",
+		.help = "palette: hot (default; off-CPU: io), mem or io" },
+	[WIDTH] = { .key = "flamegraph:width", .type = PK_OPTION_UINT,
+		.def = "1200", .min = 200, .max = 1000000, .flag = "width",
+		.value_name = "PX", .help = "image width in pixels (default 1200)" },
+	[ICICLE] = { .key = "flamegraph:icicle", .type = PK_OPTION_FLAG,
+		.flag = "icicle", .help = "root at the top (\"Icicle Graph\")" },
+	[DIFF] = { .key = "flamegraph:diff", .type = PK_OPTION_FLAG,
+		.flag = "diff", .help = "require a differential (two-column) input" },
+	{ .key = NULL },
+};
+
+static void read_options(struct flamegraph *fg, const struct pk_options *opts)
+{
+	const struct pki_option *d = flamegraph_options;
+
+	fg->opts = opts;
+	pki_fold_settings(opts, &fg->fold);
+	fg->title = pki_option_string(opts, &d[TITLE]);
+	fg->colors = pki_option_string(opts, &d[COLORS]);
+	fg->palette = fg->colors ? fg->colors : "hot";
+	fg->width = pki_option_uint(opts, &d[WIDTH]);
+	fg->icicle = pki_option_flag(opts, &d[ICICLE]) != 0;
+	fg->diff = pki_option_flag(opts, &d[DIFF]) != 0;
+}
+
 static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 			    const struct pk_options *opts,
 			    struct pk_output *out)
@@ -1196,10 +1214,8 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	memset(&fg, 0, sizeof(fg));
 	fg.ctx = ctx;
 	fg.p = p;
-	fg.opts = opts;
-	rc = check_options(&fg);
-	if (!rc)
-		rc = pick_columns(&fg);
+	read_options(&fg, opts);
+	rc = pick_columns(&fg);
 	if (!rc)
 		rc = render(&fg, out);
 	if (rc == PK_ENOMEM && !pk_context_error(ctx)->code)
@@ -1220,10 +1236,11 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_flamegraph = {
+const struct pki_format pki_format_flamegraph = {
 	.name = "flamegraph",
-	.description = "interactive SVG flame graph (as flamegraph.pl)",
+	.write_description = "interactive SVG flame graph (as flamegraph.pl)",
 	.extension = ".svg",
 	.write = flamegraph_write,
-	.flags = PK_PROFILE_NAMES_ONLY,
+	.profile_flags = PK_PROFILE_NAMES_ONLY,
+	.options = flamegraph_options,
 };

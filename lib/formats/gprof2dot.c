@@ -188,10 +188,10 @@ static int gprof2dot_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc ? pk_context_error(ctx)->code : 0;
 }
 
-const struct pk_writer pki_writer_gprof2dot = {
+const struct pki_format pki_format_gprof2dot = {
 	.name = "gprof2dot",
-	.description = "JSON call graph for gprof2dot -f json",
+	.write_description = "JSON call graph for gprof2dot -f json",
 	.extension = ".gprof2dot.json",
 	.write = gprof2dot_write,
-	.flags = PK_PROFILE_NAMES_ONLY,
+	.profile_flags = PK_PROFILE_NAMES_ONLY,
 };

@@ -1,55 +1,120 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The format registry. Adding a format is one file defining its table
- * and one line in a list below; cheap and specific probes come first.
+ * The formats, as the public API sees them: readers and writers found by
+ * name, listed, probed; reading an input.
  */
 #include <string.h>
 
 #include "registry.h"
 #include "core/internal.h"
 
-const struct pk_reader *const pk_readers[] = {
-	&pki_reader_perf_data,
-	&pki_reader_gperf_cpu,
-	&pki_reader_gperf_heap,
-	&pki_reader_perf_script,
-	&pki_reader_folded,
-	&pki_reader_pprof,
+#define LIST_ENTRY(id) &pki_format_##id,
+static const struct pki_format *const formats[] = {
+	PKI_FORMATS(LIST_ENTRY)
 	NULL,
 };
 
-const struct pk_writer *const pk_writers[] = {
-	&pki_writer_folded,
-	&pki_writer_perf_script,
-	&pki_writer_pprof,
-	&pki_writer_speedscope,
-	&pki_writer_chrome_trace,
-	&pki_writer_gprof2dot,
-	&pki_writer_dot,
-	&pki_writer_callgrind,
-	&pki_writer_flamegraph,
-	&pki_writer_firefox,
-	NULL,
-};
+const struct pki_format *pki_format_next(const struct pki_format *prev)
+{
+	size_t i = 0;
+
+	if (prev)
+		while (formats[i] && formats[i++] != prev)
+			;
+	return formats[i];
+}
+
+/* ---- readers and writers: the formats that read, the formats that
+ * write, as the handles callers hold ---- */
+
+static const struct pk_reader *reader_of(const struct pki_format *f)
+{
+	return (const struct pk_reader *)(const void *)f;
+}
+
+static const struct pk_writer *writer_of(const struct pki_format *f)
+{
+	return (const struct pk_writer *)(const void *)f;
+}
+
+const struct pk_reader *pk_reader_next(const struct pk_reader *prev)
+{
+	const struct pki_format *f = prev ? pki_reader_format(prev) : NULL;
+
+	while ((f = pki_format_next(f)) && !f->read)
+		;
+	return f ? reader_of(f) : NULL;
+}
+
+const struct pk_writer *pk_writer_next(const struct pk_writer *prev)
+{
+	const struct pki_format *f = prev ? pki_writer_format(prev) : NULL;
+
+	while ((f = pki_format_next(f)) && !f->write)
+		;
+	return f ? writer_of(f) : NULL;
+}
 
 const struct pk_reader *pk_reader_find(const char *name)
 {
-	size_t i;
+	const struct pk_reader *r = NULL;
 
-	for (i = 0; pk_readers[i]; i++)
-		if (strcmp(pk_readers[i]->name, name) == 0)
-			return pk_readers[i];
-	return NULL;
+	while ((r = pk_reader_next(r)) && strcmp(pk_reader_name(r), name) != 0)
+		;
+	return r;
 }
 
 const struct pk_writer *pk_writer_find(const char *name)
 {
-	size_t i;
+	const struct pk_writer *w = NULL;
 
-	for (i = 0; pk_writers[i]; i++)
-		if (strcmp(pk_writers[i]->name, name) == 0)
-			return pk_writers[i];
-	return NULL;
+	while ((w = pk_writer_next(w)) && strcmp(pk_writer_name(w), name) != 0)
+		;
+	return w;
+}
+
+const char *pk_reader_name(const struct pk_reader *r)
+{
+	return pki_reader_format(r)->name;
+}
+
+const char *pk_reader_description(const struct pk_reader *r)
+{
+	return pki_reader_format(r)->read_description;
+}
+
+int pk_reader_probe(const struct pk_reader *r, const unsigned char *buf,
+		    size_t len)
+{
+	return pki_reader_format(r)->probe(buf, len);
+}
+
+const char *pk_writer_name(const struct pk_writer *w)
+{
+	return pki_writer_format(w)->name;
+}
+
+const char *pk_writer_description(const struct pk_writer *w)
+{
+	return pki_writer_format(w)->write_description;
+}
+
+const char *pk_writer_extension(const struct pk_writer *w)
+{
+	return pki_writer_format(w)->extension;
+}
+
+unsigned pk_writer_profile_flags(const struct pk_writer *w)
+{
+	return pki_writer_format(w)->profile_flags;
+}
+
+int pk_writer_write(struct pk_context *ctx, const struct pk_writer *w,
+		    const struct pk_profile *p, const struct pk_options *opts,
+		    struct pk_output *out)
+{
+	return pki_writer_format(w)->write(ctx, p, opts ? opts : &pki_default_options,
+					  out);
 }
 
 /* Enough for every magic number and a few text lines. */
@@ -58,10 +123,10 @@ const struct pk_writer *pk_writer_find(const char *name)
 int pk_reader_detect(struct pk_context *ctx, struct pk_input *in,
 		     const struct pk_reader **reader)
 {
-	const struct pk_reader *best = NULL;
+	const struct pk_reader *best = NULL, *r;
 	const unsigned char *buf;
 	int best_score = 0, tie = 0;
-	size_t len, i;
+	size_t len;
 
 	buf = pk_input_peek(in, PROBE_BYTES, &len);
 	if (pk_context_error(ctx)->code)
@@ -69,11 +134,11 @@ int pk_reader_detect(struct pk_context *ctx, struct pk_input *in,
 	if (len == 0)
 		return pk_error_set(ctx, PK_EINPUT, "%s: input is empty",
 				    pk_input_name(in));
-	for (i = 0; pk_readers[i]; i++) {
-		int score = pk_readers[i]->probe(buf, len);
+	for (r = pk_reader_next(NULL); r; r = pk_reader_next(r)) {
+		int score = pk_reader_probe(r, buf, len);
 
 		if (score > best_score) {
-			best = pk_readers[i];
+			best = r;
 			best_score = score;
 			tie = 0;
 		} else if (score == best_score && score > 0) {
@@ -107,8 +172,9 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 	if (!pk_profile_meta(p, PK_META_INPUT))
 		pk_profile_set_meta(p, PK_META_INPUT, pk_input_name(in));
 	if (!pk_profile_meta(p, PK_META_FORMAT))
-		pk_profile_set_meta(p, PK_META_FORMAT, reader->name);
-	rc = reader->read(ctx, in, p, opts);
+		pk_profile_set_meta(p, PK_META_FORMAT, pk_reader_name(reader));
+	rc = pki_reader_format(reader)->read(ctx, in, p, opts ? opts :
+					     &pki_default_options);
 	if (pk_profile_failed(p)) {
 		/* say why, rather than the reader's bare "out of memory" */
 		pk_context_clear_error(ctx);

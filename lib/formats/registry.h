@@ -1,26 +1,38 @@
 /* SPDX-License-Identifier: MIT */
-/* The format tables, one per lib/read_*.c and lib/write_*.c file. */
-#ifndef PROFKIT_FORMATS_H
-#define PROFKIT_FORMATS_H
+/*
+ * The one list of formats, a line each, in probe order (cheap and
+ * specific probes first; a tie is no guess, so the order decides no
+ * detection): FORMAT(id) is the descriptor pki_format_<id>, which the
+ * format's own file or folder defines (lib/core/format.h says what it
+ * holds). Adding a format is its file or folder and its line here.
+ */
+#ifndef PROFKIT_FORMATS_REGISTRY_H
+#define PROFKIT_FORMATS_REGISTRY_H
 
-#include <profkit/format.h>
+#include "core/format.h"
 
-extern const struct pk_reader pki_reader_perf_data;
-extern const struct pk_reader pki_reader_gperf_cpu;
-extern const struct pk_reader pki_reader_gperf_heap;
-extern const struct pk_reader pki_reader_perf_script;
-extern const struct pk_reader pki_reader_folded;
-extern const struct pk_reader pki_reader_pprof;
+#define PKI_FORMATS(FORMAT) \
+	FORMAT(perf_data) \
+	FORMAT(gperftools_cpu) \
+	FORMAT(gperftools_heap) \
+	FORMAT(perf_script) \
+	FORMAT(folded) \
+	FORMAT(pprof) \
+	FORMAT(speedscope) \
+	FORMAT(chrome_trace) \
+	FORMAT(gprof2dot) \
+	FORMAT(dot) \
+	FORMAT(callgrind) \
+	FORMAT(flamegraph) \
+	FORMAT(firefox) \
+	/* the end of the list */
 
-extern const struct pk_writer pki_writer_folded;
-extern const struct pk_writer pki_writer_perf_script;
-extern const struct pk_writer pki_writer_pprof;
-extern const struct pk_writer pki_writer_speedscope;
-extern const struct pk_writer pki_writer_chrome_trace;
-extern const struct pk_writer pki_writer_gprof2dot;
-extern const struct pk_writer pki_writer_dot;
-extern const struct pk_writer pki_writer_callgrind;
-extern const struct pk_writer pki_writer_flamegraph;
-extern const struct pk_writer pki_writer_firefox;
+#define PKI_DECLARE_FORMAT(id) extern const struct pki_format pki_format_##id;
+PKI_FORMATS(PKI_DECLARE_FORMAT)
+#undef PKI_DECLARE_FORMAT
+
+/* The formats in the list's order: prev NULL gives the first, the last
+ * NULL. */
+const struct pki_format *pki_format_next(const struct pki_format *prev);
 
 #endif

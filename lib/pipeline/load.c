@@ -13,11 +13,18 @@
 
 #include "symbolize/symbolizer.h"
 
+#include "core/format.h"
 #include "core/internal.h"
 
 /* perf record -g: frame pointers; dwarf: a copy of the user stack */
 #define CALL_CHAINS_RECIPE "perf record -g (--call-graph dwarf for " \
 	"programs built without frame pointers)"
+/* The symbolizer's styles, by the index of the "demangle" choices
+ * (lib/core/options.c: perf, pprof, full, none). */
+static const enum pk_demangle demangle_styles[] = {
+	PK_DEMANGLE_SHORT, PK_DEMANGLE_SIMPLE, PK_DEMANGLE_FULL,
+	PK_DEMANGLE_NONE,
+};
 
 /* Was the recording made on the kernel running now? */
 static int same_kernel(const struct pk_profile *p)
@@ -38,6 +45,7 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 		     const struct pk_options *opts,
 		     const struct pk_reader *reader, int unwound)
 {
+	unsigned flags = pki_reader_format(reader)->read_flags;
 	struct pk_symbolize_options so;
 	struct pk_symbolizer *s;
 	int rc;
@@ -48,12 +56,12 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	so.symfs = opts->symfs;
 	so.kallsyms = opts->kallsyms;
 	so.local_kernel = same_kernel(p);
-	if (opts->demangle >= 0)
-		so.demangle = (enum pk_demangle)opts->demangle;
-	else if (reader->flags & PK_READER_PPROF_NAMES)
+	if (opts->demangle >= 0 && (size_t)opts->demangle < PK_ARRAY_SIZE(demangle_styles))
+		so.demangle = demangle_styles[opts->demangle];
+	else if (flags & PKI_READ_PPROF_NAMES)
 		so.demangle = PK_DEMANGLE_SIMPLE;
 	so.no_inline = !opts->inline_frames &&
-		       (reader->flags & PK_READER_NO_INLINE) && !unwound;
+		       (flags & PKI_READ_NO_INLINE) && !unwound;
 	so.names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
 	s = pki_symbolizer_new(ctx, &so);
 	if (!s)
@@ -87,8 +95,8 @@ static const char *unwinding_fact(const struct pk_profile *p)
 /* perf.data, or perf script's text of one */
 static int is_perf_recording(const struct pk_reader *reader)
 {
-	return strcmp(reader->name, "perf-data") == 0 ||
-	       strcmp(reader->name, "perf-script") == 0;
+	return strcmp(pk_reader_name(reader), "perf-data") == 0 ||
+	       strcmp(pk_reader_name(reader), "perf-script") == 0;
 }
 
 /*
@@ -103,7 +111,7 @@ static void note_no_call_chains(struct pk_context *ctx, struct pk_profile *p,
 				const struct pk_reader *reader)
 {
 	/* perf script hides recorded ones with -G, or -F without ip */
-	const char *text = strcmp(reader->name, "perf-script") ? "" :
+	const char *text = strcmp(pk_reader_name(reader), "perf-script") ? "" :
 		", and print them with perf script without -G";
 	size_t n = pk_profile_stack_count(p), depth, i;
 	char why[256], fact[sizeof(why) + 8];
@@ -186,7 +194,7 @@ int pk_write(struct pk_context *ctx, const struct pk_profile *p,
 	rc = pk_output_open(ctx, path, &out);
 	if (rc)
 		return rc;
-	rc = writer->write(ctx, p, opts, out);
+	rc = pk_writer_write(ctx, writer, p, opts, out);
 	if (rc) {
 		pk_output_abort(out);
 		return rc;

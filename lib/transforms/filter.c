@@ -11,11 +11,70 @@
 #include <string.h>
 
 #include "copy.h"
+#include "filter.h"
 #include "util/strbuf.h"
+
+enum {
+	FOCUS_KEY, IGNORE_KEY, PRUNE_FROM_KEY, PID_KEY, TID_KEY, COMM_KEY,
+	FIELD_KEY, FROM_TIME_KEY, TO_TIME_KEY, MIN_PERCENT_KEY,
+};
+
+/* the keys "filter:NAME", the flags --NAME */
+#define TEST(name, t, v, h) { .key = "filter:" name, .type = PK_OPTION_##t, \
+	.flag = name, .value_name = v, .help = h }
+
+const struct pki_option pki_filter_options[] = {
+	[FOCUS_KEY] = TEST("focus", STRING, "RE", "keep samples through a matching function"),
+	[IGNORE_KEY] = TEST("ignore", STRING, "RE", "drop samples through a matching function"),
+	[PRUNE_FROM_KEY] = TEST("prune-from", STRING, "RE", "drop the callees of a matching function"),
+	[PID_KEY] = TEST("pid", UINT, "PID", "keep this process"),
+	[TID_KEY] = TEST("tid", UINT, "TID", "keep this thread"),
+	[COMM_KEY] = TEST("comm", STRING, "RE", "keep threads whose name matches"),
+	[FIELD_KEY] = TEST("field", STRING, "NAME=VALUE", "keep tracepoint samples with this field"),
+	[FROM_TIME_KEY] = TEST("from-time", SECONDS, "SECS", "keep samples from this time (as perf prints)"),
+	[TO_TIME_KEY] = TEST("to-time", SECONDS, "SECS", "keep samples up to this time"),
+	[MIN_PERCENT_KEY] = TEST("min-percent", PERCENT, "PCT", "drop stacks under PCT% of the total"),
+	{ .key = NULL },
+};
+
+/* The tests the options give; unset ones pass everything. */
+struct filter_tests {
+	const char *focus, *ignore, *prune_from, *comm, *field;
+	int64_t pid, tid;	/* -1: any */
+	uint64_t from_time, to_time;	/* nanoseconds; 0: open */
+	double min_percent;
+};
+
+static int64_t id_test(const struct pk_options *opts, const struct pki_option *decl)
+{
+	return pki_option_text(opts, decl) ? (int64_t)pki_option_uint(opts, decl) : -1;
+}
+
+/* Seconds as perf script prints them ("2542.560001") to nanoseconds. */
+static uint64_t time_test(const struct pk_options *opts, const struct pki_option *decl)
+{
+	return (uint64_t)(pki_option_number(opts, decl) * 1e9 + 0.5);
+}
+
+static void read_tests(const struct pk_options *opts, struct filter_tests *f)
+{
+	const struct pki_option *o = pki_filter_options;
+
+	f->focus = pki_option_string(opts, &o[FOCUS_KEY]);
+	f->ignore = pki_option_string(opts, &o[IGNORE_KEY]);
+	f->prune_from = pki_option_string(opts, &o[PRUNE_FROM_KEY]);
+	f->comm = pki_option_string(opts, &o[COMM_KEY]);
+	f->field = pki_option_string(opts, &o[FIELD_KEY]);
+	f->pid = id_test(opts, &o[PID_KEY]);
+	f->tid = id_test(opts, &o[TID_KEY]);
+	f->from_time = time_test(opts, &o[FROM_TIME_KEY]);
+	f->to_time = time_test(opts, &o[TO_TIME_KEY]);
+	f->min_percent = pki_option_number(opts, &o[MIN_PERCENT_KEY]);
+}
 
 struct filter_state {
 	const struct pk_profile *p;
-	const struct pk_filter *f;
+	const struct filter_tests *f;
 	regex_t focus, ignore, prune, comm;
 	unsigned has_focus : 1, has_ignore : 1, has_prune : 1, has_comm : 1;
 	signed char *loc_match[3];	/* per location: -1 unknown, 0, 1 */
@@ -240,7 +299,7 @@ static int setup(struct pk_context *ctx, struct filter_state *s,
 	s->key_pid = pk_profile_lookup(s->p, "pid");
 	s->key_tid = pk_profile_lookup(s->p, "tid");
 	s->key_comm = pk_profile_lookup(s->p, "comm");
-	return opts->field ? setup_field(ctx, s, opts->field) :
+	return s->f->field ? setup_field(ctx, s, s->f->field) :
 		pk_context_error(ctx)->code;
 }
 
@@ -261,7 +320,7 @@ static void teardown(struct filter_state *s)
 }
 
 /* "--focus='RE'", "--pid=42": a test as it was given. */
-static int describe(struct pk_strbuf *b, const struct pk_filter *f,
+static int describe(struct pk_strbuf *b, const struct filter_tests *f,
 		    const struct pk_options *opts, enum drop which)
 {
 	static const char *const option[NDROPS] = {
@@ -274,7 +333,7 @@ static int describe(struct pk_strbuf *b, const struct pk_filter *f,
 	switch (which) {
 	case BY_EVENT: text = opts->event; break;
 	case BY_COMM: text = f->comm; break;
-	case BY_FIELD: text = opts->field; break;
+	case BY_FIELD: text = f->field; break;
 	case BY_FOCUS: text = f->focus; break;
 	case BY_IGNORE: text = f->ignore; break;
 	case BY_PID: snprintf(num, sizeof(num), "%lld", (long long)f->pid); break;
@@ -294,7 +353,7 @@ static int describe(struct pk_strbuf *b, const struct pk_filter *f,
 
 /* Nothing passed: an empty output is easy to take for a tool's fault.
  * Named: the tests that dropped samples (the first each failed). */
-static void warn_empty(struct pk_context *ctx, const struct pk_filter *f,
+static void warn_empty(struct pk_context *ctx, const struct filter_tests *f,
 		       const struct pk_options *opts, const size_t *dropped)
 {
 	struct pk_strbuf b = { 0 };
@@ -309,16 +368,10 @@ static void warn_empty(struct pk_context *ctx, const struct pk_filter *f,
 	free(b.s);
 }
 
-void pk_filter_init(struct pk_filter *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->pid = f->tid = -1;
-}
-
 int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
-		      const struct pk_filter *f, const struct pk_options *opts,
-		      struct pk_profile **out)
+		      const struct pk_options *opts, struct pk_profile **out)
 {
+	struct filter_tests tests, *f = &tests;
 	struct filter_state s;
 	struct pk_profile *dst = pk_profile_new(pk_profile_flags(src));
 	struct pk_copy c;
@@ -326,6 +379,9 @@ int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
 	size_t n = pk_profile_sample_count(src), i, dropped[NDROPS] = { 0 };
 	int rc;
 
+	if (!opts)
+		opts = &pki_default_options;
+	read_tests(opts, f);
 	memset(&s, 0, sizeof(s));
 	s.p = src;
 	s.f = f;

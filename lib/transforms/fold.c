@@ -13,14 +13,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "core/internal.h"
 #include "core/names.h"
 #include "util/strbuf.h"
 #include "value.h"
 
+enum { PID, TID, KERNEL, JIT, ADDRS, NO_COMM };
+
+/* the keys "folded:NAME", the flags --NAME */
+#define FLAG(name, h) { .key = "folded:" name, .type = PK_OPTION_FLAG, \
+	.flag = name, .help = h }
+
+const struct pki_option pki_fold_options[] = {
+	[PID] = FLAG("pid", "root frame 'comm-PID'"),
+	[TID] = FLAG("tid", "root frame 'comm-PID/TID'"),
+	[KERNEL] = FLAG("kernel", "mark kernel frames with _[k]"),
+	[JIT] = FLAG("jit", "mark JIT frames with _[j]"),
+	[ADDRS] = FLAG("addrs", "show addresses of unknown frames"),
+	[NO_COMM] = FLAG("no-comm", "no process name root frame"),
+	{ .key = NULL },
+};
+
+void pki_fold_settings(const struct pk_options *opts,
+		       struct pki_fold_settings *s)
+{
+	const struct pki_option *o = pki_fold_options;
+
+	s->include_pid = pki_option_flag(opts, &o[PID]) != 0;
+	s->include_tid = pki_option_flag(opts, &o[TID]) != 0;
+	s->annotate_kernel = pki_option_flag(opts, &o[KERNEL]) != 0;
+	s->annotate_jit = pki_option_flag(opts, &o[JIT]) != 0;
+	s->show_addrs = pki_option_flag(opts, &o[ADDRS]) != 0;
+	s->no_comm = pki_option_flag(opts, &o[NO_COMM]) != 0;
+}
+
 struct folded {
 	const struct pk_profile *p;
-	const struct pk_options *opts;
+	struct pki_fold_settings opts;
 	int column;
 	struct pki_thread_keys thread_keys;
 	struct pk_strbuf line, name;
@@ -134,7 +164,7 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		      uint64_t addr, int outermost, int java)
 {
 	const struct pki_unknown_name unknown = {
-		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts->show_addrs,
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
 	};
 	struct pk_strbuf *b = &f->name;
 	size_t i, cut;
@@ -161,9 +191,9 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	 * such frames are marked, not perf's "(inlined)" ones */
 	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
 		return pki_strbuf_adds(b, "_[i]");
-	if (outermost && f->opts->annotate_kernel && mod_is_kernel(mod))
+	if (outermost && f->opts.annotate_kernel && mod_is_kernel(mod))
 		return pki_strbuf_adds(b, "_[k]");
-	if (outermost && f->opts->annotate_jit && mod_is_jit(mod) &&
+	if (outermost && f->opts.annotate_jit && mod_is_jit(mod) &&
 	    !has_mark(b, "_[j]"))
 		return pki_strbuf_adds(b, "_[j]");
 	return 0;
@@ -173,8 +203,8 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 static int add_root(struct folded *f, uint32_t labels)
 {
 	const struct pki_thread_name how = {
-		.style = pki_stackcollapse_style(f->opts->include_pid,
-						 f->opts->include_tid),
+		.style = pki_stackcollapse_style(f->opts.include_pid,
+						 f->opts.include_tid),
 		.trim = 1, .underscores = 1,
 	};
 	struct pki_thread t;
@@ -190,11 +220,11 @@ static int render_sample(struct folded *f, const struct pk_sample *s)
 	const uint32_t *stack;
 	size_t depth, i;
 	/* The perl script condenses Java names only for a bare "java". */
-	int java = comm && !f->opts->include_pid && !f->opts->include_tid &&
+	int java = comm && !f->opts.include_pid && !f->opts.include_tid &&
 		   strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
 
 	f->line.len = 0;
-	if (!f->opts->no_comm && add_root(f, s->labels))
+	if (!f->opts.no_comm && add_root(f, s->labels))
 		return -1;
 	stack = pk_profile_stack(f->p, s->stack, &depth);
 	for (i = depth; i-- > 0;) {
@@ -290,6 +320,8 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 	pk_str event = 0;
 	int count, weight;
 
+	if (!opts)
+		opts = &pki_default_options;
 	if (!pk_profile_sample_type_count(p))
 		return -1;
 	if (opts->sample_type) {
@@ -419,7 +451,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 
 	memset(&f, 0, sizeof(f));
 	f.p = p;
-	f.opts = opts;
+	pki_fold_settings(opts, &f.opts);
 	f.column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;

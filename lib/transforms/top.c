@@ -13,10 +13,23 @@
 #include "core/internal.h"
 #include "core/names.h"
 
+struct top_row {
+	const char *name;
+	int64_t flat, cum;
+};
+
+struct pk_top {
+	struct top_row *rows;	/* sorted as pprof sorts them */
+	size_t nrows;
+	int64_t total;
+	int column;		/* the value shown, or -1 */
+	struct pk_profile *names;	/* holds the rows' names */
+};
+
 struct top_state {
 	const struct pk_profile *p;
 	struct pk_profile *names;	/* function names interned: the row ids */
-	struct pk_top_row *rows;
+	struct top_row *rows;
 	size_t rows_cap;
 	uint64_t *seen;			/* per row: the last sample counted */
 	size_t seen_cap;
@@ -93,7 +106,7 @@ static int count_sample(struct top_state *s, size_t i, int column)
 
 static int by_flat(const void *a, const void *b)
 {
-	const struct pk_top_row *x = a, *y = b;
+	const struct top_row *x = a, *y = b;
 	int64_t fx = llabs(x->flat), fy = llabs(y->flat);
 	int c;
 
@@ -106,7 +119,7 @@ static int by_flat(const void *a, const void *b)
 
 static int by_cum(const void *a, const void *b)
 {
-	const struct pk_top_row *x = a, *y = b;
+	const struct top_row *x = a, *y = b;
 	int64_t cx = llabs(x->cum), cy = llabs(y->cum);
 	int c;
 
@@ -117,20 +130,14 @@ static int by_cum(const void *a, const void *b)
 	return llabs(x->flat) > llabs(y->flat) ? -1 : llabs(x->flat) < llabs(y->flat);
 }
 
-int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
-		   const struct pk_options *opts, int by_cumulative,
-		   struct pk_top *top)
+/* The rows of p's column, sorted, into top. */
+static int build(struct pk_context *ctx, const struct pk_profile *p,
+		 int column, int by_cumulative, struct pk_top *top)
 {
 	struct top_state s;
 	size_t n = pk_profile_sample_count(p), i, m = 0;
-	int column = pk_value_column(ctx, p, opts), rc = 0;
+	int rc = 0;
 
-	memset(top, 0, sizeof(*top));
-	top->column = -1;
-	if (pk_context_error(ctx)->code)
-		return pk_context_error(ctx)->code;
-	if (column < 0)
-		return 0;
 	memset(&s, 0, sizeof(s));
 	s.p = p;
 	s.names = pk_profile_new(0);
@@ -160,11 +167,77 @@ int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
 	return 0;
 }
 
-void pk_top_release(struct pk_top *top)
+/* The column shown: what opts choose, else the profile's default sample
+ * type, as pprof shows it when no -sample_index is given. */
+static int top_column(struct pk_context *ctx, const struct pk_profile *p,
+		      const struct pk_options *opts)
 {
+	struct pk_options o = *opts;
+
+	if (!o.sample_type && !o.event)
+		o.sample_type = pk_profile_meta(p, PKI_META_DEFAULT_SAMPLE_TYPE);
+	return pk_value_column(ctx, p, &o);
+}
+
+int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
+		   const struct pk_options *opts, int by_cumulative,
+		   struct pk_top **out)
+{
+	struct pk_top *top = calloc(1, sizeof(*top));
+	int column, rc;
+
+	if (!top)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	column = top_column(ctx, p, opts ? opts : &pki_default_options);
+	top->column = -1;
+	rc = pk_context_error(ctx)->code;
+	if (!rc && column >= 0)
+		rc = build(ctx, p, column, by_cumulative, top);
+	if (rc) {
+		free(top);
+		return rc;
+	}
+	*out = top;
+	return 0;
+}
+
+void pk_top_free(struct pk_top *top)
+{
+	if (!top)
+		return;
 	free(top->rows);
 	pk_profile_free(top->names);
-	memset(top, 0, sizeof(*top));
+	free(top);
+}
+
+size_t pk_top_count(const struct pk_top *top)
+{
+	return top->nrows;
+}
+
+const char *pk_top_name(const struct pk_top *top, size_t i)
+{
+	return top->rows[i].name;
+}
+
+int64_t pk_top_flat(const struct pk_top *top, size_t i)
+{
+	return top->rows[i].flat;
+}
+
+int64_t pk_top_cum(const struct pk_top *top, size_t i)
+{
+	return top->rows[i].cum;
+}
+
+int64_t pk_top_total(const struct pk_top *top)
+{
+	return top->total;
+}
+
+int pk_top_column(const struct pk_top *top)
+{
+	return top->column;
 }
 /* ---- units, as pprof's internal/measurement scales them ---- */
 
@@ -306,7 +379,7 @@ static void format_percent(char *buf, size_t size, int64_t part, int64_t total)
  * one of the smallest value shown, or of a hundred times it when the
  * total needs another unit and is over a hundred times larger.
  */
-static const char *output_unit(const struct pk_top_row *const *rows, size_t n,
+static const char *output_unit(const struct top_row *const *rows, size_t n,
 			       int64_t total, int64_t fixed, const char *sample_unit)
 {
 	int64_t min = 0, max = total;
@@ -429,7 +502,7 @@ static int fill_location_rows(const struct pk_profile *p, struct pk_profile *nam
 }
 
 /* The rows of every location line, by the names of the n rows shown. */
-static int location_rows(const struct pk_profile *p, const struct pk_top_row *const *rows,
+static int location_rows(const struct pk_profile *p, const struct top_row *const *rows,
 			 size_t n, struct location_rows *lr)
 {
 	struct pk_profile *names = pk_profile_new(0);
@@ -491,7 +564,7 @@ static int add_edges(const struct pk_profile *p, const struct location_rows *lr,
 
 /* label[i] (zeroed): 0, 1 "(inline)", 2 "(partial-inline)" for row i. */
 static int inline_labels(const struct pk_profile *p, int column,
-			 const struct pk_top_row *const *rows, size_t n,
+			 const struct top_row *const *rows, size_t n,
 			 int64_t edge_cutoff, int *label)
 {
 	struct location_rows lr = { NULL, NULL };
@@ -524,7 +597,7 @@ static int inline_labels(const struct pk_profile *p, int column,
 struct top_view {
 	const struct pk_profile *p;
 	const struct pk_top *top;
-	const struct pk_top_row **rows;	/* kept by -nodefraction, in order */
+	const struct top_row **rows;	/* kept by -nodefraction, in order */
 	size_t kept, shown;		/* rows kept, the first of them shown */
 	int *label;			/* per row shown: see inline_labels */
 	int64_t total;			/* of absolute values, as pprof sums */
@@ -711,7 +784,7 @@ static int write_rows(struct pk_output *out, const struct top_view *v)
 	rc = pk_output_printf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum",
 			      "cum", "cum");
 	for (i = 0; i < v->shown && !rc; i++) {
-		const struct pk_top_row *row = v->rows[i];
+		const struct top_row *row = v->rows[i];
 
 		sum += row->flat;
 		format_percent(c, sizeof(c), row->flat, v->total);

@@ -678,10 +678,10 @@ static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_callgrind = {
+const struct pki_format pki_format_callgrind = {
 	.name = "callgrind",
-	.description = "callgrind profile for kcachegrind, qcachegrind and "
-		       "callgrind_annotate",
+	.write_description = "callgrind profile for kcachegrind, qcachegrind and "
+			     "callgrind_annotate",
 	.extension = ".callgrind",
 	.write = callgrind_write,
 };

@@ -763,11 +763,11 @@ static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_chrome_trace = {
+const struct pki_format pki_format_chrome_trace = {
 	.name = "chrome-trace",
-	.description = "Chrome Trace Event Format JSON, per-thread samples and "
-		       "slices (ui.perfetto.dev, chrome://tracing)",
+	.write_description = "Chrome Trace Event Format JSON, per-thread samples "
+			     "and slices (ui.perfetto.dev, chrome://tracing)",
 	.extension = ".trace.json",
-	.flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_ORDER,
 	.write = chrome_write,
 };

@@ -1240,11 +1240,11 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_firefox = {
+const struct pki_format pki_format_firefox = {
 	.name = "firefox",
-	.description = "the Firefox Profiler's processed profile JSON "
-		       "(https://profiler.firefox.com), gzipped if named .gz",
+	.write_description = "the Firefox Profiler's processed profile JSON "
+			     "(https://profiler.firefox.com), gzipped if named .gz",
 	.extension = ".firefox.json",
-	.flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_ORDER,
 	.write = firefox_write,
 };

@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "formats/registry.h"
-#include "core/internal.h"
+#include "transforms/fold.h"
 
 #define MAX_DECIMALS 6
 
@@ -269,10 +270,18 @@ static int folded_probe(const unsigned char *buf, size_t len)
 	return semicolons * 2 >= good ? 60 : 20;
 }
 
-const struct pk_reader pki_reader_folded = {
+/* Its options are folding's (lib/transforms/fold.c): every writer that
+ * folds stacks reads them as the folded format's. */
+const struct pki_format pki_format_folded = {
 	.name = "folded",
-	.description = "folded stacks 'a;b;c COUNT' (stackcollapse, inferno, "
-		       "difffolded's two columns)",
+	.read_description = "folded stacks 'a;b;c COUNT' (stackcollapse, "
+			    "inferno, difffolded's two columns)",
 	.probe = folded_probe,
 	.read = folded_read,
+	.write_description = "folded stacks for flamegraph.pl and inferno "
+			     "(as stackcollapse-perf.pl)",
+	.extension = ".folded",
+	.write = pki_folded_write,
+	.profile_flags = PK_PROFILE_NAMES_ONLY,
+	.options = pki_fold_options,
 };

@@ -6,11 +6,10 @@
  *
  * as stackcollapse-perf.pl prints them; lib/transforms/fold.c does the folding.
  */
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "folded.h"
 
-static int folded_write(struct pk_context *ctx, const struct pk_profile *p,
-			const struct pk_options *opts, struct pk_output *out)
+int pki_folded_write(struct pk_context *ctx, const struct pk_profile *p,
+		     const struct pk_options *opts, struct pk_output *out)
 {
 	struct pk_folded *f = NULL;
 	size_t i, len;
@@ -28,12 +27,3 @@ static int folded_write(struct pk_context *ctx, const struct pk_profile *p,
 	pk_folded_free(f);
 	return rc;
 }
-
-const struct pk_writer pki_writer_folded = {
-	.name = "folded",
-	.description = "folded stacks for flamegraph.pl and inferno "
-		       "(as stackcollapse-perf.pl)",
-	.extension = ".folded",
-	.write = folded_write,
-	.flags = PK_PROFILE_NAMES_ONLY,
-};

@@ -307,10 +307,10 @@ static int gperf_cpu_read(struct pk_context *ctx, struct pk_input *in,
 	return rc;
 }
 
-const struct pk_reader pki_reader_gperf_cpu = {
+const struct pki_format pki_format_gperftools_cpu = {
 	.name = "gperftools-cpu",
-	.description = "gperftools CPU profile (CPUPROFILE=file), unsymbolized",
+	.read_description = "gperftools CPU profile (CPUPROFILE=file), unsymbolized",
 	.probe = gperf_cpu_probe,
-	.flags = PK_READER_PPROF_NAMES,
+	.read_flags = PKI_READ_PPROF_NAMES,
 	.read = gperf_cpu_read,
 };

@@ -958,11 +958,11 @@ static int gperf_heap_read(struct pk_context *ctx, struct pk_input *in,
 	return rc;
 }
 
-const struct pk_reader pki_reader_gperf_heap = {
+const struct pki_format pki_format_gperftools_heap = {
 	.name = "gperftools-heap",
-	.description = "gperftools heap, growth, contention and thread "
-		       "profiles (text), unsymbolized",
+	.read_description = "gperftools heap, growth, contention and thread "
+			    "profiles (text), unsymbolized",
 	.probe = gperf_heap_probe,
-	.flags = PK_READER_PPROF_NAMES,
+	.read_flags = PKI_READ_PPROF_NAMES,
 	.read = gperf_heap_read,
 };

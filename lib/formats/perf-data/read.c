@@ -1021,11 +1021,11 @@ static int perf_data_probe(const unsigned char *buf, size_t len)
 	       memcmp(buf, "2ELIFREP", 8) == 0 ? 100 : 0;
 }
 
-const struct pk_reader pki_reader_perf_data = {
+const struct pki_format pki_format_perf_data = {
 	.name = "perf-data",
-	.description = "perf.data as perf record writes it (file or pipe "
-		       "mode, any byte order)",
+	.read_description = "perf.data as perf record writes it (file or pipe "
+			    "mode, any byte order)",
 	.probe = perf_data_probe,
-	.flags = PK_READER_NO_INLINE,
+	.read_flags = PKI_READ_NO_INLINE,
 	.read = perf_data_read,
 };

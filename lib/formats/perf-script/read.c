@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perf-script.h"
 #include "transforms/copy.h"
 #include "formats/registry.h"
 #include "util/idtab.h"
@@ -1848,9 +1849,16 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 	return 0;
 }
 
-const struct pk_reader pki_reader_perf_script = {
+const struct pki_format pki_format_perf_script = {
 	.name = "perf-script",
-	.description = "text printed by `perf script` (with or without callchains)",
+	.read_description = "text printed by `perf script` (with or without "
+			    "callchains)",
 	.probe = perf_script_probe,
 	.read = perf_script_read,
+	.write_description = "text as `perf script` prints it (--addresses-only: "
+			     "as `-F comm,pid,tid,time,event,ip,dso`)",
+	.extension = ".perf-script.txt",
+	.profile_flags = PK_PROFILE_KEEP_ORDER | PK_PROFILE_NAMES_ONLY,
+	.write = pki_perf_script_write,
+	.options = pki_perf_script_write_options,
 };

@@ -35,8 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "perf-script.h"
 #include "core/names.h"
 
 /*
@@ -461,9 +460,14 @@ static void scan_samples(struct script *s)
 	}
 }
 
-static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
-			     const struct pk_options *opts,
-			     struct pk_output *out)
+const struct pki_option pki_perf_script_write_options[] = {
+	{ .key = "perf-script:addresses-only", .type = PK_OPTION_FLAG,
+	  .flag = "addresses-only", .help = "addresses and dsos only, no functions" },
+	{ .key = NULL },
+};
+
+int pki_perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
+			  const struct pk_options *opts, struct pk_output *out)
 {
 	struct script s;
 	size_t i, n;
@@ -472,7 +476,7 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 	memset(&s, 0, sizeof(s));
 	s.p = p;
 	s.out = out;
-	s.addresses_only = opts && opts->addresses_only;
+	s.addresses_only = pki_option_flag(opts, &pki_perf_script_write_options[0]);
 	s.key_pid = pk_profile_lookup(p, "pid");
 	s.key_tid = pk_profile_lookup(p, "tid");
 	s.key_comm = pk_profile_lookup(p, "comm");
@@ -499,12 +503,3 @@ static int perf_script_write(struct pk_context *ctx, const struct pk_profile *p,
 	free(s.prints);
 	return rc;
 }
-
-const struct pk_writer pki_writer_perf_script = {
-	.name = "perf-script",
-	.description = "text as `perf script` prints it (--addresses-only: "
-		       "as `-F comm,pid,tid,time,event,ip,dso`)",
-	.extension = ".perf-script.txt",
-	.flags = PK_PROFILE_KEEP_ORDER | PK_PROFILE_NAMES_ONLY,
-	.write = perf_script_write,
-};

@@ -11,12 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pprof.h"
 #include "formats/registry.h"
-#include "core/internal.h"
 #include "proto/profile.pb-c.h"
-
-/* A fact for viewers: the sample type pprof shows when none is asked for. */
-#define PK_PPROF_DEFAULT_SAMPLE_TYPE "default_sample_type"
 
 /* pprof ids are arbitrary numbers: a sorted table maps them to ours. */
 struct id_map {
@@ -473,7 +470,7 @@ static int read_header(struct pprof_reader *r)
 		/* what pprof shows first (Go's allocs profile: alloc_space) */
 		rc = string_of(r, pb->default_sample_type, &type);
 		if (!rc)
-			pk_profile_set_meta(r->p, PK_PPROF_DEFAULT_SAMPLE_TYPE,
+			pk_profile_set_meta(r->p, PKI_META_DEFAULT_SAMPLE_TYPE,
 					    pk_profile_string(r->p, type));
 	}
 	if (!rc)
@@ -866,10 +863,15 @@ static int pprof_probe(const unsigned char *buf, size_t len)
 	return 0;
 }
 
-const struct pk_reader pki_reader_pprof = {
+const struct pki_format pki_format_pprof = {
 	.name = "pprof",
-	.description = "pprof's profile.proto, gzipped or not (pprof, Go runtime/pprof)",
+	.read_description = "pprof's profile.proto, gzipped or not (pprof, Go "
+			    "runtime/pprof)",
 	.probe = pprof_probe,
-	.flags = PK_READER_PPROF_NAMES,
+	.read_flags = PKI_READ_PPROF_NAMES,
 	.read = pprof_read,
+	.write_description = "pprof's profile.proto, gzipped (pprof, go tool pprof)",
+	.extension = ".pb.gz",
+	.write = pki_pprof_write,
+	.options = pki_pprof_write_options,
 };

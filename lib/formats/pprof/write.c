@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "pprof.h"
 #include "core/names.h"
 #include "proto/profile.pb-c.h"
 
@@ -689,16 +688,32 @@ static int pack_and_write(struct pprof_writer *w, int gzip,
 	return rc ? rc : given;
 }
 
-static int pprof_write(struct pk_context *ctx, const struct pk_profile *p,
-		       const struct pk_options *opts, struct pk_output *out)
+enum { GZIP, LABELS };
+
+static const char *const label_choices[] = { "all", "none", NULL };
+
+const struct pki_option pki_pprof_write_options[] = {
+	[GZIP] = { .key = "pprof:gzip", .type = PK_OPTION_FLAG, .def = "1",
+		.flag = "gzip",
+		.help = "gzip the profile (default; --no-gzip: raw protobuf)" },
+	[LABELS] = { .key = "pprof:labels", .type = PK_OPTION_CHOICE,
+		.def = "all", .choices = label_choices, .flag = "labels",
+		.value_name = "WHICH",
+		.help = "sample labels (pid, tid, comm, cpu): 'all' or 'none'" },
+	{ .key = NULL },
+};
+
+int pki_pprof_write(struct pk_context *ctx, const struct pk_profile *p,
+		    const struct pk_options *opts, struct pk_output *out)
 {
+	const struct pki_option *o = pki_pprof_write_options;
 	struct pprof_writer w;
 	int rc;
 
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.p = p;
-	w.with_labels = !opts->no_labels;
+	w.with_labels = pki_option_choice(opts, &o[LABELS]) == 0;
 	/* --event=off-cpu: pprof -top shows off-CPU time without being told
 	 * -sample_index; every sample type is still written */
 	w.default_column = -1;
@@ -709,14 +724,7 @@ static int pprof_write(struct pk_context *ctx, const struct pk_profile *p,
 	}
 	rc = build_message(&w);
 	if (!rc)
-		rc = pack_and_write(&w, !opts->no_gzip, out);
+		rc = pack_and_write(&w, pki_option_flag(opts, &o[GZIP]), out);
 	pprof_writer_release(&w);
 	return rc;
 }
-
-const struct pk_writer pki_writer_pprof = {
-	.name = "pprof",
-	.description = "pprof's profile.proto, gzipped (pprof, go tool pprof)",
-	.extension = ".pb.gz",
-	.write = pprof_write,
-};

@@ -12,7 +12,7 @@
  *                    "weights": [2000, 1000]}]}
  *
  * An input with several events gets one profile per (event, thread).
- * With opts->speedscope_evented each profile is instead an "evented" one
+ * With speedscope:evented each profile is instead an "evented" one
  * that opens and closes frames as the stack changes between timestamps.
  * Off-CPU intervals (lib/core/internal.h) are placed where they happened and
  * last as long as they did, in both kinds of profile.
@@ -56,6 +56,7 @@ struct speedscope {
 	struct pki_thread_keys keys;
 	const char *title;
 	int interval_column;	/* off-CPU lengths, or -1 */
+	int evented;		/* speedscope:evented asked for */
 
 	struct series *series;
 	size_t nseries;
@@ -723,11 +724,11 @@ static int write_file(struct speedscope *w, struct pk_output *out)
 	size_t g;
 
 	pk_profile_time_span(w->p, &first, &last);
-	if (w->opts->speedscope_evented && !first)
+	if (w->evented && !first)
 		pk_warn(w->ctx, "speedscope: the input has no timestamps: "
 			"writing sampled profiles, not evented ones");
 	else
-		evented = w->opts->speedscope_evented;
+		evented = w->evented;
 
 	pki_output_json(&j, out);
 	pki_json_begin_object(&j);
@@ -789,6 +790,13 @@ static void speedscope_release(struct speedscope *w)
 	free(w->name.s);
 }
 
+static const struct pki_option speedscope_options[] = {
+	{ .key = "speedscope:evented", .type = PK_OPTION_FLAG,
+	  .flag = "speedscope-evented",
+	  .help = "one evented timeline per thread, from the times" },
+	{ .key = NULL },
+};
+
 static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 			    const struct pk_options *opts,
 			    struct pk_output *out)
@@ -800,6 +808,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
+	w.evented = pki_option_flag(opts, &speedscope_options[0]);
 	w.title = pki_profile_title(p);
 	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
@@ -820,11 +829,12 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	return rc;
 }
 
-const struct pk_writer pki_writer_speedscope = {
+const struct pki_format pki_format_speedscope = {
 	.name = "speedscope",
-	.description = "speedscope JSON, one timeline per thread "
-		       "(https://www.speedscope.app)",
+	.write_description = "speedscope JSON, one timeline per thread "
+			     "(https://www.speedscope.app)",
 	.extension = ".speedscope.json",
-	.flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_ORDER,
 	.write = speedscope_write,
+	.options = speedscope_options,
 };

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inputs, outputs and the format registry.
+ * Inputs, outputs, options and the formats.
  *
- * Each format is one file in lib/ that defines one struct pk_reader or
- * struct pk_writer; lib/formats/registry.c lists them. A reader's probe looks at
- * the first bytes of the input (peeked, never consumed, so pipes work)
- * and returns a score from 0 (not mine) to 100 (certainly mine).
+ * A reader's probe looks at the first bytes of the input (peeked, never
+ * consumed, so pipes work) and returns a score from 0 (not mine) to 100
+ * (certainly mine).
  */
 #ifndef PROFKIT_FORMAT_H
 #define PROFKIT_FORMAT_H
@@ -89,74 +88,109 @@ int pk_output_commit(struct pk_output *out);
 /* Discard everything; frees out. */
 void pk_output_abort(struct pk_output *out);
 
-/* ---- options: what the commands' long options say, as key=value ---- */
+/* ---- options by key ---- */
 
 /*
- * The options of a load or a write. Opaque, so that options added with
- * new formats never change a struct's layout (as libarchive's
- * archive_read_set_option). Keys are the commands' long option names;
- * profkit-convert(1) describes each:
+ * The options of a load, a write or a transform. Opaque, so that options
+ * added with new formats never change a struct's layout (as libarchive's
+ * archive_read_set_option). Whoever reads an option declares it, and
+ * its key says whose it is:
  *
- *   reading    from, event, value (samples | period), sample-type
- *   symbols    binary, symbol-path, symfs, kallsyms, demangle (perf |
- *              pprof | full | none), inline, no-symbolize, no-unwind
- *   folded     pid, tid, kernel, jit, addrs, no-comm
- *   pprof      gzip (default 1), labels (all | none)
- *   speedscope speedscope-evented
- *   flamegraph title, colors (hot | mem | io), width, icicle, diff
- *   dot        node-thres, edge-thres (percentages)
+ *   the pipeline's own, bare: from, event, value, sample-type, threads,
+ *     max-stack, binary, symbol-path, symfs, kallsyms, demangle, inline,
+ *     no-symbolize, no-unwind
+ *   a format's or a transform's, scoped by its name: "pprof:labels",
+ *     "flamegraph:width", "folded:pid" (the stackcollapse options, which
+ *     every writer that folds stacks reads), "filter:focus"
  *
- * Flags take "1" or "0" (NULL is "1"). Values are copied: the caller's
- * strings may go right after the call.
+ * pk_option_next() lists them all with their types, defaults and help.
+ * Flags take "1" or "0" (NULL is "1"); a string's NULL or "" unsets it.
+ * Values are copied: the caller's strings may go right after the call.
  */
 struct pk_options;
 
 /* NULL when out of memory. */
 struct pk_options *pk_options_new(void);
 void pk_options_free(struct pk_options *opts);
-/* 0, or PK_EUSAGE with a message in ctx naming the key and what it takes. */
+/* 0, or PK_EUSAGE with a message in ctx naming the key and what it
+ * takes ("KEY: expected ..."), or that no one declares the key. */
 int pk_options_set(struct pk_context *ctx, struct pk_options *opts,
 		   const char *key, const char *value);
+/* The value of key as set, else its default; NULL when it has neither
+ * or no one declares key. Valid until the key is set again. */
+const char *pk_options_get(const struct pk_options *opts, const char *key);
 
-/* ---- the registry ---- */
-
-enum pk_reader_flags {
-	/* Its users read it with pprof: name functions as pprof does. */
-	PK_READER_PPROF_NAMES = 1 << 0,
-	/* Its users read it with perf script, which shows no inlined
-	 * functions in frame-pointer callchains. */
-	PK_READER_NO_INLINE = 1 << 1,
+enum pk_option_type {
+	PK_OPTION_FLAG,		/* "1" or "0" (also yes/no, true/false) */
+	PK_OPTION_STRING,	/* any text */
+	PK_OPTION_CHOICE,	/* one of its words (pk_option_choice) */
+	PK_OPTION_UINT,		/* a whole number in the bounds its help gives */
+	PK_OPTION_PERCENT,	/* a number from 0 to 100 */
+	PK_OPTION_SECONDS,	/* a time from 0 in seconds, as perf script
+				 * prints it ("2542.560001") */
 };
 
-/* The tables below are the library's: callers hold pointers to them,
- * never copies, so fields may be added at their ends. */
+/* A declared option; the library's own, valid for the program's life. */
+struct pk_option_info;
 
-struct pk_reader {
-	const char *name;
-	const char *description;
-	int (*probe)(const unsigned char *buf, size_t len);
-	int (*read)(struct pk_context *ctx, struct pk_input *in,
-		    struct pk_profile *p, const struct pk_options *opts);
-	unsigned flags;		/* enum pk_reader_flags */
-};
+/*
+ * The declared options, one after another (prev NULL: the first; NULL
+ * after the last): those of scope ("pprof"; "" for the pipeline's own,
+ * bare keys), or all for scope NULL, grouped by scope.
+ */
+const struct pk_option_info *pk_option_next(const char *scope,
+					    const struct pk_option_info *prev);
+const struct pk_option_info *pk_option_find(const char *key);
+/* "flamegraph:width" */
+const char *pk_option_key(const struct pk_option_info *o);
+enum pk_option_type pk_option_type_of(const struct pk_option_info *o);
+/* As text ("1200"); NULL: none (unset, the format decides) */
+const char *pk_option_default(const struct pk_option_info *o);
+/* One line, as --help shows it. */
+const char *pk_option_help(const struct pk_option_info *o);
+/* The words of a PK_OPTION_CHOICE, from 0; NULL past the last. */
+const char *pk_option_choice(const struct pk_option_info *o, size_t i);
+/* The long option the commands take for it ("width": --width), or
+ * NULL; and its value's name in --help ("PX"; NULL for a flag). */
+const char *pk_option_flag(const struct pk_option_info *o);
+const char *pk_option_value_name(const struct pk_option_info *o);
 
-struct pk_writer {
-	const char *name;
-	const char *description;
-	const char *extension;	/* for names made from an input's */
-	/* enum pk_profile_flags the writer needs: create the profile it
-	 * writes with pk_profile_new(writer->flags) */
-	unsigned flags;
-	int (*write)(struct pk_context *ctx, const struct pk_profile *p,
-		     const struct pk_options *opts, struct pk_output *out);
-};
+/* ---- the formats ---- */
 
-/* NULL-terminated lists. */
-extern const struct pk_reader *const pk_readers[];
-extern const struct pk_writer *const pk_writers[];
+/*
+ * Each format's reader and writer, as handles of the library's own
+ * (valid for the program's life, never dereferenced: query them with
+ * the functions below). Listed in probe order: prev NULL gives the
+ * first, the last gives NULL.
+ */
+struct pk_reader;
+struct pk_writer;
 
+const struct pk_reader *pk_reader_next(const struct pk_reader *prev);
 const struct pk_reader *pk_reader_find(const char *name);
+/* The name --from takes (and the scope of the format's options). */
+const char *pk_reader_name(const struct pk_reader *r);
+const char *pk_reader_description(const struct pk_reader *r);
+/* How sure the reader is that buf, an input's first len bytes, is its
+ * format: 0 (not mine) to 100 (certainly mine). */
+int pk_reader_probe(const struct pk_reader *r, const unsigned char *buf,
+		    size_t len);
+
+const struct pk_writer *pk_writer_next(const struct pk_writer *prev);
 const struct pk_writer *pk_writer_find(const char *name);
+/* The name --to takes (and the scope of the format's options). */
+const char *pk_writer_name(const struct pk_writer *w);
+const char *pk_writer_description(const struct pk_writer *w);
+/* Added to an input's name for the output's (".pb.gz"). */
+const char *pk_writer_extension(const struct pk_writer *w);
+/* enum pk_profile_flags the writer needs: create the profile it writes
+ * with pk_profile_new(pk_writer_profile_flags(w)). */
+unsigned pk_writer_profile_flags(const struct pk_writer *w);
+/* Write p to out (pk_write writes to a path). opts may be NULL. */
+int pk_writer_write(struct pk_context *ctx, const struct pk_writer *w,
+		    const struct pk_profile *p, const struct pk_options *opts,
+		    struct pk_output *out);
+
 /*
  * Pick the reader whose probe scores highest on the input's first bytes.
  * A tie or a best score under PK_PROBE_MIN is an error naming the input.

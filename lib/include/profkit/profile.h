@@ -68,7 +68,6 @@ struct pk_location {
 	uint32_t mapping;	/* mapping id, or 0 */
 	uint64_t address;
 	uint32_t nlines;	/* inline frames, innermost first */
-	uint32_t first_line;	/* private: index into the line table */
 };
 
 struct pk_label {
@@ -231,6 +230,7 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 size_t pk_profile_location_count(const struct pk_profile *p);
 const struct pk_location *pk_profile_location(const struct pk_profile *p,
 					      uint32_t id);
+/* The lines of loc, a location pk_profile_location gave for p. */
 const struct pk_line *pk_profile_location_lines(const struct pk_profile *p,
 						const struct pk_location *loc);
 /*

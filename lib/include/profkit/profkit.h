@@ -23,7 +23,8 @@ const char *pk_version(void);
  * reference tool of that format shows them (perf script for perf inputs,
  * pprof for gperftools and pprof inputs), with the options' symbol
  * sources. Samples are added to p, so several loads sum their inputs.
- * Create p with pk_profile_new(writer->flags) for the writer it goes to.
+ * Create p with pk_profile_new(pk_writer_profile_flags(w)) for the writer
+ * it goes to.
  * opts may be NULL (defaults). Returns 0 or a negative pk_err; the
  * context's earlier error is cleared first, so a failed load does not
  * spoil the next one; warnings name the input.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Operations on whole profiles that commands and writers share: choosing
- * the value to show, folding stacks into lines, merging, filtering.
+ * the value to show, folding stacks into lines, merging, filtering, the
+ * top functions, a summary.
  */
 #ifndef PROFKIT_TRANSFORM_H
 #define PROFKIT_TRANSFORM_H
@@ -14,7 +15,7 @@ extern "C" {
 
 /*
  * The sample type column a single-value view shows: the event named by
- * opts->event (or the first event), weighted as opts->value says (the
+ * "event" (or the first event), weighted as "value" says (the
  * period when there is one). Profiles without events: the last column,
  * as pprof shows by default. -1 when there is nothing to show; an error
  * in ctx when opts name something the profile lacks.
@@ -70,60 +71,57 @@ int pk_profile_accumulate(struct pk_context *ctx, struct pk_profile **sum,
 /* Scale BASE to NEW's total of the compared column (difffolded.pl -n). */
 #define PK_DIFF_NORMALIZE 1u
 /*
- * new becomes NEW - BASE as pprof -diff_base computes it: BASE's samples
- * negated and labelled pprof::base=true (pprof then takes percentages of
- * BASE's total), headers combined as pk_profile_merge() does. The
- * compared column (opts) of both is brought to one scale; base is changed.
+ * changed becomes NEW - BASE as pprof -diff_base computes it: BASE's
+ * samples negated and labelled pprof::base=true (pprof then takes
+ * percentages of BASE's total), headers combined as pk_profile_merge()
+ * does. The compared column (opts) of both is brought to one scale;
+ * base is changed.
  */
 int pk_profile_diff(struct pk_context *ctx, struct pk_profile *base,
-		    struct pk_profile *new, const struct pk_options *opts,
+		    struct pk_profile *changed, const struct pk_options *opts,
 		    unsigned flags);
 /* Write "stack base new" lines of the column opts chooses, sorted by stack,
  * as difffolded.pl prints them. */
 int pk_diff_write_folded(struct pk_context *ctx, struct pk_profile *base,
-			 struct pk_profile *new, const struct pk_options *opts,
-			 unsigned flags, struct pk_output *out);
+			 struct pk_profile *changed,
+			 const struct pk_options *opts, unsigned flags,
+			 struct pk_output *out);
 
-struct pk_filter {
-	const char *focus;	/* keep samples through a matching function */
-	const char *ignore;	/* drop samples through a matching function */
-	const char *prune_from;	/* cut stacks below the matching function */
-	const char *comm;	/* keep samples whose comm matches */
-	int64_t pid, tid;	/* keep this process or thread; -1: any */
-	uint64_t from_time, to_time;	/* nanoseconds; 0: open */
-	double min_percent;	/* drop stacks under this share of the total */
-};
-
-void pk_filter_init(struct pk_filter *f);
 /*
- * The samples of src that pass f, as a new profile. Patterns are POSIX
- * extended regular expressions on function names (comm: on the comm).
- * opts->event keeps that event's samples; opts->value picks the value
- * --min-percent weighs.
+ * The samples of src that pass every test the options give, as a new
+ * profile. The tests are keys of the scope "filter": focus, ignore
+ * (POSIX extended regular expressions on function names, inline frames
+ * too: keep samples through a match, drop them), prune-from (cut stacks
+ * below the matching function), comm (a pattern on the thread's name),
+ * pid, tid, from-time, to-time (seconds; src must keep its samples'
+ * order and times, PK_PROFILE_KEEP_ORDER), min-percent (drop stacks
+ * under this share of the total, weighed as "value" says) and field
+ * (NAME=VALUE: tracepoint samples with this field). The bare "event"
+ * keeps that event's samples.
  */
 int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
-		      const struct pk_filter *f, const struct pk_options *opts,
-		      struct pk_profile **out);
+		      const struct pk_options *opts, struct pk_profile **out);
 
-/* pprof -top's table: flat and cumulative weight per function. */
-struct pk_top_row {
-	const char *name;
-	int64_t flat, cum;
-};
-
-/* The rows and their names are valid until pk_top_release. */
-struct pk_top {
-	struct pk_top_row *rows;	/* sorted as pprof sorts them */
-	size_t nrows;
-	int64_t total;
-	int column;			/* the value shown */
-	struct pk_profile *names;	/* private: holds the names */
-};
-
+/*
+ * pprof -top's table: flat and cumulative weight per function, of the
+ * column opts choose; without "sample-type" or "event", of the sample
+ * type the profile names its default (pprof's default_sample_type), as
+ * pprof shows it. Sorted as pprof sorts them, by flat weight or, with
+ * by_cumulative, by cumulative weight. *out is for pk_top_free.
+ */
+struct pk_top;
 int pk_profile_top(struct pk_context *ctx, const struct pk_profile *p,
 		   const struct pk_options *opts, int by_cumulative,
-		   struct pk_top *top);
-void pk_top_release(struct pk_top *top);
+		   struct pk_top **out);
+void pk_top_free(struct pk_top *top);
+size_t pk_top_count(const struct pk_top *top);
+/* Row i's function and its weights; the name is valid until pk_top_free. */
+const char *pk_top_name(const struct pk_top *top, size_t i);
+int64_t pk_top_flat(const struct pk_top *top, size_t i);
+int64_t pk_top_cum(const struct pk_top *top, size_t i);
+/* The total of the column shown, and the column (-1: nothing to show). */
+int64_t pk_top_total(const struct pk_top *top);
+int pk_top_column(const struct pk_top *top);
 /*
  * What pprof -top prints of top, character for character: the profile's
  * labels (File, Build ID, Type, Time, Duration), what is shown and
@@ -131,6 +129,19 @@ void pk_top_release(struct pk_top *top);
  */
 int pk_top_write(struct pk_context *ctx, const struct pk_profile *p,
 		 const struct pk_top *top, size_t limit, struct pk_output *out);
+
+/*
+ * What profkit-info prints of p: its format, sample types and their
+ * totals, events, distinct stacks and functions, processes, threads,
+ * time span, mappings and the facts the recording gives about itself.
+ * As text, or with PK_SUMMARY_JSON as one JSON object (profkit-info
+ * --json prints an array of them). name is the input as the caller
+ * names it ("-" for standard input).
+ */
+#define PK_SUMMARY_JSON 1u
+int pk_profile_summary(struct pk_context *ctx, const struct pk_profile *p,
+		       const char *name, unsigned flags,
+		       struct pk_output *out);
 
 #ifdef __cplusplus
 }

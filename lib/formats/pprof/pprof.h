@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The pprof format's writer (write.c), for its descriptor in read.c. */
+#ifndef PROFKIT_FORMATS_PPROF_H
+#define PROFKIT_FORMATS_PPROF_H
+
+#include "core/internal.h"
+
+extern const struct pki_option pki_pprof_write_options[];
+int pki_pprof_write(struct pk_context *ctx, const struct pk_profile *p,
+		    const struct pk_options *opts, struct pk_output *out);
+
+#endif
