@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "internal.h"
@@ -27,6 +28,7 @@ struct behind;
 struct pk_output {
 	struct pk_context *ctx;
 	char *path, *tmp_path;
+	int direct;	/* fd opened on path itself (a device or a FIFO) */
 	int fd;			/* -1 for memory */
 	unsigned char *buf;
 	size_t len, cap;
@@ -201,6 +203,28 @@ static int open_temporary(struct pk_output *o)
 	return 0;
 }
 
+/*
+ * A path that names something other than a file or nothing (/dev/null,
+ * a FIFO, /dev/stdout) is written in place: renaming a temporary over it
+ * would replace the device with a file.
+ */
+static int is_special_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+static int open_direct(struct pk_output *o)
+{
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+	if (o->fd < 0)
+		return pk_error_set(o->ctx, PK_EIO, "cannot open '%s': %s",
+				    o->path, strerror(errno));
+	o->direct = 1;
+	return 0;
+}
+
 int pk_output_open(struct pk_context *ctx, const char *path,
 		   struct pk_output **out)
 {
@@ -219,8 +243,8 @@ int pk_output_open(struct pk_context *ctx, const char *path,
 		o->fd = STDOUT_FILENO;
 	} else {
 		o->path = strdup(path);
-		rc = o->path ? open_temporary(o) :
-			pk_error_set(ctx, PK_ENOMEM, "out of memory");
+		rc = !o->path ? pk_error_set(ctx, PK_ENOMEM, "out of memory") :
+		     is_special_file(path) ? open_direct(o) : open_temporary(o);
 		if (rc) {
 			pk_output_abort(o);
 			return rc;
@@ -558,6 +582,9 @@ int pk_output_commit(struct pk_output *o)
 					  strerror(errno));
 		if (rc)
 			unlink(o->tmp_path);
+	} else if (o->direct && close(o->fd) < 0 && !rc) {
+		rc = pk_error_set(o->ctx, PK_EIO, "cannot write '%s': %s",
+				  o->path, strerror(errno));
 	}
 	output_free(o);
 	return rc;
@@ -572,6 +599,8 @@ void pk_output_abort(struct pk_output *o)
 	if (o->tmp_path && o->fd >= 0) {
 		close(o->fd);
 		unlink(o->tmp_path);
+	} else if (o->direct) {
+		close(o->fd);
 	}
 	output_free(o);
 }

@@ -1,0 +1,19 @@
+#!/bin/sh
+# -o naming something that is not a file (/dev/null, a FIFO) writes to
+# it in place: the temporary-and-rename of files would replace a device
+# or a FIFO with a regular file (as root, /dev/null itself).
+. "${top_srcdir:-.}/tests/test-subr.sh"
+plan 3
+in=testdata/perf-script/c-fp.txt
+mkfifo "$tmpdir/fifo" || { echo "Bail out! no mkfifo"; exit 1; }
+cat "$tmpdir/fifo" >"$tmpdir/read" &
+reader=$!
+profkit-convert --to=folded -o "$tmpdir/fifo" "$in"
+wait "$reader"
+[ -p "$tmpdir/fifo" ] && pass "-o FIFO: still a FIFO" || fail "-o FIFO: still a FIFO"
+testrun_compare "-o FIFO: its reader gets the output" "$tmpdir/read" \
+	profkit-convert --to=folded "$in"
+profkit-convert --to=folded -o /dev/null "$in"
+[ -c /dev/null ] && pass "-o /dev/null: still a device" ||
+	fail "-o /dev/null: still a device (repair: rm /dev/null; mknod -m 666 /dev/null c 1 3)"
+finish
