@@ -9,11 +9,19 @@ mkfifo "$tmpdir/fifo" || { echo "Bail out! no mkfifo"; exit 1; }
 cat "$tmpdir/fifo" >"$tmpdir/read" &
 reader=$!
 profkit-convert --to=folded -o "$tmpdir/fifo" "$in"
+# a build that renamed over the FIFO never opened it: free its reader
+[ -p "$tmpdir/fifo" ] || kill "$reader" 2>/dev/null
 wait "$reader"
 [ -p "$tmpdir/fifo" ] && pass "-o FIFO: still a FIFO" || fail "-o FIFO: still a FIFO"
 testrun_compare "-o FIFO: its reader gets the output" "$tmpdir/read" \
 	profkit-convert --to=folded "$in"
-profkit-convert --to=folded -o /dev/null "$in"
-[ -c /dev/null ] && pass "-o /dev/null: still a device" ||
-	fail "-o /dev/null: still a device (repair: rm /dev/null; mknod -m 666 /dev/null c 1 3)"
+# /dev/null itself only where the FIFO showed writing in place works: a
+# build that renames over it would break the machine for what follows
+if [ -p "$tmpdir/fifo" ]; then
+	profkit-convert --to=folded -o /dev/null "$in"
+	[ -c /dev/null ] && pass "-o /dev/null: still a device" ||
+		fail "-o /dev/null: still a device (repair: rm /dev/null; mknod -m 666 /dev/null c 1 3)"
+else
+	fail "-o /dev/null: not tried, since a FIFO was replaced"
+fi
 finish
