@@ -20,7 +20,7 @@ testrun_compare "-o FIFO: its reader gets the output" "$tmpdir/read" \
 if [ -p "$tmpdir/fifo" ]; then
 	profkit-convert --to=folded -o /dev/null "$in"
 	[ -c /dev/null ] && pass "-o /dev/null: still a device" ||
-		fail "-o /dev/null: still a device (repair: rm /dev/null; mknod -m 666 /dev/null c 1 3)"
+		fail "-o /dev/null: still a device (repair: mknod -m 666 /dev/null.new c 1 3 && mv /dev/null.new /dev/null)"
 else
 	fail "-o /dev/null: not tried, since a FIFO was replaced"
 fi
