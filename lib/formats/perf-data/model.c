@@ -373,21 +373,30 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			    (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n, n);
 }
 
+int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
+			 size_t *ncols)
+{
+	*ncols = pk_profile_sample_type_count(mo->st->p);
+	if (pki_grow(&mo->values, &mo->values_cap, *ncols,
+		     sizeof(*mo->values)) < 0)
+		return NULL;
+	memset(mo->values, 0, *ncols * sizeof(*mo->values));
+	mo->values[c->count] = 1;
+	return mo->values;
+}
+
 static int add_to_model(struct pd_model *mo, uint32_t attr,
 			const struct pd_sample *s, size_t depth,
 			const struct pd_thread *t, uint64_t offset)
 {
 	const struct pd_attr *a = &mo->st->ev.attrs[attr];
 	struct pd_event_columns *c = columns_for(mo, attr);
-	size_t ncols = pk_profile_sample_type_count(mo->st->p);
 	uint32_t stack, labels;
+	size_t ncols;
 	int rc;
 
-	if (!c || pki_grow(&mo->values, &mo->values_cap, ncols,
-			  sizeof(*mo->values)) < 0)
+	if (!c || !pd_model_values(mo, c, &ncols))
 		return nomem(mo);
-	memset(mo->values, 0, ncols * sizeof(*mo->values));
-	mo->values[c->count] = 1;
 	if (c->weight >= 0 && (a->sample_type & PD_SAMPLE_PERIOD))
 		mo->values[c->weight] = (int64_t)s->period;
 	if (s->time && (!mo->first_time || s->time < mo->first_time))

@@ -424,6 +424,10 @@ void pd_model_exit(struct pd_model *mo, int32_t pid);
  * its weight column, made when not NULL. NULL when out of memory. */
 struct pd_event_columns *pd_model_columns(struct pd_model *mo,
 					  const char *name, const char *unit);
+/* A sample's values in mo->values: 1 in c's count column, 0 elsewhere
+ * (the caller sets a weight); *ncols, their number. NULL without memory. */
+int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
+			 size_t *ncols);
 /* Once all is read: names and orders the sample types, sets the
  * profile's period and times, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);
