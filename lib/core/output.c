@@ -63,6 +63,15 @@ struct behind {
 	char message[256];
 };
 
+/*
+ * The output this thread compresses for (behind_main sets it), or NULL:
+ * known on the thread from its first instruction. Not b->thread, which
+ * pthread_create stores, on musl after the thread has started: comparing
+ * with it holds only while the thread fails on nothing before the first
+ * part it is given (under b->lock, after the store).
+ */
+static _Thread_local const struct pk_output *compressing;
+
 /* An error of writing: the context's, or kept for it while the thread
  * compresses. */
 static int output_error(struct pk_output *o, int code, const char *fmt, ...)
@@ -73,7 +82,7 @@ static int output_error(struct pk_output *o, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (b && pthread_equal(pthread_self(), b->thread)) {
+	if (b && compressing == o) {
 		if (!b->code) {
 			vsnprintf(b->message, sizeof(b->message), fmt, ap);
 			b->code = code;
@@ -397,6 +406,7 @@ static void *behind_main(void *arg)
 	struct behind *b = o->behind;
 	int failed = 0;
 
+	compressing = o;
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		void *data;

@@ -270,9 +270,7 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 static size_t table_frames(const struct object *obj, uint64_t addr,
 			   struct sym_frame *frames)
 {
-	const struct sym *sym = obj->kind == OBJ_KERNEL ?
-		sym_kernel_find(&obj->s->kernel, obj->tab, addr) :
-		symtab_find(obj->tab, addr);
+	const struct sym *sym = symtab_find(obj->tab, addr);
 
 	if (!sym)
 		return 0;

@@ -51,11 +51,7 @@ struct pd_tracing {
 
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
-	struct pd_label_set_memo {
-		uint32_t payload, set;
-		size_t nbase;
-		struct pk_label base[4];
-	} memo[256];
+	struct pd_label_cache memo;
 };
 
 /* Payloads past this many, or past this many bytes kept for them, are
@@ -400,24 +396,7 @@ static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
 static uint32_t memo_label_set(struct pd_state *st, struct pd_tracing *tr,
 			       uint32_t id, size_t nbase, size_t n)
 {
-	struct pd_label_set_memo *m;
-	uint64_t h = id;
-	size_t i;
-
-	if (nbase > PK_ARRAY_SIZE(m->base))
-		return pk_profile_intern_labels(st->p, tr->labels, n);
-	for (i = 0; i < nbase; i++)
-		h = h * 31 + ((uint64_t)tr->labels[i].str << 32 ^
-			      (uint64_t)tr->labels[i].num);
-	m = &tr->memo[pki_hash_u64(h) & (PK_ARRAY_SIZE(tr->memo) - 1)];
-	if (m->set && m->payload == id && m->nbase == nbase &&
-	    memcmp(m->base, tr->labels, nbase * sizeof(*m->base)) == 0)
-		return m->set;
-	m->set = pk_profile_intern_labels(st->p, tr->labels, n);
-	m->payload = id;
-	m->nbase = nbase;
-	memcpy(m->base, tr->labels, nbase * sizeof(*m->base));
-	return m->set;
+	return pd_label_set(st->p, &tr->memo, id, tr->labels, nbase, n);
 }
 
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
