@@ -1,0 +1,157 @@
+#!/bin/sh
+# Hostile tracing data never crashes profkit: event formats, print
+# formats, printk formats and raw data made to break libtraceevent are
+# refused with a warning naming the file, the event and the problem, the
+# rest of the recording converts, and --strict makes the warning an error.
+#
+# The recordings are the tracepoint seeds of the perf.data fuzzer
+# (testdata/README.md): tp-seed-sched, tp-seed-kmem and tp-seed-formats,
+# whose formats are those of Linux 6.18. Each hostile copy changes a few
+# bytes of one format in place (the text keeps its length); each
+# crashed profkit-convert before the formats were checked (a null field
+# in libtraceevent's parser, a division by zero, a read 4 GiB past the
+# sample). testdata/bad/perf-data/tracing-* are what the fuzzer found.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+found=$(ls testdata/bad/perf-data/tracing-*)
+plan $((17 + $(echo $found | wc -w)))
+d=testdata/perf-data
+
+# A copy of FILE with OLD (a text of its tracing data) replaced by NEW,
+# padded with blanks to OLD's length: hostile FILE OLD NEW >COPY
+hostile() {
+	OLD=$2 NEW=$3 perl -0777 -pe '
+		my $pad = length($ENV{OLD}) - length($ENV{NEW});
+		die "the new text is longer\n" if $pad < 0;
+		s/\Q$ENV{OLD}\E/$ENV{NEW} . (" " x $pad)/e
+			or die "\"$ENV{OLD}\" is not in the file\n"' "$1"
+}
+
+# the sample header lines of our perf script text: trace FILE >TEXT
+trace() {
+	profkit-convert -q --no-symbolize --to=perf-script "$1" |
+		grep -v -e '^	' -e '^$'
+}
+
+# the trace lines of FILE but those of EVENT, as for the undamaged seed:
+# the damage to one event's format costs that event only
+others_unchanged() {
+	name=$1 seed=$2 copy=$3 event=$4
+	trace "$seed" | grep -v " $event:" >"$tmpdir/seed.others"
+	trace "$copy" | grep -v " $event:" >"$tmpdir/copy.others"
+	same_output "$name" "$tmpdir/seed.others" "$tmpdir/copy.others"
+}
+
+# the warnings converting FILE, without "profkit-convert: warning: DIR/"
+# (a conversion that fails says so): warnings FILE >TEXT
+warnings() {
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null "$1" \
+		2>&1 >/dev/null || echo "exit $?"
+} 
+# the seeds: no warning but for dma:dma_map_sg, whose print format holds
+# GNU statement expressions (libtraceevent cannot parse it either: perf
+# prints its samples as "[FAILED TO PARSE]" and the raw fields)
+: >"$tmpdir/none"
+for seed in tp-seed-sched tp-seed-kmem tp-seed-kmem.pipe; do
+	warnings $d/$seed.perf.data >"$tmpdir/warnings"
+	cmp -s "$tmpdir/none" "$tmpdir/warnings" &&
+		pass "$seed: converts without a warning" ||
+		{ fail "$seed: converts without a warning"; diag_file "$tmpdir/warnings"; }
+done
+echo "profkit-convert: warning: $d/tp-seed-formats.perf.data: tracing data: event 'dma:dma_map_sg' has a print format profkit cannot parse safely (at byte 1044 of its format: an argument that is not an expression): its trace text is '[FAILED TO PARSE]' and the raw fields" \
+	>"$tmpdir/want"
+testrun_compare "tp-seed-formats: only dma_map_sg's print format is refused" \
+	"$tmpdir/want" warnings $d/tp-seed-formats.perf.data
+testrun_compare "tp-seed-sched: every sample as perf script prints it" \
+	$d/tp-seed-sched.trace.txt trace $d/tp-seed-sched.perf.data
+
+# a field __print_flags names that is not one: libtraceevent's parser
+# marked a null field
+hostile $d/tp-seed-sched.perf.data '__print_flags(REC->prev_state' \
+	'__print_flags(REC->prev_stXte' >"$tmpdir/flags.perf.data"
+testrun_status "__print_flags of a field that is not there: a warning" 0 \
+	"flags.perf.data: tracing data: event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 978 of its format: a name that is not a field): its trace text is '\[FAILED TO PARSE\]' and the raw fields" \
+	profkit-convert --no-symbolize --to=perf-script -o "$tmpdir/flags.txt" \
+	"$tmpdir/flags.perf.data"
+n=$(grep -c "sched:sched_switch: \[FAILED TO PARSE\] prev_comm=sh prev_pid=[0-9]* prev_prio=120 prev_state=" "$tmpdir/flags.txt")
+[ "$n" -eq "$(grep -c sched_switch $d/tp-seed-sched.trace.txt)" ] &&
+	pass "its samples keep their raw fields ($n)" ||
+	fail "its samples keep their raw fields ($n)"
+others_unchanged "the other events' samples are as in the seed" \
+	$d/tp-seed-sched.perf.data "$tmpdir/flags.perf.data" sched:sched_switch
+
+# a division by zero: libtraceevent folded it as it parsed (SIGFPE)
+hostile $d/tp-seed-sched.perf.data '<< 1) - 1))' '<< 1) / 0))' \
+	>"$tmpdir/div.perf.data"
+testrun_status "a division by zero in a print format: a warning" 0 \
+	"div.perf.data: tracing data: event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 953 of its format: a division by zero)" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/div.perf.data"
+testrun_fails "--strict: the warning is an error, nothing written" 1 \
+	"stopping: warnings with --strict" \
+	profkit-convert --strict --no-symbolize --to=perf-script \
+	-o "$outdir/out.txt" "$tmpdir/div.perf.data"
+
+# a length from the sample: kmalloc's node (-1) as __print_hex's length
+# made libtraceevent read 4 GiB past the sample
+hostile $d/tp-seed-kmem.perf.data \
+	'(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"' \
+	'__print_hex(REC->ptr, REC->node)' >"$tmpdir/hex.perf.data"
+testrun_status "__print_hex past the sample: the sample is not decoded" 0 \
+	"hex.perf.data: offset 0x3a8: the raw data of a 'kmalloc' sample is shorter than its print format reads; not decoded" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/hex.perf.data"
+others_unchanged "kfree's samples are as in the seed" \
+	$d/tp-seed-kmem.perf.data "$tmpdir/hex.perf.data" kmem:kmalloc
+# within the sample it prints: the 8 bytes of ptr
+hostile $d/tp-seed-kmem.perf.data \
+	'(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"' \
+	'__print_hex(REC->ptr, 8)' >"$tmpdir/hex8.perf.data"
+trace "$tmpdir/hex8.perf.data" >"$tmpdir/hex8.txt" 2>"$tmpdir/hex8.err"
+ptr=$(sed -n 's/.*kmem:kmalloc: .* ptr=0x\([0-9a-f]\{16\}\) .*/\1/p' "$tmpdir/hex8.txt" | head -n 1)
+le=$(echo "$ptr" | sed 's/\(..\)/\1 /g; s/ $//' | tr ' ' '\n' | tac | tr '\n' ' ' | sed 's/ $//')
+[ -n "$ptr" ] && [ ! -s "$tmpdir/hex8.err" ] &&
+	grep -q "ptr=0x$ptr .* accounted=$le\$" "$tmpdir/hex8.txt" &&
+	pass "__print_hex within the sample: ptr's bytes ($le)" ||
+	fail "__print_hex within the sample: ptr's bytes"
+
+# a field line not as the kernel writes it: that event's fields dropped
+hostile $d/tp-seed-kmem.perf.data 'call_site;	offset:8;' 'call_site;	offxet:8;' \
+	>"$tmpdir/field.perf.data"
+testrun_status "a damaged field line: the event is left out" 0 \
+	"field.perf.data: tracing data: event 'kmem:kfree' has a field line profkit cannot read (at byte [0-9]* of its format): its fields are dropped" \
+	profkit-convert --no-symbolize --to=perf-script -o "$tmpdir/field.txt" \
+	"$tmpdir/field.perf.data"
+others_unchanged "kmalloc's samples are as in the seed" \
+	$d/tp-seed-kmem.perf.data "$tmpdir/field.perf.data" kmem:kfree
+
+# two events of one ID: the second is left out
+hostile $d/tp-seed-kmem.perf.data 'ID: 657' 'ID: 658' >"$tmpdir/id.perf.data"
+testrun_status "two events of one ID: the second is left out" 0 \
+	"id.perf.data: tracing data: event 'kmem:kmalloc' has the ID of another event (658): its fields are dropped" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/id.perf.data"
+
+# a printk format of one character: libtraceevent read before its copy
+hostile $d/tp-seed-kmem.perf.data '0xffffffff8281a3e9 : "rcu_preempt-GPS"' \
+	'0xffffffff8281a3e9 : "r"' >"$tmpdir/printk.perf.data"
+testrun_status "a printk format too short: left out" 0 \
+	"printk.perf.data: tracing data: printk formats profkit cannot read safely left out: 1 (the first at byte 76 of them)" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/printk.perf.data"
+
+# what the fuzzer found: each converts (exit 0) with its warning
+found_expects() {
+	case $(basename "$1") in
+	tracing-cut-print-format) echo "event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 978 of its format: a name that is not a field)" ;;
+	esac
+}
+for f in $found; do
+	want=$(found_expects "$f")
+	if [ -z "$want" ]; then
+		fail "$(basename "$f"): a fuzz finding with no line in found_expects"
+		continue
+	fi
+	testrun_status "fuzz finding $(basename "$f") ($(wc -c <"$f") bytes): converts, warns" 0 \
+		"$want" profkit-convert --no-symbolize --to=perf-script -o /dev/null "$f"
+done
+finish
