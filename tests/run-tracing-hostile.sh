@@ -5,15 +5,15 @@
 # rest of the recording converts, and --strict makes the warning an error.
 #
 # The recordings are the tracepoint seeds of the perf.data fuzzer
-# (testdata/README.md): tp-seed-sched, tp-seed-kmem and tp-seed-formats,
-# whose formats are those of Linux 6.18. Each hostile copy changes a few
+# (testdata/README.md): tp-seed-sched, tp-seed-kmem, tp-seed-exec and
+# tp-seed-formats, whose formats are those of Linux 6.18. Each hostile copy changes a few
 # bytes of one format in place (the text keeps its length); each
 # crashed profkit-convert before the formats were checked (a null field
 # in libtraceevent's parser, a division by zero, a read 4 GiB past the
 # sample). testdata/bad/perf-data/tracing-* are what the fuzzer found.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 found=$(ls testdata/bad/perf-data/tracing-*)
-plan $((17 + $(echo $found | wc -w)))
+plan $((20 + $(echo $found | wc -w)))
 d=testdata/perf-data
 
 # A copy of FILE with OLD (a text of its tracing data) replaced by NEW,
@@ -51,7 +51,7 @@ warnings() {
 # GNU statement expressions (libtraceevent cannot parse it either: perf
 # prints its samples as "[FAILED TO PARSE]" and the raw fields)
 : >"$tmpdir/none"
-for seed in tp-seed-sched tp-seed-kmem tp-seed-kmem.pipe; do
+for seed in tp-seed-sched tp-seed-kmem tp-seed-kmem.pipe tp-seed-exec; do
 	warnings $d/$seed.perf.data >"$tmpdir/warnings"
 	cmp -s "$tmpdir/none" "$tmpdir/warnings" &&
 		pass "$seed: converts without a warning" ||
@@ -61,8 +61,10 @@ echo "profkit-convert: warning: $d/tp-seed-formats.perf.data: tracing data: even
 	>"$tmpdir/want"
 testrun_compare "tp-seed-formats: only dma_map_sg's print format is refused" \
 	"$tmpdir/want" warnings $d/tp-seed-formats.perf.data
-testrun_compare "tp-seed-sched: every sample as perf script prints it" \
-	$d/tp-seed-sched.trace.txt trace $d/tp-seed-sched.perf.data
+for seed in tp-seed-sched tp-seed-exec; do
+	testrun_compare "$seed: every sample as perf script prints it" \
+		$d/$seed.trace.txt trace $d/$seed.perf.data
+done
 
 # a field __print_flags names that is not one: libtraceevent's parser
 # marked a null field
@@ -97,7 +99,7 @@ hostile $d/tp-seed-kmem.perf.data \
 	'(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"' \
 	'__print_hex(REC->ptr, REC->node)' >"$tmpdir/hex.perf.data"
 testrun_status "__print_hex past the sample: the sample is not decoded" 0 \
-	"hex.perf.data: offset 0x3a8: the raw data of a 'kmalloc' sample is shorter than its print format reads; not decoded" \
+	"hex.perf.data: offset 0x3a8: the raw data of a 'kmalloc' sample does not hold what its print format reads; not decoded" \
 	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
 	"$tmpdir/hex.perf.data"
 others_unchanged "kfree's samples are as in the seed" \
@@ -113,6 +115,17 @@ le=$(echo "$ptr" | sed 's/\(..\)/\1 /g; s/ $//' | tr ' ' '\n' | tac | tr '\n' ' 
 	grep -q "ptr=0x$ptr .* accounted=$le\$" "$tmpdir/hex8.txt" &&
 	pass "__print_hex within the sample: ptr's bytes ($le)" ||
 	fail "__print_hex within the sample: ptr's bytes"
+
+# an empty cpumask (exec's filename as one, its length made 0): libtraceevent
+# allocates 3 GB for it
+hostile $d/tp-seed-exec.perf.data '__get_str(filename), REC->pid, REC->old_pid' \
+	'__get_cpumask(filename), REC->pid, 0' |
+	perl -0777 -pe 's/\x14\x00\x0c\x00(.{8}\/usr\/bin\/sh)/\x14\x00\x00\x00$1/s' \
+	>"$tmpdir/cpumask.perf.data"
+testrun_status "an empty cpumask: the sample is not decoded" 0 \
+	"cpumask.perf.data: offset 0x650: the raw data of a 'sched_process_exec' sample does not hold what its print format reads; not decoded" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/cpumask.perf.data"
 
 # a field line not as the kernel writes it: that event's fields dropped
 hostile $d/tp-seed-kmem.perf.data 'call_site;	offset:8;' 'call_site;	offxet:8;' \

@@ -425,8 +425,9 @@ static struct tep_event *sample_event(struct pd_state *st,
 	if (ev && tr->nreaching && (f = find_reaching(tr, (unsigned)ev->id)) &&
 	    !pd_format_sample_fits(f, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
-			"is shorter than its print format reads; not decoded",
-			st->name, (unsigned long long)offset, ev->name);
+			"does not hold what its print format reads; not "
+			"decoded", st->name, (unsigned long long)offset,
+			ev->name);
 		return NULL;
 	}
 	return ev;
