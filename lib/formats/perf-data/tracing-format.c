@@ -173,7 +173,8 @@ static size_t quoted_end(const struct parser *p, size_t i)
 		size_t j = i + 1;
 
 		while (j < p->end && !(s[j] == quote && s[j - 1] != '\\')) {
-			if (!is_printable(s[j]) && !(s[j] == '\n' && quote == '"'))
+			if (!is_printable(s[j]) &&
+			    !(s[j] == '\n' && quote == '"'))
 				return 0;
 			j++;
 		}
@@ -302,7 +303,8 @@ static long dynamic_field_arg(struct parser *p, int which)
 	if (i < 0)
 		return fail(p, p->tok.at, "a name that is not a field");
 	if (!p->f->fields[i].dynamic)
-		return fail(p, p->tok.at, "a dynamic array call on a fixed field");
+		return fail(p, p->tok.at,
+			    "a dynamic array call on a fixed field");
 	lex(p);
 	return expect(p, ")", "a call not closed") < 0 ? -1 : i;
 }
@@ -382,10 +384,12 @@ static int length_term(struct parser *p)
 		if (parse_sizeof(p) < 0)
 			return -1;
 		if (!p->have_const)
-			return fail(p, p->tok.at, "a length with a sizeof profkit cannot size");
+			return fail(p, p->tok.at,
+				    "a length of a sizeof profkit cannot size");
 		return add_step(p, STEP_NUM, p->const_value, 0);
 	}
-	return fail(p, p->tok.at, "a length other than a number, a field or a sizeof");
+	return fail(p, p->tok.at,
+		    "a length other than a number, a field or a sizeof");
 }
 
 /* A length the print format takes from the sample: one term, or two and
@@ -414,7 +418,8 @@ static int parse_length(struct parser *p, size_t *first, size_t *n)
 		if (ops[i].step >= STEP_DIV &&
 		    (p->f->steps[divisor].op != STEP_NUM ||
 		     !p->f->steps[divisor].num))
-			return fail(p, p->tok.at, "a length divided by something other than a number");
+			return fail(p, p->tok.at,
+				    "a length divided by other than a number");
 		if (add_step(p, ops[i].step, 0, 0) < 0)
 			return -1;
 	}
@@ -435,7 +440,8 @@ static long parse_buffer(struct parser *p)
 			return -1;
 		return dynamic_field_arg(p, EVENT_FIELD);
 	}
-	return fail(p, p->tok.at, "a hex or array print of something other than a field");
+	return fail(p, p->tok.at,
+		    "a hex or array print of other than a field");
 }
 
 /* __print_hex(BUFFER, LENGTH), __print_hex_str(...) and
@@ -491,7 +497,8 @@ static int parse_print_flags(struct parser *p)
 	    expect(p, ",", "__print_flags without a delimiter") < 0)
 		return -1;
 	if (p->tok.kind != TOK_STRING)
-		return fail(p, p->tok.at, "__print_flags with a delimiter that is not a string");
+		return fail(p, p->tok.at,
+			    "__print_flags with a delimiter not a string");
 	lex(p);
 	if (expect(p, ",", "__print_flags without flags") < 0)
 		return -1;
@@ -509,7 +516,8 @@ static int parse_print_symbolic(struct parser *p)
 /* __builtin_expect(EXPRESSION, NUMBER) */
 static int parse_builtin_expect(struct parser *p)
 {
-	if (parse_expr(p) < 0 || expect(p, ",", "__builtin_expect with one argument") < 0)
+	if (parse_expr(p) < 0 ||
+	    expect(p, ",", "__builtin_expect with one argument") < 0)
 		return -1;
 	if (!is_number(p))
 		return fail(p, p->tok.at, "__builtin_expect without a number");
@@ -643,7 +651,8 @@ static int parse_sizeof(struct parser *p)
 		return -1;
 	p->have_const = 0;
 	if (tok_is(p, "REC"))
-		return rec_field(p) < 0 ? -1 : expect(p, ")", "sizeof not closed");
+		return rec_field(p) < 0 ? -1 :
+		       expect(p, ")", "sizeof not closed");
 	for (; is_name(p); lex(p)) {
 		if (n == (int)PK_ARRAY_SIZE(words))
 			return fail(p, p->tok.at, "sizeof of too many words");
@@ -685,7 +694,8 @@ static int parse_primary(struct parser *p, int *indexable)
 		lex(p);
 		if (tok_is(p, "(")) {
 			lex(p);
-			if (enter(p) < 0 || parse_call(p, at, len, indexable) < 0)
+			if (enter(p) < 0 ||
+			    parse_call(p, at, len, indexable) < 0)
 				return -1;
 			p->depth--;
 			return 0;
@@ -741,6 +751,20 @@ static int at_cast(struct parser *p)
 	return cast;
 }
 
+/* [N] after a field: N a small number (libtraceevent multiplies it
+ * unchecked). */
+static int parse_index(struct parser *p, int indexable)
+{
+	if (!indexable)
+		return fail(p, p->tok.at, "an index after other than a field");
+	lex(p);
+	if (!is_number(p) || number_value(p) > MAX_INDEX)
+		return fail(p, p->tok.at, "an index other than a small number");
+	lex(p);
+	p->have_const = 0;
+	return expect(p, "]", "an index not closed");
+}
+
 static int parse_unary(struct parser *p)
 {
 	int indexable, rc;
@@ -761,16 +785,8 @@ static int parse_unary(struct parser *p)
 		p->have_const = 0;
 	} else {
 		rc = parse_primary(p, &indexable);
-		if (!rc && tok_is(p, "[")) {
-			if (!indexable)
-				return fail(p, p->tok.at, "an index after something other than a field");
-			lex(p);
-			if (!is_number(p) || number_value(p) > MAX_INDEX)
-				return fail(p, p->tok.at, "an index other than a small number");
-			lex(p);
-			rc = expect(p, "]", "an index not closed");
-			p->have_const = 0;
-		}
+		if (!rc && tok_is(p, "["))
+			rc = parse_index(p, indexable);
 	}
 	p->depth--;
 	return rc;
@@ -812,11 +828,13 @@ static int parse_binary(struct parser *p)
 		at = p->tok.at;
 		if ((divides && !is_number(p) && !tok_is(p, "sizeof")) ||
 		    parse_unary(p) < 0)
-			return fail(p, at, "a division by something other than a number");
+			return fail(p, at,
+				    "a division by other than a number");
 		if (divides && (!p->have_const || !p->const_value))
 			return fail(p, at, "a division by zero");
 		if (divides && is_product_op(p))
-			return fail(p, p->tok.at, "a product right after a division");
+			return fail(p, p->tok.at,
+				    "a product right after a division");
 	}
 	return 0;
 }
@@ -916,7 +934,8 @@ static int check_format_string(struct parser *p)
 			i += 2;
 		} else if (text[i] == '%') {
 			if (!(len = conversion(text + i, n - i)))
-				rc = fail(p, p->tok.at, "a conversion profkit does not take");
+				rc = fail(p, p->tok.at,
+					  "a conversion profkit does not take");
 			i += len;
 		} else {
 			i++;
@@ -1085,8 +1104,8 @@ static int field_declaration(const char *s, size_t at, size_t n,
 	    (s[name->at] >= '0' && s[name->at] <= '9'))
 		return -1;
 	field->relative = first_len >= 9 && memcmp(s + at, "__rel_loc", 9) == 0;
-	field->dynamic = field->relative ||
-			 (first_len >= 10 && memcmp(s + at, "__data_loc", 10) == 0);
+	field->dynamic = field->relative || (first_len >= 10 &&
+			 memcmp(s + at, "__data_loc", 10) == 0);
 	return 0;
 }
 
@@ -1177,7 +1196,8 @@ static int has_common_type(const struct pd_format *f, const char *s,
 	for (i = 0; i < f->nfields && f->fields[i].common; i++)
 		if (names[i].len == 11 &&
 		    memcmp(s + names[i].at, "common_type", 11) == 0)
-			return f->fields[i].offset == 0 && f->fields[i].size == 2;
+			return f->fields[i].offset == 0 &&
+			       f->fields[i].size == 2;
 	return 0;
 }
 
@@ -1329,7 +1349,8 @@ static uint64_t eval_steps(const struct pd_format *f, size_t first, size_t n,
 	return *ok ? stack[0] : 0;
 }
 
-static int reach_fits(const struct pd_format *f, const struct pd_format_reach *r,
+static int reach_fits(const struct pd_format *f,
+		      const struct pd_format_reach *r,
 		      const unsigned char *raw, size_t size, int big)
 {
 	const struct pd_format_field *fd = &f->fields[r->field];
@@ -1342,7 +1363,8 @@ static int reach_fits(const struct pd_format *f, const struct pd_format_reach *r
 		return len > 0;
 	/* libtraceevent keeps the count in an unsigned int, the element size
 	 * in an int, and reads one byte for an element of another size */
-	count = (uint32_t)eval_steps(f, r->count, r->ncount, raw, size, big, &ok);
+	count = (uint32_t)eval_steps(f, r->count, r->ncount, raw, size, big,
+				     &ok);
 	if (r->kind == REACH_ARRAY) {
 		el = (int)eval_steps(f, r->elsize, r->nelsize, raw, size, big,
 				     &el_ok);
