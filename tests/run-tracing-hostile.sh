@@ -13,7 +13,7 @@
 # sample). testdata/bad/perf-data/tracing-* are what the fuzzer found.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 found=$(ls testdata/bad/perf-data/tracing-*)
-plan $((20 + $(echo $found | wc -w)))
+plan $((21 + $(echo $found | wc -w)))
 d=testdata/perf-data
 
 # A copy of FILE with OLD (a text of its tracing data) replaced by NEW,
@@ -136,6 +136,14 @@ testrun_status "a damaged field line: the event is left out" 0 \
 	"$tmpdir/field.perf.data"
 others_unchanged "kmalloc's samples are as in the seed" \
 	$d/tp-seed-kmem.perf.data "$tmpdir/field.perf.data" kmem:kfree
+
+# an attribute before any type: libtraceevent appended it to a null type
+hostile $d/tp-seed-sched.perf.data 'field:unsigned char common_preempt_count;' \
+	'field:__attribute__((a)) common_preempt;' >"$tmpdir/attribute.perf.data"
+testrun_status "an attribute before the type: the event is left out" 0 \
+	"attribute.perf.data: tracing data: event 'sched:sched_switch' has a field line profkit cannot read (at byte [0-9]* of its format): its fields are dropped" \
+	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
+	"$tmpdir/attribute.perf.data"
 
 # two events of one ID: the second is left out
 hostile $d/tp-seed-kmem.perf.data 'ID: 657' 'ID: 658' >"$tmpdir/id.perf.data"

@@ -19,6 +19,8 @@
  * libtraceevent cuts them, so both read the same text the same way.
  *
  * Each check below stands for a way the library (1.7) goes wrong:
+ * - a field declared with a word of type before __attribute__ and the
+ *   brackets: it appends to the type it has, a null one else;
  * - every REC->name a field: after __print_flags( or __print_symbolic(
  *   it marks the field it finds without looking whether it found one;
  * - a divisor a non-zero number, and no * / % right after it: it divides
@@ -1049,16 +1051,19 @@ static int header_line(struct pd_format *f, struct lines *l, const char *key,
 
 /*
  * TYPE NAME, TYPE NAME[N] or TYPE[] NAME as the kernel declares a field:
- * words and stars, __attribute__((word)), one pair of brackets; the
- * name is the last word. libtraceevent makes a field dynamic by its
- * type's first word.
+ * words and stars, one pair of brackets, __attribute__((word)); the name
+ * is the last word. libtraceevent needs a word of type before the name
+ * and the brackets, and one before an attribute (it appends to the type
+ * it has, a null one else), and takes what ends an attribute for a name
+ * when no word follows it. It makes a field dynamic by the type's first
+ * word.
  */
 static int field_declaration(const char *s, size_t at, size_t n,
 			     struct field_name *name,
 			     struct pd_format_field *field)
 {
 	size_t i = at, end = at + n, first_len = 0;
-	int words = 0, words_before = 0, brackets = 0;
+	int words = 0, words_before = 0, brackets = 0, attribute = 0;
 
 	while (i < end) {
 		size_t w = 0;
@@ -1069,26 +1074,29 @@ static int field_declaration(const char *s, size_t at, size_t n,
 		}
 		while (i + w < end && is_item_char(s[i + w]))
 			w++;
-		if (brackets && (!w || words > words_before + 1))
+		if (brackets && (!w || words > words_before))
 			return -1;	/* after [] only the name */
 		if (w == 13 && memcmp(s + i, "__attribute__", 13) == 0) {
 			i += w;
-			if (end - i < 4 || memcmp(s + i, "((", 2))
+			if (!words || brackets || end - i < 4 ||
+			    memcmp(s + i, "((", 2))
 				return -1;
 			for (i += 2; i < end && is_item_char(s[i]); i++)
 				;
 			if (end - i < 2 || memcmp(s + i, "))", 2))
 				return -1;
 			i += 2;
+			attribute = 1;
 		} else if (w) {
 			if (!words++)
 				first_len = w;
 			name->at = i;
 			name->len = w;
 			i += w;
+			attribute = 0;
 		} else if (s[i] == '*' && words) {
 			i++;
-		} else if (s[i] == '[' && words && !brackets++) {
+		} else if (s[i] == '[' && words >= 2 && !brackets++) {
 			words_before = words;
 			for (i++; i < end && is_item_char(s[i]); i++)
 				;
@@ -1098,9 +1106,7 @@ static int field_declaration(const char *s, size_t at, size_t n,
 			return -1;
 		}
 	}
-	/* a type and a name; TYPE NAME[N] has its name before the brackets */
-	if (words < 2 || (brackets && words == words_before &&
-			  s[i - 1] != ']') ||
+	if (words < 2 || attribute ||
 	    (s[name->at] >= '0' && s[name->at] <= '9'))
 		return -1;
 	field->relative = first_len >= 9 && memcmp(s + at, "__rel_loc", 9) == 0;
