@@ -66,15 +66,24 @@ for seed in tp-seed-sched tp-seed-exec; do
 		$d/$seed.trace.txt trace $d/$seed.perf.data
 done
 
+# converts NAME FILE PATTERN: FILE converts (exit 0) with a warning
+# "FILE's name: PATTERN"
+converts() {
+	testrun_status "$1" 0 "${2##*/}: $3" \
+		profkit-convert --no-symbolize --to=perf-script -o /dev/null "$2"
+}
+refused="has a print format profkit cannot parse safely"
+undecoded="the raw data of a '[a-z_]*' sample does not hold what its print format reads; not decoded"
+dropped="its fields are dropped"
+kmalloc_accounted='(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"'
+
 # a field __print_flags names that is not one: libtraceevent's parser
 # marked a null field
 hostile $d/tp-seed-sched.perf.data '__print_flags(REC->prev_state' \
 	'__print_flags(REC->prev_stXte' >"$tmpdir/flags.perf.data"
-testrun_status "__print_flags of a field that is not there: a warning" 0 \
-	"flags.perf.data: tracing data: event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 978 of its format: a name that is not a field): its trace text is '\[FAILED TO PARSE\]' and the raw fields" \
-	profkit-convert --no-symbolize --to=perf-script -o "$tmpdir/flags.txt" \
-	"$tmpdir/flags.perf.data"
-n=$(grep -c "sched:sched_switch: \[FAILED TO PARSE\] prev_comm=sh prev_pid=[0-9]* prev_prio=120 prev_state=" "$tmpdir/flags.txt")
+converts "__print_flags of a field that is not there: a warning" \
+	"$tmpdir/flags.perf.data" "tracing data: event 'sched:sched_switch' $refused (at byte 978 of its format: a name that is not a field): its trace text is '\[FAILED TO PARSE\]' and the raw fields"
+n=$(trace "$tmpdir/flags.perf.data" | grep -c "sched:sched_switch: \[FAILED TO PARSE\] prev_comm=sh prev_pid=[0-9]* prev_prio=120 prev_state=")
 [ "$n" -eq "$(grep -c sched_switch $d/tp-seed-sched.trace.txt)" ] &&
 	pass "its samples keep their raw fields ($n)" ||
 	fail "its samples keep their raw fields ($n)"
@@ -84,10 +93,8 @@ others_unchanged "the other events' samples are as in the seed" \
 # a division by zero: libtraceevent folded it as it parsed (SIGFPE)
 hostile $d/tp-seed-sched.perf.data '<< 1) - 1))' '<< 1) / 0))' \
 	>"$tmpdir/div.perf.data"
-testrun_status "a division by zero in a print format: a warning" 0 \
-	"div.perf.data: tracing data: event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 953 of its format: a division by zero)" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/div.perf.data"
+converts "a division by zero in a print format: a warning" "$tmpdir/div.perf.data" \
+	"tracing data: event 'sched:sched_switch' $refused (at byte 953 of its format: a division by zero)"
 testrun_fails "--strict: the warning is an error, nothing written" 1 \
 	"stopping: warnings with --strict" \
 	profkit-convert --strict --no-symbolize --to=perf-script \
@@ -95,18 +102,14 @@ testrun_fails "--strict: the warning is an error, nothing written" 1 \
 
 # a length from the sample: kmalloc's node (-1) as __print_hex's length
 # made libtraceevent read 4 GiB past the sample
-hostile $d/tp-seed-kmem.perf.data \
-	'(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"' \
+hostile $d/tp-seed-kmem.perf.data "$kmalloc_accounted" \
 	'__print_hex(REC->ptr, REC->node)' >"$tmpdir/hex.perf.data"
-testrun_status "__print_hex past the sample: the sample is not decoded" 0 \
-	"hex.perf.data: offset 0x3a8: the raw data of a 'kmalloc' sample does not hold what its print format reads; not decoded" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/hex.perf.data"
+converts "__print_hex past the sample: the sample is not decoded" \
+	"$tmpdir/hex.perf.data" "offset 0x3a8: $undecoded"
 others_unchanged "kfree's samples are as in the seed" \
 	$d/tp-seed-kmem.perf.data "$tmpdir/hex.perf.data" kmem:kmalloc
 # within the sample it prints: the 8 bytes of ptr
-hostile $d/tp-seed-kmem.perf.data \
-	'(1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)((((1UL))) << (22))))) ? "true" : "false"' \
+hostile $d/tp-seed-kmem.perf.data "$kmalloc_accounted" \
 	'__print_hex(REC->ptr, 8)' >"$tmpdir/hex8.perf.data"
 trace "$tmpdir/hex8.perf.data" >"$tmpdir/hex8.txt" 2>"$tmpdir/hex8.err"
 ptr=$(sed -n 's/.*kmem:kmalloc: .* ptr=0x\([0-9a-f]\{16\}\) .*/\1/p' "$tmpdir/hex8.txt" | head -n 1)
@@ -122,48 +125,39 @@ hostile $d/tp-seed-exec.perf.data '__get_str(filename), REC->pid, REC->old_pid' 
 	'__get_cpumask(filename), REC->pid, 0' |
 	perl -0777 -pe 's/\x14\x00\x0c\x00(.{8}\/usr\/bin\/sh)/\x14\x00\x00\x00$1/s' \
 	>"$tmpdir/cpumask.perf.data"
-testrun_status "an empty cpumask: the sample is not decoded" 0 \
-	"cpumask.perf.data: offset 0x650: the raw data of a 'sched_process_exec' sample does not hold what its print format reads; not decoded" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/cpumask.perf.data"
+converts "an empty cpumask: the sample is not decoded" \
+	"$tmpdir/cpumask.perf.data" "offset 0x650: $undecoded"
 
 # a field line not as the kernel writes it: that event's fields dropped
 hostile $d/tp-seed-kmem.perf.data 'call_site;	offset:8;' 'call_site;	offxet:8;' \
 	>"$tmpdir/field.perf.data"
-testrun_status "a damaged field line: the event is left out" 0 \
-	"field.perf.data: tracing data: event 'kmem:kfree' has a field line profkit cannot read (at byte [0-9]* of its format): its fields are dropped" \
-	profkit-convert --no-symbolize --to=perf-script -o "$tmpdir/field.txt" \
-	"$tmpdir/field.perf.data"
+converts "a damaged field line: the event is left out" "$tmpdir/field.perf.data" \
+	"tracing data: event 'kmem:kfree' has a field line profkit cannot read (at byte [0-9]* of its format): $dropped"
 others_unchanged "kmalloc's samples are as in the seed" \
 	$d/tp-seed-kmem.perf.data "$tmpdir/field.perf.data" kmem:kfree
 
 # an attribute before any type: libtraceevent appended it to a null type
 hostile $d/tp-seed-sched.perf.data 'field:unsigned char common_preempt_count;' \
 	'field:__attribute__((a)) common_preempt;' >"$tmpdir/attribute.perf.data"
-testrun_status "an attribute before the type: the event is left out" 0 \
-	"attribute.perf.data: tracing data: event 'sched:sched_switch' has a field line profkit cannot read (at byte [0-9]* of its format): its fields are dropped" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/attribute.perf.data"
+converts "an attribute before the type: the event is left out" \
+	"$tmpdir/attribute.perf.data" \
+	"tracing data: event 'sched:sched_switch' has a field line profkit cannot read (at byte [0-9]* of its format): $dropped"
 
 # two events of one ID: the second is left out
 hostile $d/tp-seed-kmem.perf.data 'ID: 657' 'ID: 658' >"$tmpdir/id.perf.data"
-testrun_status "two events of one ID: the second is left out" 0 \
-	"id.perf.data: tracing data: event 'kmem:kmalloc' has the ID of another event (658): its fields are dropped" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/id.perf.data"
+converts "two events of one ID: the second is left out" "$tmpdir/id.perf.data" \
+	"tracing data: event 'kmem:kmalloc' has the ID of another event (658): $dropped"
 
 # a printk format of one character: libtraceevent read before its copy
 hostile $d/tp-seed-kmem.perf.data '0xffffffff8281a3e9 : "rcu_preempt-GPS"' \
 	'0xffffffff8281a3e9 : "r"' >"$tmpdir/printk.perf.data"
-testrun_status "a printk format too short: left out" 0 \
-	"printk.perf.data: tracing data: printk formats profkit cannot read safely left out: 1 (the first at byte 76 of them)" \
-	profkit-convert --no-symbolize --to=perf-script -o /dev/null \
-	"$tmpdir/printk.perf.data"
+converts "a printk format too short: left out" "$tmpdir/printk.perf.data" \
+	"tracing data: printk formats profkit cannot read safely left out: 1 (the first at byte 76 of them)"
 
 # what the fuzzer found: each converts (exit 0) with its warning
 found_expects() {
 	case $(basename "$1") in
-	tracing-cut-print-format) echo "event 'sched:sched_switch' has a print format profkit cannot parse safely (at byte 978 of its format: a name that is not a field)" ;;
+	tracing-cut-print-format) echo "tracing data: event 'sched:sched_switch' $refused (at byte 978 of its format: a name that is not a field)" ;;
 	esac
 }
 for f in $found; do
@@ -172,7 +166,7 @@ for f in $found; do
 		fail "$(basename "$f"): a fuzz finding with no line in found_expects"
 		continue
 	fi
-	testrun_status "fuzz finding $(basename "$f") ($(wc -c <"$f") bytes): converts, warns" 0 \
-		"$want" profkit-convert --no-symbolize --to=perf-script -o /dev/null "$f"
+	converts "fuzz finding ${f##*/} ($(wc -c <"$f") bytes): converts, warns" \
+		"$f" "$want"
 done
 finish
