@@ -243,7 +243,7 @@ static int scan_table(struct scan *sc, struct symtab *t)
 	t->text = sc->names.s;	/* the names, now that they stay put */
 	sc->names.s = NULL;
 	for (j = 0; j < t->n; j++)
-		t->v[j].name = t->v[j].bfd_alias = t->text + name[j];
+		t->v[j].name = t->text + name[j];
 	t->hidden = sc->lines && sc->all_zero;
 	free(name);
 	return 0;

@@ -216,7 +216,8 @@ static const struct symtab *elf_symtab(struct object *obj)
 		obj->tab_loaded = 1;
 		obj->tab = obj->own_tab =
 			sym_elf_symbols(obj->elf->mod,
-					obj->s->naming.plt_names);
+					obj->s->naming.plt_names,
+					obj->s->naming.aliases);
 	}
 	return obj->tab;
 }
@@ -244,7 +245,8 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 	 * and DWARF (for a distribution library, inflating compressed debug
 	 * sections) is never read.
 	 */
-	if (nm->names_only && nm->no_inline && sym && sym->sized) {
+	if (nm->names_only && nm->no_inline && sym && sym->sized &&
+	    !sym->dwarf_names) {
 		memset(&frames[0], 0, sizeof(frames[0]));
 		sym_frame_from_symbol(&frames[0], sym->name);
 		return 1;
