@@ -4,6 +4,7 @@
  * drives the file (layouts, record stream, time order, compression); its
  * parts are here in lib/formats/perf-data/: header.c reads attributes and feature
  * sections, tracing.c decodes tracepoint fields with libtraceevent,
+ * tracing-format.c checks event formats before libtraceevent reads them,
  * sample.c decodes sample records, machine.c keeps the
  * processes, threads and mappings, unwind.c unwinds the user stacks of
  * --call-graph dwarf samples and model.c turns samples into the profile
