@@ -42,6 +42,7 @@ FLAG_SETTER(diff)
 FLAG_SETTER(no_symbolize)
 FLAG_SETTER(inline_frames)
 FLAG_SETTER(no_unwind)
+FLAG_SETTER(jfr_signatures)
 
 struct choice {
 	const char *word;
@@ -110,6 +111,7 @@ static const struct option_key keys[] = {
 	FLAG("inline", inline_frames),
 	FLAG("no-symbolize", no_symbolize),
 	FLAG("no-unwind", no_unwind),
+	FLAG("jfr-signatures", jfr_signatures),
 };
 
 /* The owned strings are the STRING keys' fields. */

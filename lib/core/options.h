@@ -67,6 +67,9 @@ struct pk_options {
 	const char *kallsyms;	/* kernel symbols */
 	unsigned no_unwind : 1;	/* perf.data: leave --call-graph dwarf
 				 * user stacks at the sampled frame */
+
+	/* jfr: method names end in their descriptor */
+	unsigned jfr_signatures : 1;
 };
 
 /* The defaults, for calls given no options; they own no strings. */

@@ -10,6 +10,7 @@
 
 const struct pk_reader *const pk_readers[] = {
 	&pki_reader_perf_data,
+	&pki_reader_jfr,
 	&pki_reader_gperf_cpu,
 	&pki_reader_gperf_heap,
 	&pki_reader_perf_script,

@@ -11,6 +11,7 @@ extern const struct pk_reader pki_reader_gperf_heap;
 extern const struct pk_reader pki_reader_perf_script;
 extern const struct pk_reader pki_reader_folded;
 extern const struct pk_reader pki_reader_pprof;
+extern const struct pk_reader pki_reader_jfr;
 
 extern const struct pk_writer pki_writer_folded;
 extern const struct pk_writer pki_writer_perf_script;

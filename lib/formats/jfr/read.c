@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for Java Flight Recorder files (java -XX:StartFlightRecording,
+ * jcmd PID JFR.dump, async-profiler -o jfr): one chunk after another,
+ * each read in two passes (chunk.c: its constant pools and settings
+ * first, as the JVM writes them after the events that use them; then
+ * the events), so that memory holds one chunk's constants and the
+ * model, whatever the length of the recording. A regular file is mapped
+ * and each chunk's pages given back once read; a pipe or compressed
+ * input is read a chunk at a time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "formats/registry.h"
+#include "jfr.h"
+
+/*
+ * Every option the reader reads, read here: when formats declare their
+ * own options (jfr:signatures), this is what changes.
+ */
+static void read_options(const struct pk_options *opts, struct jfr_options *o)
+{
+	if (!opts)
+		opts = &pki_default_options;
+	memset(o, 0, sizeof(*o));
+	o->event = opts->event;
+	o->signatures = opts->jfr_signatures;
+	o->mark_jit = opts->annotate_jit;
+	o->mark_kernel = opts->annotate_kernel;
+}
+
+/* ---- counts of every event type, for the facts and messages ---- */
+
+static int count_events(struct jfr_reader *r)
+{
+	const struct jfr_metadata *md = &r->ch.md;
+	size_t i, k;
+
+	for (i = 0; i < md->ntypes; i++) {
+		if (!r->type_counts[i])
+			continue;
+		for (k = 0; k < r->ncounts; k++)
+			if (strcmp(r->counts[k].name, md->types[i].name) == 0)
+				break;
+		if (k == r->ncounts) {
+			struct jfr_count *more = realloc(r->counts, (k + 1) * sizeof(*more));
+
+			if (!more || !(more[k].name = strdup(md->types[i].name))) {
+				if (more)
+					r->counts = more;
+				return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory",
+						    r->name);
+			}
+			r->counts = more;
+			r->counts[k].n = 0;
+			r->ncounts++;
+		}
+		r->counts[k].n += r->type_counts[i];
+	}
+	return 0;
+}
+
+static int compare_counts(const void *a, const void *b)
+{
+	const struct jfr_count *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* "jdk.ExecutionSample 92, jdk.ThreadPark 59": every event of the file. */
+static int list_events(struct jfr_reader *r, struct pk_strbuf *out)
+{
+	size_t i;
+	char num[32];
+
+	qsort(r->counts, r->ncounts, sizeof(*r->counts), compare_counts);
+	out->len = 0;
+	for (i = 0; i < r->ncounts; i++) {
+		snprintf(num, sizeof(num), " %llu", (unsigned long long)r->counts[i].n);
+		if ((i && pki_strbuf_adds(out, ", ")) ||
+		    pki_strbuf_adds(out, r->counts[i].name) || pki_strbuf_adds(out, num))
+			return -1;
+	}
+	return pki_strbuf_add(out, "", 0);
+}
+
+/* ---- chunks ---- */
+
+static int read_chunk(struct jfr_reader *r, const unsigned char *base,
+		      uint64_t avail, uint64_t offset)
+{
+	struct jfr_chunk *ch = &r->ch;
+	int rc;
+
+	ch->offset = offset;
+	ch->index = r->chunks;
+	rc = jfr_chunk_header(ch, base, avail);
+	if (!rc)
+		rc = jfr_metadata_read(ch);
+	if (!rc)
+		rc = jfr_events_scan(r);
+	if (!rc)
+		rc = jfr_events_read(r);
+	if (!rc)
+		rc = count_events(r);
+	if (!rc) {
+		if (!r->chunks || ch->start_nanos < r->start_nanos)
+			r->start_nanos = ch->start_nanos;
+		if (!r->chunks || ch->start_nanos + ch->duration_nanos > r->end_nanos)
+			r->end_nanos = ch->start_nanos + ch->duration_nanos;
+		r->chunks++;
+		if (!r->version[0])
+			snprintf(r->version, sizeof(r->version), "%u.%u",
+				 ch->major, ch->minor);
+	}
+	jfr_pools_release(ch);
+	jfr_metadata_release(&ch->md);
+	return rc;
+}
+
+/* A mapped file (or memory): chunk after chunk, each let go once read. */
+static int read_mapped(struct jfr_reader *r, struct pk_input *in,
+		       const unsigned char *data, size_t size)
+{
+	uint64_t offset = 0;
+	int rc = 0;
+
+	while (offset < size && !rc) {
+		rc = read_chunk(r, data + offset, size - offset, offset);
+		if (!rc) {
+			pki_input_unmap_part(in, data + offset, (size_t)r->ch.size);
+			offset += r->ch.size;
+		}
+	}
+	return rc;
+}
+
+/* A stream: each chunk read whole into memory, within the limit. */
+static int read_stream(struct jfr_reader *r, struct pk_input *in)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	uint64_t offset = 0;
+	int rc = 0;
+
+	for (;;) {
+		uint64_t size;
+		ssize_t got;
+		size_t have;
+
+		if (pki_grow(&buf, &cap, JFR_HEADER_SIZE, 1)) {
+			rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
+			break;
+		}
+		got = pk_input_read(in, buf, JFR_HEADER_SIZE);
+		if (got <= 0) {
+			rc = got < 0 ? (int)got : 0;
+			break;
+		}
+		have = (size_t)got;
+		size = jfr_be64(buf + 8);
+		if (have == JFR_HEADER_SIZE && size > JFR_HEADER_SIZE &&
+		    memcmp(buf, "FLR", 4) == 0) {
+			if (size > pk_context_max_memory(r->ctx)) {
+				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: offset 0x%llx: "
+						  "a chunk of %llu bytes is more than the "
+						  "memory limit of %llu MiB (see "
+						  "--max-memory; a file is read without "
+						  "holding a chunk)", r->name,
+						  (unsigned long long)offset,
+						  (unsigned long long)size,
+						  (unsigned long long)(pk_context_max_memory(r->ctx) >> 20));
+				break;
+			}
+			if (pki_grow(&buf, &cap, (size_t)size, 1)) {
+				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory",
+						  r->name);
+				break;
+			}
+			while (have < size && (got = pk_input_read(in, buf + have,
+								   (size_t)size - have)) > 0)
+				have += (size_t)got;
+			if (got < 0) {
+				rc = (int)got;
+				break;
+			}
+		}
+		/* a chunk cut short is an error the header check names */
+		rc = read_chunk(r, buf, have, offset);
+		if (rc)
+			break;
+		offset += r->ch.size;
+	}
+	free(buf);
+	return rc;
+}
+
+/* ---- the end: facts, the default event, what went missing ---- */
+
+static void set_facts(struct jfr_reader *r)
+{
+	struct pk_profile *p = r->p;
+	char buf[64];
+	time_t secs = (time_t)(r->start_nanos / 1000000000);
+	struct tm tm;
+	size_t i;
+
+	pk_profile_set_meta(p, "jfr-version", r->version);
+	snprintf(buf, sizeof(buf), "%u", r->chunks);
+	pk_profile_set_meta(p, "jfr-chunks", buf);
+	if (gmtime_r(&secs, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03dZ",
+			 (int)(r->start_nanos % 1000000000 / 1000000));
+		pk_profile_set_meta(p, "recording-start", buf);
+	}
+	snprintf(buf, sizeof(buf), "%.3f s", (double)(r->end_nanos - r->start_nanos) / 1e9);
+	pk_profile_set_meta(p, "recording-duration", buf);
+	if (r->pid >= 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)r->pid);
+		pk_profile_set_meta(p, "pid", buf);
+	}
+	if (r->truncated) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->truncated);
+		pk_profile_set_meta(p, "truncated-stacks", buf);
+	}
+	if (!list_events(r, &r->text))
+		pk_profile_set_meta(p, "jfr-events", r->text.s);
+	for (i = 0; i < r->nevents; i++) {
+		const struct jfr_event *ev = &r->events[i];
+
+		if (!ev->spec->sampled || !ev->last_period)
+			continue;
+		snprintf(buf, sizeof(buf), "%lld ns (%s)", (long long)ev->last_period,
+			 ev->period_observed ? "observed between samples" :
+			 "the recording's setting");
+		r->text.len = 0;
+		if (!pki_strbuf_adds(&r->text, ev->spec->name) &&
+		    !pki_strbuf_adds(&r->text, "-period"))
+			pk_profile_set_meta(p, r->text.s, buf);
+		if (!pk_profile_period(p))
+			pk_profile_set_period(p, ev->spec->sampled, "nanoseconds",
+					      ev->last_period);
+	}
+}
+
+static void warn_of(struct jfr_reader *r)
+{
+	if (r->missing)
+		pk_warn(r->ctx, "%s: %llu references to constants that the "
+			"recording's constant pools lack: named [missing method], "
+			"[missing class] or left out", r->name,
+			(unsigned long long)r->missing);
+	if (r->unknown_types)
+		pk_warn(r->ctx, "%s: %llu events of types the metadata does not "
+			"describe were skipped", r->name,
+			(unsigned long long)r->unknown_types);
+	if (r->truncated)
+		pk_warn(r->ctx, "%s: %llu samples have stacks the JVM cut at its "
+			"depth limit (-XX:FlightRecorderOptions:stackdepth=, 64 by "
+			"default): they have the label truncated=true", r->name,
+			(unsigned long long)r->truncated);
+}
+
+/* No sample of the events read: say which events there are. */
+static int nothing_read(struct jfr_reader *r)
+{
+	int empty_ok = pk_profile_flags(r->p) & PK_PROFILE_KEEP_EMPTY;
+
+	if (!r->opts.event && empty_ok)
+		return 0;
+	if (list_events(r, &r->text))
+		return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
+	if (r->opts.event)
+		return pk_error_set(r->ctx, PK_EUSAGE, "%s: no %s events in the "
+				    "recording; its events: %s", r->name,
+				    r->opts.event, r->ncounts ? r->text.s : "none");
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: no samples: the recording "
+			    "has none of the events with stacks profkit reads "
+			    "(jdk.ExecutionSample, jdk.NativeMethodSample, "
+			    "jdk.ObjectAllocationSample, jdk.ObjectAllocationInNewTLAB, "
+			    "jdk.ObjectAllocationOutsideTLAB, jdk.JavaMonitorEnter, "
+			    "jdk.ThreadPark; another with --event); its events: %s",
+			    r->name, r->ncounts ? r->text.s : "none");
+}
+
+static int finish(struct jfr_reader *r)
+{
+	size_t i;
+	int rc;
+
+	if (!r->chunks)
+		return pk_error_set(r->ctx, PK_EINPUT, "%s: no chunk: the file "
+				    "is empty", r->name);
+	set_facts(r);
+	pk_profile_set_time(r->p, r->start_nanos, r->end_nanos - r->start_nanos);
+	warn_of(r);
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].samples)
+			break;
+	if (i == r->nevents)
+		return nothing_read(r);
+	rc = jfr_model_finish(r);
+	return rc;
+}
+
+static int jfr_read(struct pk_context *ctx, struct pk_input *in,
+		    struct pk_profile *p, const struct pk_options *opts)
+{
+	struct jfr_reader r;
+	const unsigned char *data;
+	size_t size;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.ctx = r.ch.ctx = ctx;
+	r.p = p;
+	r.name = r.ch.name = pk_input_name(in);
+	r.pid = -1;
+	read_options(opts, &r.opts);
+	rc = jfr_model_init(&r);
+	if (!rc)
+		rc = jfr_events_init(&r);
+	if (!rc) {
+		data = pki_input_map(in, &size);
+		rc = data ? read_mapped(&r, in, data, size) : read_stream(&r, in);
+	}
+	if (!rc)
+		rc = finish(&r);
+	if (rc == PK_ENOMEM && !pk_context_error(ctx)->code)
+		pk_error_set(ctx, rc, "%s: out of memory", r.name);
+	jfr_pools_release(&r.ch);
+	jfr_metadata_release(&r.ch.md);
+	jfr_events_release(&r);
+	jfr_model_release(&r);
+	for (size = 0; size < r.ncounts; size++)
+		free(r.counts[size].name);
+	free(r.counts);
+	return rc ? pk_context_error(ctx)->code ? pk_context_error(ctx)->code : rc : 0;
+}
+
+/* "FLR\0" and a major version of the format. */
+static int jfr_probe(const unsigned char *buf, size_t len)
+{
+	if (len < 8 || memcmp(buf, "FLR", 4) != 0)
+		return 0;
+	return buf[4] == 0 && (buf[5] == 1 || buf[5] == 2) ? 100 : 0;
+}
+
+const struct pk_reader pki_reader_jfr = {
+	.name = "jfr",
+	.description = "Java Flight Recorder (java -XX:StartFlightRecording, "
+		       "jcmd JFR.dump, async-profiler -o jfr)",
+	.probe = jfr_probe,
+	.read = jfr_read,
+};
