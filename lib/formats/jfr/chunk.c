@@ -252,7 +252,7 @@ int jfr_chunk_walk(struct jfr_chunk *ch, int pools, jfr_visit_fn visit,
 			return jfr_error_at(ch, p, "an event's size %llu is "
 					    "smaller than its own header",
 					    (unsigned long long)size);
-		c.end = p + size;
+		c.end = p + size;	/* the chunk's end stays the limit */
 		type = jfr_varint(&c);
 		if (c.fault)
 			return jfr_fault(ch, &c);

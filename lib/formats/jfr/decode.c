@@ -20,11 +20,7 @@ void jfr_fail(struct jfr_cursor *c, const char *why)
 	c->p = c->end;
 }
 
-/*
- * Seven bits a byte, low bits first, the high bit set on every byte but
- * the last; the ninth byte, when there is one, counts all its eight
- * bits. So no integer is longer than nine bytes.
- */
+/* The same a byte at a time, near the end of what may be read. */
 uint64_t jfr_varint_slow(struct jfr_cursor *c)
 {
 	const unsigned char *p = c->p;
@@ -322,21 +318,12 @@ void jfr_skip_value(const struct jfr_metadata *md, uint32_t type,
 	const struct jfr_type *t = &md->types[type];
 	uint32_t i;
 
-	switch (t->kind) {
-	case JFR_VARINT:
-		jfr_varint(c);
-		return;
-	case JFR_BYTE:
-		jfr_skip(c, 1);
-		return;
-	case JFR_FLOAT:
-		jfr_skip(c, 4);
-		return;
-	case JFR_DOUBLE:
-		jfr_skip(c, 8);
-		return;
-	case JFR_STRING:
+	if (t->kind == JFR_STRING) {
 		skip_string(c);
+		return;
+	}
+	if (t->kind != JFR_STRUCT) {
+		jfr_skip_simple(c, t->code);
 		return;
 	}
 	if (depth >= JFR_MAX_NESTING) {
@@ -345,7 +332,7 @@ void jfr_skip_value(const struct jfr_metadata *md, uint32_t type,
 		return;
 	}
 	for (i = 0; i < t->nwalk && !c->fault; i++)
-		jfr_skip_field(md, &md->fields[md->walk[t->first_walk + i]], c,
+		jfr_skip_coded(md, &md->fields[md->walk[t->first_walk + i]], c,
 			       depth + 1);
 }
 
@@ -356,9 +343,34 @@ void jfr_field_starts(const struct jfr_metadata *md, const struct jfr_type *t,
 
 	for (i = 0; i < n; i++) {
 		at[i] = c->p;
-		if ((uint32_t)i < t->nfields &&
-		    !jfr_field_empty(md, jfr_field_at(md, t, i)))
-			jfr_skip_field(md, jfr_field_at(md, t, i), c, 1);
+		if ((uint32_t)i < t->nfields)
+			jfr_skip_coded(md, jfr_field_at(md, t, i), c, 1);
+	}
+}
+
+void jfr_field_numbers(const struct jfr_metadata *md, const struct jfr_type *t,
+		       struct jfr_cursor *c, uint64_t *numbers, int n)
+{
+	int i;
+
+	if (t->varints >= n) {
+		for (i = 0; i < n; i++)
+			numbers[i] = jfr_varint(c);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct jfr_field *f;
+
+		numbers[i] = 0;
+		if ((uint32_t)i >= t->nfields)
+			continue;
+		f = jfr_field_at(md, t, i);
+		if (f->code == JFR_CODE_VARINT)
+			numbers[i] = jfr_varint(c);
+		else if (f->code == JFR_CODE_BYTE)
+			numbers[i] = jfr_byte(c);
+		else
+			jfr_skip_coded(md, f, c, 1);
 	}
 }
 
@@ -371,7 +383,7 @@ void jfr_skip_fields_from(const struct jfr_metadata *md, const struct jfr_type *
 	for (i = 0; i < t->nwalk && md->walk[t->first_walk + i] < t->first_field + (uint32_t)n; i++)
 		;
 	for (; i < t->nwalk && !c->fault; i++)
-		jfr_skip_field(md, &md->fields[md->walk[t->first_walk + i]], c, 1);
+		jfr_skip_coded(md, &md->fields[md->walk[t->first_walk + i]], c, 1);
 }
 
 uint64_t jfr_number_at(const struct jfr_metadata *md, const struct jfr_field *f,

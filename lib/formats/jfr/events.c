@@ -122,6 +122,8 @@ static int layout_event(struct jfr_reader *r, size_t index)
 	for (i = 0; i < 2; i++) {
 		ev->f_value[i] = ev->spec->fields[i] ?
 			jfr_number_field(md, type, ev->spec->fields[i]) : JFR_NO_FIELD;
+		ev->duration[i] = ev->spec->fields[i] &&
+				  strcmp(ev->spec->fields[i], "duration") == 0;
 		last = last > ev->f_value[i] ? last : ev->f_value[i];
 	}
 	ev->nfields = last + 1;
@@ -306,19 +308,18 @@ static int gap_event(void *arg, uint64_t id, struct jfr_cursor *c,
 	struct gaps *g = arg;
 	const struct jfr_metadata *md = &g->r->ch.md;
 	const struct jfr_type *t = jfr_type_of(md, id);
-	const unsigned char *at[JFR_MAX_FIELDS];
-	uint64_t thread, ticks;
+	uint64_t n[JFR_MAX_FIELDS], thread, ticks;
 	size_t i, probes;
 
 	(void)start;
 	if (!t || (int)(t - md->types) != g->ev->type || g->n == MAX_GAPS ||
 	    g->ev->f_time == JFR_NO_FIELD || g->ev->f_thread == JFR_NO_FIELD)
 		return 0;
-	jfr_field_starts(md, t, c, at, g->ev->nfields);
+	jfr_field_numbers(md, t, c, n, g->ev->nfields);
 	if (c->fault)
 		return 0;	/* the events pass says where */
-	ticks = jfr_number_at(md, jfr_field_at(md, t, g->ev->f_time), at[g->ev->f_time], c->end);
-	thread = jfr_number_at(md, jfr_field_at(md, t, g->ev->f_thread), at[g->ev->f_thread], c->end);
+	ticks = n[g->ev->f_time];
+	thread = n[g->ev->f_thread];
 	i = (size_t)pki_hash_u64(thread) % PK_ARRAY_SIZE(g->threads);
 	for (probes = 0; probes < PK_ARRAY_SIZE(g->threads); probes++) {
 		if (!g->threads[i] || g->threads[i] == thread)
@@ -398,6 +399,8 @@ int jfr_events_scan(struct jfr_reader *r)
 	size_t i;
 	int rc = 0;
 
+	/* keys are the chunk's own */
+	r->last_stack = r->last_labels[0] = r->last_labels[1] = 0;
 	free(r->type_counts);
 	r->type_counts = calloc(r->ch.md.ntypes + 1, sizeof(*r->type_counts));
 	if (!r->type_counts)
@@ -421,10 +424,9 @@ static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 	const struct jfr_chunk *ch = &r->ch;
 	const struct jfr_metadata *md = &ch->md;
 	const struct jfr_type *t = jfr_type_of(md, id);
-	const unsigned char *at[JFR_MAX_FIELDS];
+	uint64_t n[JFR_MAX_FIELDS + 1];
 	struct jfr_event *ev;
-	int64_t weights[2] = { 0, 0 }, ticks = 0, time;
-	uint64_t thread = 0, stack_key;
+	int64_t weights[2] = { 0, 0 }, ticks, time;
 	uint32_t stack, labels;
 	int truncated, i, rc;
 
@@ -432,28 +434,26 @@ static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 	if (!t || !t->event)
 		return 0;
 	ev = &r->events[t->event - 1];
-	jfr_field_starts(md, t, c, at, ev->nfields);
+	jfr_field_numbers(md, t, c, n, ev->nfields);
 	if (c->fault)
 		return jfr_fault(ch, c);
-	stack_key = jfr_number_at(md, jfr_field_at(md, t, ev->f_stack), at[ev->f_stack], c->end);
-	if (ev->f_thread != JFR_NO_FIELD)
-		thread = jfr_number_at(md, jfr_field_at(md, t, ev->f_thread), at[ev->f_thread], c->end);
-	if (ev->f_time != JFR_NO_FIELD)
-		ticks = (int64_t)jfr_number_at(md, jfr_field_at(md, t, ev->f_time), at[ev->f_time], c->end);
+	/* a missing field reads as the 0 past the last */
+	n[ev->nfields] = 0;
+#define FIELD(f) n[(f) == JFR_NO_FIELD ? ev->nfields : (f)]
+	ticks = (int64_t)FIELD(ev->f_time);
 	/* a sampled event weighs its period; the others, their fields */
 	weights[0] = ev->period;
 	for (i = 0; i < 2; i++) {
-		int f = ev->f_value[i];
-
-		if (f == JFR_NO_FIELD)
+		if (ev->f_value[i] == JFR_NO_FIELD)
 			continue;
-		weights[i] = (int64_t)jfr_number_at(md, jfr_field_at(md, t, f), at[f], c->end);
-		if (strcmp(ev->spec->fields[i], "duration") == 0)
+		weights[i] = (int64_t)n[ev->f_value[i]];
+		if (ev->duration[i])
 			weights[i] = ticks_to_nanos(ch, weights[i]);
 	}
-	if ((rc = jfr_model_stack(r, stack_key, &stack, &truncated)) ||
-	    (rc = jfr_model_thread(r, thread, truncated, &labels)))
+	if ((rc = jfr_model_stack(r, n[ev->f_stack], &stack, &truncated)) ||
+	    (rc = jfr_model_thread(r, FIELD(ev->f_thread), truncated, &labels)))
 		return rc;
+#undef FIELD
 	r->truncated += (unsigned)truncated;
 	time = ch->start_nanos + ticks_to_nanos(ch, ticks - ch->start_ticks);
 	return jfr_model_add(r, ev, stack, labels, time > 0 ? (uint64_t)time : 0,

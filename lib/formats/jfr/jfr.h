@@ -38,10 +38,12 @@
 /*
  * Bytes [p, end) of the chunk at base. A read past end reads 0 and
  * remembers the first fault (what and where); so a caller tests
- * c->fault once after a value, not after every read.
+ * c->fault once after a value, not after every read. Bytes up to limit
+ * (the chunk's end, past an event's) may be read ahead: a compressed
+ * integer is decoded without a test a byte, then checked against end.
  */
 struct jfr_cursor {
-	const unsigned char *p, *end;
+	const unsigned char *p, *end, *limit;
 	const unsigned char *fault_at;
 	const char *fault;
 };
@@ -51,7 +53,7 @@ static inline void jfr_cursor_init(struct jfr_cursor *c,
 				   const unsigned char *end)
 {
 	c->p = p;
-	c->end = end;
+	c->end = c->limit = end;
 	c->fault_at = NULL;
 	c->fault = NULL;
 }
@@ -60,12 +62,35 @@ static inline void jfr_cursor_init(struct jfr_cursor *c,
 void jfr_fail(struct jfr_cursor *c, const char *why);
 uint64_t jfr_varint_slow(struct jfr_cursor *c);
 
-/* A compressed integer: 0 to 127 in one byte, the common case. */
+/*
+ * A compressed integer: seven bits a byte, low bits first, the high bit
+ * set on every byte but the last; a ninth byte counts all its eight
+ * bits, so none is longer than nine bytes.
+ */
 static inline uint64_t jfr_varint(struct jfr_cursor *c)
 {
-	if (c->p < c->end && *c->p < 0x80)
-		return *c->p++;
-	return jfr_varint_slow(c);
+	const unsigned char *p = c->p;
+	uint64_t v;
+	int i;
+
+	if (p < c->end && *p < 0x80) {
+		c->p = p + 1;
+		return *p;
+	}
+	if (c->limit - p < 9 || p >= c->end)
+		return jfr_varint_slow(c);
+	v = *p & 0x7f;
+	for (i = 1; i < 8; i++) {
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80))
+			break;
+	}
+	if (i == 8)
+		v |= (uint64_t)p[8] << 56;
+	if (i + 1 > c->end - p)
+		return jfr_varint_slow(c);	/* says where it was cut */
+	c->p = p + i + 1;
+	return v;
 }
 
 static inline unsigned jfr_byte(struct jfr_cursor *c)
@@ -108,11 +133,22 @@ enum jfr_pool_id {
 	JFR_NPOOLS
 };
 
+/* How a value is skipped: the common cases without looking at its type. */
+enum jfr_code {
+	JFR_CODE_VALUE,		/* by its type: a struct, a string, an array */
+	JFR_CODE_VARINT,	/* a compressed integer or constant key */
+	JFR_CODE_BYTE,		/* one byte */
+	JFR_CODE_FOUR,		/* a float */
+	JFR_CODE_EIGHT,		/* a double */
+	JFR_CODE_EMPTY,		/* nothing at all */
+};
+
 struct jfr_field {
 	const char *name;
 	uint32_t type;		/* index in jfr_metadata.types */
 	unsigned char pooled;	/* the value is a key of a constant pool */
 	unsigned char array;	/* a count, then that many values */
+	unsigned char code;	/* enum jfr_code */
 };
 
 struct jfr_type {
@@ -124,6 +160,8 @@ struct jfr_type {
 	unsigned char kind;		/* enum jfr_kind */
 	unsigned char pool;		/* enum jfr_pool_id */
 	unsigned char empty;		/* a struct of no bytes at all */
+	unsigned char varints;		/* its first fields that are varints */
+	unsigned char code;		/* of a value of it, inline */
 	uint16_t event;			/* the reader's event + 1, or 0 */
 };
 
@@ -236,6 +274,10 @@ void jfr_skip_value(const struct jfr_metadata *md, uint32_t type,
  */
 void jfr_field_starts(const struct jfr_metadata *md, const struct jfr_type *t,
 		      struct jfr_cursor *c, const unsigned char **at, int n);
+/* The numbers of the first n fields of a struct value (as
+ * jfr_number_at reads them, 0 for other values); the cursor ends after. */
+void jfr_field_numbers(const struct jfr_metadata *md, const struct jfr_type *t,
+		       struct jfr_cursor *c, uint64_t *numbers, int n);
 /* Skip the fields of a struct value from the nth on. */
 void jfr_skip_fields_from(const struct jfr_metadata *md, const struct jfr_type *t,
 			  struct jfr_cursor *c, int n);
@@ -248,6 +290,36 @@ static inline int jfr_field_empty(const struct jfr_metadata *md,
 				  const struct jfr_field *f)
 {
 	return !f->array && !f->pooled && md->types[f->type].empty;
+}
+
+/* Skip a value of one of the codes that need no type. */
+static inline void jfr_skip_simple(struct jfr_cursor *c, unsigned char code)
+{
+	switch (code) {
+	case JFR_CODE_VARINT:
+		jfr_varint(c);
+		return;
+	case JFR_CODE_BYTE:
+		jfr_skip(c, 1);
+		return;
+	case JFR_CODE_FOUR:
+		jfr_skip(c, 4);
+		return;
+	case JFR_CODE_EIGHT:
+		jfr_skip(c, 8);
+		return;
+	}
+}
+
+/* Skip a field, the common cases in line. */
+static inline void jfr_skip_coded(const struct jfr_metadata *md,
+				  const struct jfr_field *f,
+				  struct jfr_cursor *c, int depth)
+{
+	if (f->code == JFR_CODE_VALUE)
+		jfr_skip_field(md, f, c, depth);
+	else
+		jfr_skip_simple(c, f->code);
 }
 
 /* What a string value decodes to. */
@@ -323,6 +395,7 @@ struct jfr_event {
 	/* in the chunk being read: its type, where its fields are */
 	int type;
 	int f_time, f_thread, f_stack, f_value[2];
+	unsigned char duration[2];	/* f_value[i] in ticks, not bytes */
 	int nfields;			/* the fields up to the last of those */
 	uint64_t chunk_count;
 	int64_t setting_period;		/* the chunk's "period" setting, or 0 */
@@ -357,7 +430,10 @@ struct jfr_reader {
 	int64_t start_nanos, end_nanos;
 	int64_t pid;			/* from jdk.JVMInformation, or -1 */
 	uint64_t missing, truncated, unknown_types;
-	/* the model */
+	/* the model; the last stack and thread, per chunk */
+	uint64_t last_stack_key, last_thread_key;
+	uint32_t last_stack, last_labels[2];
+	int last_truncated;
 	pk_str key_comm, key_tid, key_java_tid, key_pid, key_truncated, str_true;
 	uint32_t *stack;
 	size_t stack_cap;

@@ -312,6 +312,14 @@ static void classify(struct jfr_type *t)
 		t->nfields = 0;
 }
 
+static unsigned char field_code(const struct jfr_metadata *md,
+				const struct jfr_field *f)
+{
+	if (f->array)
+		return JFR_CODE_VALUE;
+	return f->pooled ? JFR_CODE_VARINT : md->types[f->type].code;
+}
+
 /* Type ids to indexes; then which structs take no bytes (a struct of
  * such structs takes none either, even one that contains itself). */
 static int resolve_types(struct md_reader *m)
@@ -356,6 +364,25 @@ static int resolve_types(struct md_reader *m)
 				}
 		}
 	} while (changed);
+	for (i = 0; i < md->ntypes; i++) {
+		static const unsigned char codes[] = {
+			[JFR_STRUCT] = JFR_CODE_VALUE, [JFR_VARINT] = JFR_CODE_VARINT,
+			[JFR_BYTE] = JFR_CODE_BYTE, [JFR_FLOAT] = JFR_CODE_FOUR,
+			[JFR_DOUBLE] = JFR_CODE_EIGHT, [JFR_STRING] = JFR_CODE_VALUE,
+		};
+
+		md->types[i].code = md->types[i].empty ? JFR_CODE_EMPTY :
+			codes[md->types[i].kind];
+	}
+	for (i = 0; i < md->nfields; i++)
+		md->fields[i].code = field_code(md, &md->fields[i]);
+	for (i = 0; i < md->ntypes; i++) {
+		struct jfr_type *t = &md->types[i];
+
+		while (t->varints < t->nfields && t->varints < JFR_MAX_FIELDS &&
+		       md->fields[t->first_field + t->varints].code == JFR_CODE_VARINT)
+			t->varints++;
+	}
 	md->walk = malloc((md->nfields + 1) * sizeof(*md->walk));
 	if (!md->walk)
 		return PK_ENOMEM;
@@ -500,7 +527,7 @@ int jfr_metadata_read(struct jfr_chunk *ch)
 		return jfr_error_at(ch, start, "the metadata event's size %llu "
 				    "runs past the end of its chunk",
 				    (unsigned long long)size);
-	m.c.end = start + size;
+	m.c.end = start + size;	/* and the chunk's end the limit */
 	if (jfr_varint(&m.c) != JFR_EVENT_METADATA && !m.c.fault)
 		return jfr_error_at(ch, start, "the chunk header's metadata "
 				    "offset points to an event that is not the "

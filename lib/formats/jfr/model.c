@@ -63,24 +63,40 @@ static int nomem(struct jfr_reader *r)
 	return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
 }
 
-/*
- * Where the first n fields of the constant of key start (n at most
- * JFR_MAX_FIELDS); 1 when the pool has it, 0 when it does not (counted as
- * missing).
- */
-static int constant(struct jfr_reader *r, enum jfr_pool_id pool, uint64_t key,
-		    int n, const unsigned char **at, ptrdiff_t *slot)
+/* The slot of the constant of key in a pool, or -1 when the pool has
+ * none (counted as missing). */
+static ptrdiff_t find_constant(struct jfr_reader *r, enum jfr_pool_id pool,
+			       uint64_t key)
+{
+	ptrdiff_t slot = r->ch.md.pool_type[pool] < 0 ? -1 :
+		jfr_pool_find(&r->ch.pools[pool], key);
+
+	r->missing += slot < 0;
+	return slot;
+}
+
+/* Where the first n fields (at most JFR_MAX_FIELDS) of the constant at
+ * slot start. */
+static void constant_fields(struct jfr_reader *r, enum jfr_pool_id pool,
+			    ptrdiff_t slot, const unsigned char **at, int n)
 {
 	const struct jfr_metadata *md = &r->ch.md;
 	struct jfr_cursor c;
 
-	if (md->pool_type[pool] < 0 || !jfr_pool_value(&r->ch, pool, key, &c, slot)) {
-		r->missing++;
-		return 0;
-	}
-	/* read once already, in the first pass: it decodes */
+	/* decoded once already, in the first pass: it decodes */
+	jfr_cursor_init(&c, r->ch.base + r->ch.pools[pool].at[slot],
+			r->ch.base + r->ch.size);
 	jfr_field_starts(md, &md->types[md->pool_type[pool]], &c, at, n);
-	return 1;
+}
+
+/* Both: 1 and the fields, or 0 when the pool has no such constant. */
+static int constant(struct jfr_reader *r, enum jfr_pool_id pool, uint64_t key,
+		    int n, const unsigned char **at, ptrdiff_t *slot)
+{
+	*slot = find_constant(r, pool, key);
+	if (*slot >= 0)
+		constant_fields(r, pool, *slot, at, n);
+	return *slot >= 0;
 }
 
 static int field_count(int a, int b, int c)
@@ -177,8 +193,7 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 	ptrdiff_t slot;
 	int rc = 0;
 
-	if (!constant(r, JFR_POOL_METHOD, key, field_count(l->method_class,
-			l->method_name, l->method_descriptor), at, &slot)) {
+	if ((slot = find_constant(r, JFR_POOL_METHOD, key)) < 0) {
 		f.name = pk_profile_intern_cstr(r->p, "[missing method]");
 		*fn = pk_profile_intern_function(r->p, &f);
 		return *fn ? 0 : nomem(r);
@@ -187,6 +202,8 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 		*fn = (uint32_t)r->ch.pools[JFR_POOL_METHOD].memo[slot];
 		return 0;
 	}
+	constant_fields(r, JFR_POOL_METHOD, slot, at, field_count(l->method_class,
+			l->method_name, l->method_descriptor));
 	t = &md->types[md->pool_type[JFR_POOL_METHOD]];
 	sys->len = 0;
 	if (l->method_class != JFR_NO_FIELD)
@@ -234,8 +251,7 @@ static int frame_type(struct jfr_reader *r, uint64_t key, uint32_t *mapping,
 
 	*mapping = 0;
 	*kind = PK_ARRAY_SIZE(frame_kinds);
-	if (!constant(r, JFR_POOL_FRAME_TYPE, key,
-		      md->layout.frame_type_description + 1, at, &slot))
+	if ((slot = find_constant(r, JFR_POOL_FRAME_TYPE, key)) < 0)
 		return 0;
 	if (r->ch.pools[JFR_POOL_FRAME_TYPE].memo[slot]) {
 		uint64_t memo = r->ch.pools[JFR_POOL_FRAME_TYPE].memo[slot];
@@ -244,6 +260,8 @@ static int frame_type(struct jfr_reader *r, uint64_t key, uint32_t *mapping,
 		*kind = (size_t)(memo & 0xff) - 1;
 		return 0;
 	}
+	constant_fields(r, JFR_POOL_FRAME_TYPE, slot, at,
+			md->layout.frame_type_description + 1);
 	r->text.len = 0;
 	rc = jfr_field_text(r, &md->types[md->pool_type[JFR_POOL_FRAME_TYPE]],
 			    md->layout.frame_type_description, at, &r->text, 0, &state);
@@ -342,7 +360,30 @@ static int read_frames(struct jfr_reader *r, struct jfr_cursor *c, size_t *depth
 	return rc ? rc : c->fault ? jfr_fault(&r->ch, c) : 0;
 }
 
+static int stack_of(struct jfr_reader *r, uint64_t key, uint32_t *stack,
+		    int *truncated);
+
 int jfr_model_stack(struct jfr_reader *r, uint64_t key, uint32_t *stack,
+		    int *truncated)
+{
+	int rc;
+
+	/* the events of one thread come together, often of one stack */
+	if (r->last_stack_key == key && r->last_stack) {
+		*stack = r->last_stack;
+		*truncated = r->last_truncated;
+		return 0;
+	}
+	rc = stack_of(r, key, stack, truncated);
+	if (!rc) {
+		r->last_stack_key = key;
+		r->last_stack = *stack;
+		r->last_truncated = *truncated;
+	}
+	return rc;
+}
+
+static int stack_of(struct jfr_reader *r, uint64_t key, uint32_t *stack,
 		    int *truncated)
 {
 	const struct jfr_metadata *md = &r->ch.md;
@@ -356,8 +397,7 @@ int jfr_model_stack(struct jfr_reader *r, uint64_t key, uint32_t *stack,
 
 	*truncated = 0;
 	/* key 0 is null: an event without a stack trace */
-	if (!key || !constant(r, JFR_POOL_STACK, key, field_count(l->stack_truncated,
-			l->stack_frames, -1), at, &slot)) {
+	if (!key || (slot = find_constant(r, JFR_POOL_STACK, key)) < 0) {
 		*stack = pk_profile_intern_stack(r->p, NULL, 0);
 		return *stack ? 0 : nomem(r);
 	}
@@ -366,6 +406,8 @@ int jfr_model_stack(struct jfr_reader *r, uint64_t key, uint32_t *stack,
 		*truncated = (int)(pool->memo[slot] & 1);
 		return 0;
 	}
+	constant_fields(r, JFR_POOL_STACK, slot, at,
+			field_count(l->stack_truncated, l->stack_frames, -1));
 	t = &md->types[md->pool_type[JFR_POOL_STACK]];
 	if (l->stack_truncated != JFR_NO_FIELD)
 		*truncated = jfr_number_at(md, jfr_field_at(md, t, l->stack_truncated),
@@ -445,18 +487,29 @@ int jfr_model_thread(struct jfr_reader *r, uint64_t key, int truncated,
 		     uint32_t *labels)
 {
 	struct jfr_pool *pool = &r->ch.pools[JFR_POOL_THREAD];
-	ptrdiff_t slot = key ? jfr_pool_find(pool, key) : -1;
-	int shift = truncated ? 32 : 0;
-	int rc;
+	ptrdiff_t slot;
+	int shift = truncated ? 32 : 0, rc;
 
-	if (slot >= 0 && (pool->memo[slot] >> shift & 0xffffffffu)) {
-		*labels = (uint32_t)(pool->memo[slot] >> shift);
+	if (r->last_thread_key == key && r->last_labels[truncated]) {
+		*labels = r->last_labels[truncated];
 		return 0;
 	}
-	rc = thread_labels(r, key, truncated, labels);
-	if (!rc && slot >= 0)
-		pool->memo[slot] |= (uint64_t)*labels << shift;
-	return rc;
+	if (r->last_thread_key != key) {
+		r->last_thread_key = key;
+		r->last_labels[0] = r->last_labels[1] = 0;
+	}
+	slot = key ? jfr_pool_find(pool, key) : -1;
+	if (slot >= 0 && (pool->memo[slot] >> shift & 0xffffffffu)) {
+		*labels = (uint32_t)(pool->memo[slot] >> shift);
+	} else {
+		rc = thread_labels(r, key, truncated, labels);
+		if (rc)
+			return rc;
+		if (slot >= 0)
+			pool->memo[slot] |= (uint64_t)*labels << shift;
+	}
+	r->last_labels[truncated] = *labels;
+	return 0;
 }
 
 /* ---- columns and samples ---- */

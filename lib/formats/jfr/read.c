@@ -161,9 +161,8 @@ static int read_stream(struct jfr_reader *r, struct pk_input *in)
 			break;
 		}
 		have = (size_t)got;
-		size = jfr_be64(buf + 8);
-		if (have == JFR_HEADER_SIZE && size > JFR_HEADER_SIZE &&
-		    memcmp(buf, "FLR", 4) == 0) {
+		size = have == JFR_HEADER_SIZE ? jfr_be64(buf + 8) : 0;
+		if (size > JFR_HEADER_SIZE && memcmp(buf, "FLR", 4) == 0) {
 			if (size > pk_context_max_memory(r->ctx)) {
 				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: offset 0x%llx: "
 						  "a chunk of %llu bytes is more than the "
