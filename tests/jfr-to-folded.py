@@ -68,7 +68,9 @@ def main():
         stack = v.get("stackTrace")
         if stack is not None:
             for f in reversed(stack["frames"]):
-                parts.append(frame_name(f).replace(";", ":"))
+                # as folding names frames: no ';', no parameter list
+                # (async-profiler's C++ frames have one)
+                parts.append(frame_name(f).replace(";", ":").split("(")[0])
         if value is None:
             n = 1
         elif value == "duration":

@@ -406,6 +406,7 @@ struct jfr_event {
 struct jfr_count {
 	char *name;
 	uint64_t n;
+	int stacks;		/* its events have stack traces */
 };
 
 struct jfr_reader {

@@ -56,6 +56,8 @@ static int count_events(struct jfr_reader *r)
 			}
 			r->counts = more;
 			r->counts[k].n = 0;
+			r->counts[k].stacks = jfr_pooled_field(md, (int)i, "stackTrace",
+							       JFR_POOL_STACK) != JFR_NO_FIELD;
 			r->ncounts++;
 		}
 		r->counts[k].n += r->type_counts[i];
@@ -70,20 +72,37 @@ static int compare_counts(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* "jdk.ExecutionSample 92, jdk.ThreadPark 59": every event of the file. */
+/*
+ * "jdk.ExecutionSample 92, jdk.ThreadPark 59 (and 3 events of 2 types
+ * without stack traces)": the events of the file that a profile can be
+ * made of, and how many others there are.
+ */
 static int list_events(struct jfr_reader *r, struct pk_strbuf *out)
 {
-	size_t i;
-	char num[32];
+	uint64_t others = 0, other_types = 0;
+	size_t i, listed = 0;
+	char num[96];
 
 	qsort(r->counts, r->ncounts, sizeof(*r->counts), compare_counts);
 	out->len = 0;
 	for (i = 0; i < r->ncounts; i++) {
+		if (!r->counts[i].stacks) {
+			others += r->counts[i].n;
+			other_types++;
+			continue;
+		}
 		snprintf(num, sizeof(num), " %llu", (unsigned long long)r->counts[i].n);
-		if ((i && pki_strbuf_adds(out, ", ")) ||
+		if ((listed++ && pki_strbuf_adds(out, ", ")) ||
 		    pki_strbuf_adds(out, r->counts[i].name) || pki_strbuf_adds(out, num))
 			return -1;
 	}
+	if (!listed && pki_strbuf_adds(out, "none with stack traces"))
+		return -1;
+	snprintf(num, sizeof(num), " (and %llu events of %llu types without "
+		 "stack traces)", (unsigned long long)others,
+		 (unsigned long long)other_types);
+	if (others && pki_strbuf_adds(out, num))
+		return -1;
 	return pki_strbuf_add(out, "", 0);
 }
 
@@ -275,14 +294,14 @@ static int nothing_read(struct jfr_reader *r)
 	if (r->opts.event)
 		return pk_error_set(r->ctx, PK_EUSAGE, "%s: no %s events in the "
 				    "recording; its events: %s", r->name,
-				    r->opts.event, r->ncounts ? r->text.s : "none");
+				    r->opts.event, r->text.s);
 	return pk_error_set(r->ctx, PK_EINPUT, "%s: no samples: the recording "
 			    "has none of the events with stacks profkit reads "
 			    "(jdk.ExecutionSample, jdk.NativeMethodSample, "
 			    "jdk.ObjectAllocationSample, jdk.ObjectAllocationInNewTLAB, "
 			    "jdk.ObjectAllocationOutsideTLAB, jdk.JavaMonitorEnter, "
 			    "jdk.ThreadPark; another with --event); its events: %s",
-			    r->name, r->ncounts ? r->text.s : "none");
+			    r->name, r->text.s);
 }
 
 static int finish(struct jfr_reader *r)
