@@ -96,15 +96,17 @@ static int pool_grow(struct jfr_chunk *ch, struct jfr_pool *pool)
 {
 	size_t cap = pool->mask ? (pool->mask + 1) * 2 : 64, i;
 	struct jfr_pool bigger = { 0 };
-	size_t bytes = cap * (sizeof(*bigger.keys) + sizeof(*bigger.at) +
-			      sizeof(*bigger.memo));
+	const size_t slot_bytes = sizeof(*bigger.keys) + sizeof(*bigger.at) +
+				  sizeof(*bigger.memo);
+	size_t more = (cap - (pool->mask ? pool->mask + 1 : 0)) * slot_bytes;
+	uint64_t limit = pk_context_max_memory(ch->ctx);
 
-	if (ch->pool_bytes + bytes > pk_context_max_memory(ch->ctx))
+	if (ch->pool_bytes + more > limit)
 		return pk_error_set(ch->ctx, PK_ENOMEM, "%s: the constant "
 				    "pools of chunk %u need more than the "
-				    "memory limit of %llu MiB (see --max-memory)",
+				    "memory limit of %llu KiB (see --max-memory)",
 				    ch->name, ch->index + 1,
-				    (unsigned long long)(pk_context_max_memory(ch->ctx) >> 20));
+				    (unsigned long long)(limit >> 10));
 	bigger.keys = malloc(cap * sizeof(*bigger.keys));
 	bigger.at = calloc(cap, sizeof(*bigger.at));
 	bigger.memo = calloc(cap, sizeof(*bigger.memo));
@@ -127,7 +129,7 @@ static int pool_grow(struct jfr_chunk *ch, struct jfr_pool *pool)
 		bigger.at[k] = pool->at[i];
 	}
 	bigger.count = pool->count;
-	ch->pool_bytes += bytes;
+	ch->pool_bytes += more;
 	free(pool->keys);
 	free(pool->at);
 	free(pool->memo);

@@ -390,6 +390,12 @@ static int find_periods(struct jfr_reader *r)
 			return rc;
 		ev->last_period = ev->period;
 		ev->period_observed = 1;
+		if (!ev->period)
+			pk_warn(r->ctx, "%s: chunk %u: no sampling period for %s "
+				"(no setting says it, and no thread has two "
+				"samples): its %s time is 0 (see --value=samples)",
+				r->name, r->ch.index + 1, ev->spec->name,
+				ev->spec->sampled);
 	}
 	return 0;
 }

@@ -281,14 +281,17 @@ static int frame_type(struct jfr_reader *r, uint64_t key, uint32_t *mapping,
 	return 0;
 }
 
-/* The function named with its frame type's mark appended. */
+/* The function named with its frame type's mark: at the end, or before
+ * the descriptor (--jfr-signatures), which folded stacks cut. */
 static int marked(struct jfr_reader *r, uint32_t *fn, const char *mark)
 {
 	struct pk_function f = *pk_profile_function(r->p, *fn);
+	const char *name = pk_profile_string(r->p, f.name);
+	size_t len = r->opts.signatures ? strcspn(name, "(") : strlen(name);
 
 	r->text.len = 0;
-	if (pki_strbuf_adds(&r->text, pk_profile_string(r->p, f.name)) ||
-	    pki_strbuf_adds(&r->text, mark))
+	if (pki_strbuf_add(&r->text, name, len) || pki_strbuf_adds(&r->text, mark) ||
+	    pki_strbuf_adds(&r->text, name + len))
 		return nomem(r);
 	f.name = pk_profile_intern(r->p, r->text.s, r->text.len);
 	*fn = pk_profile_intern_function(r->p, &f);
