@@ -19,6 +19,7 @@ field-of-unknown-type	offset 0x117: field 'what' has a type id that no class of 
 frames-past-end	offset 0x85a: an array's length runs past the end of its event
 header-only	offset 0x0: the chunk header is cut short at 40 of its 68 bytes (truncated file?)
 metadata-deep	offset 0x8a: the metadata's elements nest deeper than 16 levels
+metadata-without-classes	offset 0x83f: an event's size 0 is smaller than its own header
 metadata-past-end	offset 0x18: the metadata offset 3013 is not inside the chunk (3008 bytes)
 pool-count-huge	offset 0x850: a constant pool's size runs past the end of its checkpoint event
 size-past-end	offset 0x8: the chunk's size 4008 runs past the end of the file (3008 bytes are left; truncated file?)

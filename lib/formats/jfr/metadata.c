@@ -329,7 +329,8 @@ static int resolve_types(struct md_reader *m)
 	int changed;
 
 	/* sorting moves the types: their fields stay where they are */
-	qsort(md->types, md->ntypes, sizeof(*md->types), compare_type_ids);
+	if (md->ntypes)
+		qsort(md->types, md->ntypes, sizeof(*md->types), compare_type_ids);
 	for (i = 1; i < md->ntypes; i++)
 		if (md->types[i].id == md->types[i - 1].id)
 			return md_error(m, "the metadata describes type %s twice "

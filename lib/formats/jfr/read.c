@@ -83,7 +83,8 @@ static int list_events(struct jfr_reader *r, struct pk_strbuf *out)
 	size_t i, listed = 0;
 	char num[96];
 
-	qsort(r->counts, r->ncounts, sizeof(*r->counts), compare_counts);
+	if (r->ncounts)
+		qsort(r->counts, r->ncounts, sizeof(*r->counts), compare_counts);
 	out->len = 0;
 	for (i = 0; i < r->ncounts; i++) {
 		if (!r->counts[i].stacks) {
@@ -324,6 +325,19 @@ static int finish(struct jfr_reader *r)
 	return rc;
 }
 
+static void reader_release(struct jfr_reader *r)
+{
+	size_t i;
+
+	jfr_pools_release(&r->ch);
+	jfr_metadata_release(&r->ch.md);
+	jfr_events_release(r);
+	jfr_model_release(r);
+	for (i = 0; i < r->ncounts; i++)
+		free(r->counts[i].name);
+	free(r->counts);
+}
+
 static int jfr_read(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts)
 {
@@ -347,16 +361,11 @@ static int jfr_read(struct pk_context *ctx, struct pk_input *in,
 	}
 	if (!rc)
 		rc = finish(&r);
-	if (rc == PK_ENOMEM && !pk_context_error(ctx)->code)
+	reader_release(&r);
+	/* every failure said what it was, but running out of memory early */
+	if (rc && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, "%s: out of memory", r.name);
-	jfr_pools_release(&r.ch);
-	jfr_metadata_release(&r.ch.md);
-	jfr_events_release(&r);
-	jfr_model_release(&r);
-	for (size = 0; size < r.ncounts; size++)
-		free(r.counts[size].name);
-	free(r.counts);
-	return rc ? pk_context_error(ctx)->code ? pk_context_error(ctx)->code : rc : 0;
+	return rc ? pk_context_error(ctx)->code : 0;
 }
 
 /* "FLR\0" and a major version of the format. */
