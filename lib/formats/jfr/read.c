@@ -276,11 +276,6 @@ static void warn_of(struct jfr_reader *r)
 		pk_warn(r->ctx, "%s: %llu events of types the metadata does not "
 			"describe were skipped", r->name,
 			(unsigned long long)r->unknown_types);
-	if (r->truncated)
-		pk_warn(r->ctx, "%s: %llu samples have stacks the JVM cut at its "
-			"depth limit (-XX:FlightRecorderOptions:stackdepth=, 64 by "
-			"default): they have the label truncated=true", r->name,
-			(unsigned long long)r->truncated);
 }
 
 /* No sample of the events read: say which events there are. */
