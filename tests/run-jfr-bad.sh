@@ -23,6 +23,7 @@ metadata-without-classes	offset 0x83f: an event's size 0 is smaller than its own
 metadata-past-end	offset 0x18: the metadata offset 3013 is not inside the chunk (3008 bytes)
 pool-count-huge	offset 0x850: a constant pool's size runs past the end of its checkpoint event
 size-past-end	offset 0x8: the chunk's size 4008 runs past the end of the file (3008 bytes are left; truncated file?)
+time-overflow	offset 0x20: the chunk's start (1700000000000000046 ns since 1970) and duration (7741456862008049665 ns) are no time
 trailing-garbage	offset 0xbc0: no chunk starts here (no "FLR\\0" magic): the bytes after the last chunk are not JFR
 truncated-chunk	offset 0x8: the chunk's size 3008 runs past the end of the file (2005 bytes are left; truncated file?)
 type-contains-itself	offset 0x173: types nest deeper than 32 levels (a type that contains itself?)

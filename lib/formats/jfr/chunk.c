@@ -66,6 +66,12 @@ int jfr_chunk_header(struct jfr_chunk *ch, const unsigned char *base,
 				    "not inside the chunk (%llu bytes)",
 				    (unsigned long long)ch->metadata_offset,
 				    (unsigned long long)size);
+	if (ch->start_nanos < 0 || ch->duration_nanos < 0 ||
+	    ch->duration_nanos > INT64_MAX - ch->start_nanos)
+		return jfr_error_at(ch, base + 32, "the chunk's start (%lld ns "
+				    "since 1970) and duration (%lld ns) are no time",
+				    (long long)ch->start_nanos,
+				    (long long)ch->duration_nanos);
 	if (ch->ticks_per_second <= 0)
 		return jfr_error_at(ch, base + 56, "%lld ticks per second: "
 				    "times cannot be read",

@@ -79,11 +79,29 @@ void jfr_events_release(struct jfr_reader *r)
 	free(r->type_counts);
 }
 
+/* Ticks in ns, exactly as far as a long double goes, at most +-2^63. */
 static int64_t ticks_to_nanos(const struct jfr_chunk *ch, int64_t ticks)
 {
+	long double ns;
+
 	if (ch->ticks_per_second == 1000000000)
 		return ticks;
-	return (int64_t)((long double)ticks * 1e9L / (long double)ch->ticks_per_second);
+	ns = (long double)ticks * 1e9L / (long double)ch->ticks_per_second;
+	if (ns >= 9.2e18L)
+		return INT64_MAX;
+	return ns <= -9.2e18L ? INT64_MIN : (int64_t)ns;
+}
+
+/* The time of an event at ticks, in ns since 1970 (0 before 1970). */
+static uint64_t event_time(const struct jfr_chunk *ch, uint64_t ticks)
+{
+	int64_t since = ticks_to_nanos(ch, (int64_t)(ticks - (uint64_t)ch->start_ticks));
+
+	if (since < -ch->start_nanos)
+		return 0;
+	/* the chunk's start is at least 0: no overflow past INT64_MAX */
+	return since > INT64_MAX - ch->start_nanos ? INT64_MAX :
+		(uint64_t)(ch->start_nanos + since);
 }
 
 /* ---- where each event's fields are, in this chunk ---- */
@@ -423,6 +441,12 @@ int jfr_events_scan(struct jfr_reader *r)
 
 /* ---- the second pass: samples ---- */
 
+/* The number of field f of an event, 0 for a field it has not. */
+static uint64_t field(const uint64_t *numbers, int f)
+{
+	return f == JFR_NO_FIELD ? 0 : numbers[f];
+}
+
 static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 		      const unsigned char *start)
 {
@@ -430,9 +454,9 @@ static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 	const struct jfr_chunk *ch = &r->ch;
 	const struct jfr_metadata *md = &ch->md;
 	const struct jfr_type *t = jfr_type_of(md, id);
-	uint64_t n[JFR_MAX_FIELDS + 1];
+	uint64_t n[JFR_MAX_FIELDS];
 	struct jfr_event *ev;
-	int64_t weights[2] = { 0, 0 }, ticks, time;
+	int64_t weights[2] = { 0, 0 };
 	uint32_t stack, labels;
 	int truncated, i, rc;
 
@@ -443,10 +467,6 @@ static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 	jfr_field_numbers(md, t, c, n, ev->nfields);
 	if (c->fault)
 		return jfr_fault(ch, c);
-	/* a missing field reads as the 0 past the last */
-	n[ev->nfields] = 0;
-#define FIELD(f) n[(f) == JFR_NO_FIELD ? ev->nfields : (f)]
-	ticks = (int64_t)FIELD(ev->f_time);
 	/* a sampled event weighs its period; the others, their fields */
 	weights[0] = ev->period;
 	for (i = 0; i < 2; i++) {
@@ -457,13 +477,11 @@ static int read_event(void *arg, uint64_t id, struct jfr_cursor *c,
 			weights[i] = ticks_to_nanos(ch, weights[i]);
 	}
 	if ((rc = jfr_model_stack(r, n[ev->f_stack], &stack, &truncated)) ||
-	    (rc = jfr_model_thread(r, FIELD(ev->f_thread), truncated, &labels)))
+	    (rc = jfr_model_thread(r, field(n, ev->f_thread), truncated, &labels)))
 		return rc;
-#undef FIELD
 	r->truncated += (unsigned)truncated;
-	time = ch->start_nanos + ticks_to_nanos(ch, ticks - ch->start_ticks);
-	return jfr_model_add(r, ev, stack, labels, time > 0 ? (uint64_t)time : 0,
-			     weights);
+	return jfr_model_add(r, ev, stack, labels,
+			     event_time(ch, field(n, ev->f_time)), weights);
 }
 
 int jfr_events_read(struct jfr_reader *r)
