@@ -176,7 +176,7 @@ static void pool_string(const struct jfr_chunk *ch, uint64_t key,
 	ptrdiff_t slot;
 
 	if (!jfr_pool_value(ch, JFR_POOL_STRING, key, &v, &slot)) {
-		++*missing;
+		*missing += key != 0;
 		*state = JFR_STRING_NULL;
 		return;
 	}

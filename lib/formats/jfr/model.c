@@ -64,14 +64,14 @@ static int nomem(struct jfr_reader *r)
 }
 
 /* The slot of the constant of key in a pool, or -1 when the pool has
- * none (counted as missing). */
+ * none: key 0 is null, any other is counted as missing. */
 static ptrdiff_t find_constant(struct jfr_reader *r, enum jfr_pool_id pool,
 			       uint64_t key)
 {
 	ptrdiff_t slot = r->ch.md.pool_type[pool] < 0 ? -1 :
 		jfr_pool_find(&r->ch.pools[pool], key);
 
-	r->missing += slot < 0;
+	r->missing += slot < 0 && key;
 	return slot;
 }
 
@@ -130,7 +130,7 @@ int jfr_field_text(struct jfr_reader *r, const struct jfr_type *t, int field,
 	key = jfr_varint(&c);
 	if (md->types[f->type].pool == JFR_POOL_STRING) {
 		if (!jfr_pool_value(&r->ch, JFR_POOL_STRING, key, &c, &slot)) {
-			r->missing++;
+			r->missing += key != 0;
 			return 0;
 		}
 		jfr_string(&r->ch, &c, out, dots, state, &r->missing);

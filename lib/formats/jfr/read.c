@@ -268,14 +268,16 @@ static void set_facts(struct jfr_reader *r)
 static void warn_of(struct jfr_reader *r)
 {
 	if (r->missing)
-		pk_warn(r->ctx, "%s: %llu references to constants that the "
-			"recording's constant pools lack: named [missing method], "
-			"[missing class] or left out", r->name,
-			(unsigned long long)r->missing);
+		pk_warn(r->ctx, "%s: %llu reference%s to constants the "
+			"recording's pools lack (jfr print shows null): no thread, "
+			"[missing method] or [missing class] in their place",
+			r->name, (unsigned long long)r->missing,
+			r->missing == 1 ? "" : "s");
 	if (r->unknown_types)
-		pk_warn(r->ctx, "%s: %llu events of types the metadata does not "
-			"describe were skipped", r->name,
-			(unsigned long long)r->unknown_types);
+		pk_warn(r->ctx, "%s: %llu event%s of types the metadata does not "
+			"describe skipped", r->name,
+			(unsigned long long)r->unknown_types,
+			r->unknown_types == 1 ? "" : "s");
 }
 
 /* No sample of the events read: say which events there are. */
