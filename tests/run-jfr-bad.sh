@@ -26,6 +26,7 @@ size-past-end	offset 0x8: the chunk's size 4008 runs past the end of the file (3
 time-overflow	offset 0x20: the chunk's start (1700000000000000046 ns since 1970) and duration (7741456862008049665 ns) are no time
 trailing-garbage	offset 0xbc0: no chunk starts here (no "FLR\\0" magic): the bytes after the last chunk are not JFR
 truncated-chunk	offset 0x8: the chunk's size 3008 runs past the end of the file (2005 bytes are left; truncated file?)
+type-named-twice	offset 0x851: the metadata describes two types named jdk.types.Method (ids 28 and 99)
 type-contains-itself	offset 0x173: types nest deeper than 32 levels (a type that contains itself?)
 unfinished-chunk	offset 0x8: the chunk's size is 0: the JVM was still writing it (dump the recording with jcmd PID JFR.dump)
 varint-ten-bytes	offset 0x83f: an event's size 18446744073709551615 runs past the end of its chunk (11 bytes are left)

@@ -480,6 +480,11 @@ def bad_cases():
     absurd.cls(302, "example.Event", [f("startTime", T_LONG), f("what", 999999)],
                "jdk.jfr.Event")
     cases["field-of-unknown-type"] = chunk(absurd.encode(), [], START, 1, TPS)
+    # two types of one name that the reader reads constants of (the
+    # fuzzer's: frames were read by the layout of the other)
+    twice = async_metadata()
+    twice.cls(99, "jdk.types.Method", [f("name", T_LONG)])
+    cases["type-named-twice"] = chunk(twice.encode(), [], START, 1, TPS)
     # a stack trace whose frames array claims more frames than bytes
     cases["frames-past-end"] = chunk(m, [
         event(T_EXECUTION_SAMPLE, varint(1) + varint(0) + varint(1) + varint(0)),

@@ -350,6 +350,13 @@ static int resolve_types(struct md_reader *m)
 	for (i = 0; i < md->ntypes; i++) {
 		classify(&md->types[i]);
 		md->types[i].empty = md->types[i].kind == JFR_STRUCT;
+		/* the constants of a pool are read by one type's layout */
+		if (md->types[i].pool && md->pool_type[md->types[i].pool] >= 0)
+			return md_error(m, "the metadata describes two types "
+					"named %s (ids %llu and %llu)",
+					md->types[i].name, (unsigned long long)
+					md->types[md->pool_type[md->types[i].pool]].id,
+					(unsigned long long)md->types[i].id);
 		md->pool_type[md->types[i].pool] = (int)i;
 	}
 	md->pool_type[JFR_POOL_NONE] = -1;
@@ -477,13 +484,14 @@ int jfr_pooled_field(const struct jfr_metadata *md, int type, const char *name,
 static void find_layout(struct jfr_metadata *md)
 {
 	struct jfr_layout *l = &md->layout;
-	int stack = jfr_type_named(md, "jdk.types.StackTrace");
+	/* the types of the pools: the constants are read by their layout */
+	int stack = md->pool_type[JFR_POOL_STACK];
 	int frame = jfr_type_named(md, "jdk.types.StackFrame");
-	int method = jfr_type_named(md, "jdk.types.Method");
-	int class = jfr_type_named(md, "java.lang.Class");
-	int symbol = jfr_type_named(md, "jdk.types.Symbol");
-	int thread = jfr_type_named(md, "java.lang.Thread");
-	int frame_type = jfr_type_named(md, "jdk.types.FrameType");
+	int method = md->pool_type[JFR_POOL_METHOD];
+	int class = md->pool_type[JFR_POOL_CLASS];
+	int symbol = md->pool_type[JFR_POOL_SYMBOL];
+	int thread = md->pool_type[JFR_POOL_THREAD];
+	int frame_type = md->pool_type[JFR_POOL_FRAME_TYPE];
 
 	l->stack_truncated = jfr_number_field(md, stack, "truncated");
 	l->stack_frames = wanted(md, stack, "frames", WANT_ARRAY);
