@@ -158,58 +158,60 @@ static int read_mapped(struct jfr_reader *r, struct pk_input *in,
 	return rc;
 }
 
+/* Up to n bytes more into buf + *have: as many as the input has. */
+static int read_more(struct pk_input *in, unsigned char *buf, size_t *have,
+		     size_t n)
+{
+	while (*have < n) {
+		ssize_t got = pk_input_read(in, buf + *have, n - *have);
+
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			break;
+		*have += (size_t)got;
+	}
+	return 0;
+}
+
 /* A stream: each chunk read whole into memory, within the limit. */
 static int read_stream(struct jfr_reader *r, struct pk_input *in)
 {
+	uint64_t offset = 0, limit = pk_context_max_memory(r->ctx), size;
 	unsigned char *buf = NULL;
-	size_t cap = 0;
-	uint64_t offset = 0;
+	size_t cap = 0, have;
 	int rc = 0;
 
 	for (;;) {
-		uint64_t size;
-		ssize_t got;
-		size_t have;
-
+		have = 0;
 		if (pki_grow(&buf, &cap, JFR_HEADER_SIZE, 1)) {
 			rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
 			break;
 		}
-		got = pk_input_read(in, buf, JFR_HEADER_SIZE);
-		if (got <= 0) {
-			rc = got < 0 ? (int)got : 0;
+		if ((rc = read_more(in, buf, &have, JFR_HEADER_SIZE)) || !have)
+			break;
+		size = have == JFR_HEADER_SIZE ? jfr_be64(buf + 8) : 0;
+		if (size > limit && memcmp(buf, "FLR", 4) == 0) {
+			rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: offset 0x%llx: a chunk "
+					  "of %llu bytes is more than the memory limit "
+					  "of %llu KiB (see --max-memory; a file is "
+					  "read without holding a chunk)", r->name,
+					  (unsigned long long)offset,
+					  (unsigned long long)size,
+					  (unsigned long long)(limit >> 10));
 			break;
 		}
-		have = (size_t)got;
-		size = have == JFR_HEADER_SIZE ? jfr_be64(buf + 8) : 0;
 		if (size > JFR_HEADER_SIZE && memcmp(buf, "FLR", 4) == 0) {
-			if (size > pk_context_max_memory(r->ctx)) {
-				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: offset 0x%llx: "
-						  "a chunk of %llu bytes is more than the "
-						  "memory limit of %llu MiB (see "
-						  "--max-memory; a file is read without "
-						  "holding a chunk)", r->name,
-						  (unsigned long long)offset,
-						  (unsigned long long)size,
-						  (unsigned long long)(pk_context_max_memory(r->ctx) >> 20));
-				break;
-			}
 			if (pki_grow(&buf, &cap, (size_t)size, 1)) {
 				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory",
 						  r->name);
 				break;
 			}
-			while (have < size && (got = pk_input_read(in, buf + have,
-								   (size_t)size - have)) > 0)
-				have += (size_t)got;
-			if (got < 0) {
-				rc = (int)got;
+			if ((rc = read_more(in, buf, &have, (size_t)size)))
 				break;
-			}
 		}
 		/* a chunk cut short is an error the header check names */
-		rc = read_chunk(r, buf, have, offset);
-		if (rc)
+		if ((rc = read_chunk(r, buf, have, offset)))
 			break;
 		offset += r->ch.size;
 	}
