@@ -56,8 +56,13 @@ int jfr_error_at(const struct jfr_chunk *ch, const unsigned char *at,
 			    why);
 }
 
+/* The fault of a value whose string could not be kept. */
+static const char out_of_memory[] = "out of memory";
+
 int jfr_fault(const struct jfr_chunk *ch, const struct jfr_cursor *c)
 {
+	if (c->fault == out_of_memory)
+		return pk_error_set(ch->ctx, PK_ENOMEM, "%s: out of memory", ch->name);
 	return jfr_error_at(ch, c->fault_at, "%s", c->fault);
 }
 
@@ -241,7 +246,7 @@ void jfr_string(const struct jfr_chunk *ch, struct jfr_cursor *c,
 		return;
 	}
 	if (rc && !c->fault)
-		jfr_fail(c, "out of memory");
+		jfr_fail(c, out_of_memory);
 }
 
 static void skip_string(struct jfr_cursor *c)

@@ -38,18 +38,13 @@ static const struct jfr_event_spec known_events[] = {
 /* At most this many gaps between samples make an observed period. */
 #define MAX_GAPS 65536
 
-static int nomem(struct jfr_reader *r)
-{
-	return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
-}
-
 int jfr_events_init(struct jfr_reader *r)
 {
 	size_t n = r->opts.event ? 1 : PK_ARRAY_SIZE(known_events), i, k;
 
 	r->events = calloc(n, sizeof(*r->events));
 	if (!r->events)
-		return nomem(r);
+		return jfr_nomem(r);
 	r->nevents = n;
 	for (i = 0; i < n; i++) {
 		struct jfr_event *ev = &r->events[i];
@@ -218,11 +213,11 @@ static int read_setting(struct jfr_reader *r, const struct jfr_type *t,
 	rc = jfr_field_text(r, t, r->setting_name, at, &r->text, 0, &state);
 	name_len = r->text.len;
 	if (!rc && (pki_strbuf_add(&r->text, "", 1)))
-		rc = nomem(r);
+		rc = jfr_nomem(r);
 	if (!rc)
 		rc = jfr_field_text(r, t, r->setting_value, at, &r->text, 0, &state);
 	if (!rc && pki_strbuf_add(&r->text, "", 1))
-		rc = nomem(r);
+		rc = jfr_nomem(r);
 	if (rc)
 		return rc;
 	name = r->text.s;
@@ -277,7 +272,7 @@ static int read_jvm(struct jfr_reader *r, const struct jfr_type *t,
 		r->text.len = 0;
 		rc = jfr_field_text(r, t, f[i], at, &r->text, 0, &state);
 		if (!rc && pki_strbuf_add(&r->text, "", 1))
-			rc = nomem(r);
+			rc = jfr_nomem(r);
 		if (rc)
 			return rc;
 		if (r->text.len > 1)
@@ -370,7 +365,7 @@ static int observed_period(struct jfr_reader *r, const struct jfr_event *ev,
 	*period = 0;
 	if (!g || !(g->gap = malloc(MAX_GAPS * sizeof(*g->gap)))) {
 		free(g);
-		return nomem(r);
+		return jfr_nomem(r);
 	}
 	g->r = r;
 	g->ev = ev;
@@ -428,7 +423,7 @@ int jfr_events_scan(struct jfr_reader *r)
 	free(r->type_counts);
 	r->type_counts = calloc(r->ch.md.ntypes + 1, sizeof(*r->type_counts));
 	if (!r->type_counts)
-		return nomem(r);
+		return jfr_nomem(r);
 	for (i = 0; i < r->nevents && !rc; i++)
 		rc = layout_event(r, i);
 	layout_settings(r);

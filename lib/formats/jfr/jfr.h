@@ -444,6 +444,8 @@ struct jfr_reader {
 };
 
 /* model.c */
+/* "NAME: out of memory", as an error; PK_ENOMEM. */
+int jfr_nomem(const struct jfr_reader *r);
 int jfr_model_init(struct jfr_reader *r);
 void jfr_model_release(struct jfr_reader *r);
 /* The model's stack of a stack trace constant, and whether the JVM

@@ -35,6 +35,11 @@ static const struct frame_kind {
 };
 #define KIND_KERNEL 5
 
+int jfr_nomem(const struct jfr_reader *r)
+{
+	return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
+}
+
 int jfr_model_init(struct jfr_reader *r)
 {
 	struct pk_profile *p = r->p;
@@ -56,11 +61,6 @@ void jfr_model_release(struct jfr_reader *r)
 	free(r->class_name.s);
 	free(r->name_buf.s);
 	free(r->system_buf.s);
-}
-
-static int nomem(struct jfr_reader *r)
-{
-	return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
 }
 
 /* The slot of the constant of key in a pool, or -1 when the pool has
@@ -162,7 +162,7 @@ static int class_of(struct jfr_reader *r, uint64_t key, struct pk_strbuf *out,
 	*file = 0;
 	if (!constant(r, JFR_POOL_CLASS, key, field_count(l->class_name,
 			l->class_source, -1), at, &slot))
-		return pki_strbuf_adds(out, "[missing class]") ? nomem(r) : 0;
+		return pki_strbuf_adds(out, "[missing class]") ? jfr_nomem(r) : 0;
 	t = &md->types[md->pool_type[JFR_POOL_CLASS]];
 	rc = jfr_field_text(r, t, l->class_name, at, out, 0, &state);
 	if (rc || l->class_source == JFR_NO_FIELD)
@@ -170,7 +170,7 @@ static int class_of(struct jfr_reader *r, uint64_t key, struct pk_strbuf *out,
 	r->text.len = 0;
 	rc = jfr_field_text(r, t, l->class_source, at, &r->text, 0, &state);
 	if (!rc && r->text.len && !(*file = pk_profile_intern(r->p, r->text.s, r->text.len)))
-		rc = nomem(r);
+		rc = jfr_nomem(r);
 	return rc;
 }
 
@@ -196,7 +196,7 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 	if ((slot = find_constant(r, JFR_POOL_METHOD, key)) < 0) {
 		f.name = pk_profile_intern_cstr(r->p, "[missing method]");
 		*fn = pk_profile_intern_function(r->p, &f);
-		return *fn ? 0 : nomem(r);
+		return *fn ? 0 : jfr_nomem(r);
 	}
 	if (r->ch.pools[JFR_POOL_METHOD].memo[slot]) {
 		*fn = (uint32_t)r->ch.pools[JFR_POOL_METHOD].memo[slot];
@@ -213,7 +213,7 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 			      sys, &f.filename);
 	class_len = sys->len;
 	if (!rc && class_len && pki_strbuf_adds(sys, "."))
-		rc = nomem(r);
+		rc = jfr_nomem(r);
 	if (!rc)
 		rc = jfr_field_text(r, t, l->method_name, at, sys, 0, &state);
 	method_end = sys->len;
@@ -224,7 +224,7 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 	name->len = 0;
 	if (pki_strbuf_add(name, sys->s ? sys->s : "",
 			   r->opts.signatures ? sys->len : method_end))
-		return nomem(r);
+		return jfr_nomem(r);
 	for (i = 0; i < class_len; i++)
 		if (name->s[i] == '/')
 			name->s[i] = '.';
@@ -232,7 +232,7 @@ static int method_function(struct jfr_reader *r, uint64_t key, uint32_t *fn)
 	f.system_name = pk_profile_intern(r->p, sys->s ? sys->s : "", sys->len);
 	*fn = pk_profile_intern_function(r->p, &f);
 	if (!*fn)
-		return nomem(r);
+		return jfr_nomem(r);
 	r->ch.pools[JFR_POOL_METHOD].memo[slot] = *fn;
 	return 0;
 }
@@ -275,7 +275,7 @@ static int frame_type(struct jfr_reader *r, uint64_t key, uint32_t *mapping,
 		m.file = pk_profile_intern(r->p, r->text.s, r->text.len);
 		m.has_functions = m.has_line_numbers = 1;
 		if (!(*mapping = pk_profile_intern_mapping(r->p, &m)))
-			return nomem(r);
+			return jfr_nomem(r);
 	}
 	r->ch.pools[JFR_POOL_FRAME_TYPE].memo[slot] = (uint64_t)*mapping << 8 | (*kind + 1);
 	return 0;
@@ -292,10 +292,10 @@ static int marked(struct jfr_reader *r, uint32_t *fn, const char *mark)
 	r->text.len = 0;
 	if (pki_strbuf_add(&r->text, name, len) || pki_strbuf_adds(&r->text, mark) ||
 	    pki_strbuf_adds(&r->text, name + len))
-		return nomem(r);
+		return jfr_nomem(r);
 	f.name = pk_profile_intern(r->p, r->text.s, r->text.len);
 	*fn = pk_profile_intern_function(r->p, &f);
-	return *fn ? 0 : nomem(r);
+	return *fn ? 0 : jfr_nomem(r);
 }
 
 /* One frame of a stack trace, its fields at at[], as a location. */
@@ -330,7 +330,7 @@ static int frame_location(struct jfr_reader *r, const struct jfr_type *ft,
 	    (rc = marked(r, &line.function, frame_kinds[kind].mark)))
 		return rc;
 	*loc = pk_profile_intern_location(r->p, mapping, 0, &line, line.function ? 1 : 0);
-	return *loc ? 0 : nomem(r);
+	return *loc ? 0 : jfr_nomem(r);
 }
 
 /* The frames of a stack trace at c, leaf first, into r->stack. */
@@ -350,7 +350,7 @@ static int read_frames(struct jfr_reader *r, struct jfr_cursor *c, size_t *depth
 	if (n > (uint64_t)(c->end - c->p))
 		jfr_fail(c, "a stack trace's frames run past the end of its event");
 	if (!c->fault && pki_grow(&r->stack, &r->stack_cap, (size_t)n + 1, sizeof(*r->stack)))
-		return nomem(r);
+		return jfr_nomem(r);
 	for (k = 0; k < n && !c->fault && !rc; k++) {
 		const unsigned char *at[JFR_MAX_FIELDS];
 
@@ -402,7 +402,7 @@ static int stack_of(struct jfr_reader *r, uint64_t key, uint32_t *stack,
 	/* key 0 is null: an event without a stack trace */
 	if (!key || (slot = find_constant(r, JFR_POOL_STACK, key)) < 0) {
 		*stack = pk_profile_intern_stack(r->p, NULL, 0);
-		return *stack ? 0 : nomem(r);
+		return *stack ? 0 : jfr_nomem(r);
 	}
 	if (pool->memo[slot]) {
 		*stack = (uint32_t)(pool->memo[slot] >> 1);
@@ -424,7 +424,7 @@ static int stack_of(struct jfr_reader *r, uint64_t key, uint32_t *stack,
 	}
 	*stack = pk_profile_intern_stack(r->p, r->stack, depth);
 	if (!*stack)
-		return nomem(r);
+		return jfr_nomem(r);
 	pool->memo[slot] = (uint64_t)*stack << 1 | (unsigned)*truncated;
 	return 0;
 }
@@ -483,7 +483,7 @@ static int thread_labels(struct jfr_reader *r, uint64_t key, int truncated,
 		set[n++].str = r->str_true;
 	}
 	*labels = pk_profile_intern_labels(r->p, set, n);
-	return *labels || !n ? 0 : nomem(r);
+	return *labels || !n ? 0 : jfr_nomem(r);
 }
 
 int jfr_model_thread(struct jfr_reader *r, uint64_t key, int truncated,
@@ -546,7 +546,7 @@ static int make_columns(struct jfr_reader *r, struct jfr_event *ev)
 		ev->columns[1 + i] = column(r, spec->name, spec->fields[i],
 					    strcmp(spec->fields[i], "duration") ?
 					    "bytes" : "nanoseconds", PK_VALUE_WEIGHT);
-	return ev->columns[0] < 0 || pk_profile_failed(r->p) ? nomem(r) : 0;
+	return ev->columns[0] < 0 || pk_profile_failed(r->p) ? jfr_nomem(r) : 0;
 }
 
 int jfr_model_add(struct jfr_reader *r, struct jfr_event *ev, uint32_t stack,
@@ -559,7 +559,7 @@ int jfr_model_add(struct jfr_reader *r, struct jfr_event *ev, uint32_t stack,
 		return rc;
 	ntypes = pk_profile_sample_type_count(r->p);
 	if (pki_grow(&r->values, &r->values_cap, ntypes, sizeof(*r->values)))
-		return nomem(r);
+		return jfr_nomem(r);
 	memset(r->values, 0, ntypes * sizeof(*r->values));
 	r->values[ev->columns[0]] = 1;
 	for (i = 1; i < 3; i++)
@@ -567,7 +567,7 @@ int jfr_model_add(struct jfr_reader *r, struct jfr_event *ev, uint32_t stack,
 			r->values[ev->columns[i]] = weights[i - 1];
 	rc = pk_profile_add_sample(r->p, stack, labels, time, r->values, ntypes);
 	ev->samples++;
-	return rc ? nomem(r) : 0;
+	return rc ? jfr_nomem(r) : 0;
 }
 
 /* The CPU samples first: what a writer shows when no --event says. */
@@ -582,7 +582,7 @@ int jfr_model_finish(struct jfr_reader *r)
 		return 0;
 	order = malloc(n * sizeof(*order));
 	if (!order)
-		return nomem(r);
+		return jfr_nomem(r);
 	for (i = 0; i < n; i++)
 		if (pk_profile_sample_type(r->p, i)->event == cpu) {
 			moved |= k != i;
@@ -593,5 +593,5 @@ int jfr_model_finish(struct jfr_reader *r)
 			order[k++] = i;
 	rc = moved ? pki_profile_order_columns(r->p, order) : 0;
 	free(order);
-	return rc ? nomem(r) : 0;
+	return rc ? jfr_nomem(r) : 0;
 }

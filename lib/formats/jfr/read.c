@@ -51,8 +51,7 @@ static int count_events(struct jfr_reader *r)
 			if (!more || !(more[k].name = strdup(md->types[i].name))) {
 				if (more)
 					r->counts = more;
-				return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory",
-						    r->name);
+				return jfr_nomem(r);
 			}
 			r->counts = more;
 			r->counts[k].n = 0;
@@ -185,7 +184,7 @@ static int read_stream(struct jfr_reader *r, struct pk_input *in)
 	for (;;) {
 		have = 0;
 		if (pki_grow(&buf, &cap, JFR_HEADER_SIZE, 1)) {
-			rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
+			rc = jfr_nomem(r);
 			break;
 		}
 		if ((rc = read_more(in, buf, &have, JFR_HEADER_SIZE)) || !have)
@@ -203,8 +202,7 @@ static int read_stream(struct jfr_reader *r, struct pk_input *in)
 		}
 		if (size > JFR_HEADER_SIZE && memcmp(buf, "FLR", 4) == 0) {
 			if (pki_grow(&buf, &cap, (size_t)size, 1)) {
-				rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory",
-						  r->name);
+				rc = jfr_nomem(r);
 				break;
 			}
 			if ((rc = read_more(in, buf, &have, (size_t)size)))
@@ -290,7 +288,7 @@ static int nothing_read(struct jfr_reader *r)
 	if (!r->opts.event && empty_ok)
 		return 0;
 	if (list_events(r, &r->text))
-		return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
+		return jfr_nomem(r);
 	if (r->opts.event)
 		return pk_error_set(r->ctx, PK_EUSAGE, "%s: no %s events in the "
 				    "recording; its events: %s", r->name,
