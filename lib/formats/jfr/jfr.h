@@ -402,6 +402,14 @@ struct jfr_event {
 	int64_t setting_interval;	/* async-profiler's "interval" */
 };
 
+/* Samples alike in a row, summed (model.c): an event's count and weights. */
+struct jfr_run {
+	struct jfr_event *ev;		/* NULL: none */
+	uint32_t stack, labels;
+	uint64_t sums[3];
+	uint64_t first, last;		/* the times they span */
+};
+
 /* Count of each event type, for the facts. */
 struct jfr_count {
 	char *name;
@@ -440,6 +448,7 @@ struct jfr_reader {
 	size_t stack_cap;
 	int64_t *values;
 	size_t values_cap;
+	struct jfr_run run;
 	struct pk_strbuf text, class_name, name_buf, system_buf;
 };
 
@@ -462,7 +471,8 @@ int jfr_model_add(struct jfr_reader *r, struct jfr_event *ev, uint32_t stack,
 int jfr_field_text(struct jfr_reader *r, const struct jfr_type *t, int field,
 		   const unsigned char *const *at, struct pk_strbuf *out,
 		   int dots, enum jfr_string_state *state);
-/* Column of the event ExecutionSample first, when it is not: the default. */
+/* The samples summed last into the model, and the CPU samples' columns
+ * first, when they are not: the default. */
 int jfr_model_finish(struct jfr_reader *r);
 
 /* events.c */

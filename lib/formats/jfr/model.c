@@ -549,37 +549,86 @@ static int make_columns(struct jfr_reader *r, struct jfr_event *ev)
 	return ev->columns[0] < 0 || pk_profile_failed(r->p) ? jfr_nomem(r) : 0;
 }
 
+/* One sample of the values at r->values, at time. */
+static int add_values(struct jfr_reader *r, uint32_t stack, uint32_t labels,
+		      uint64_t time, const uint64_t *sums, const int *columns)
+{
+	size_t ntypes = pk_profile_sample_type_count(r->p);
+	int i;
+
+	if (pki_grow(&r->values, &r->values_cap, ntypes, sizeof(*r->values)))
+		return jfr_nomem(r);
+	memset(r->values, 0, ntypes * sizeof(*r->values));
+	for (i = 0; i < 3; i++)
+		if (columns[i] >= 0)
+			r->values[columns[i]] = (int64_t)sums[i];
+	return pk_profile_add_sample(r->p, stack, labels, time, r->values, ntypes) ?
+		jfr_nomem(r) : 0;
+}
+
+/* The run of samples alike so far into the model, its span of time too. */
+static int flush_run(struct jfr_reader *r)
+{
+	struct jfr_run *run = &r->run;
+	int rc;
+
+	if (!run->ev)
+		return 0;
+	rc = add_values(r, run->stack, run->labels, run->first, run->sums,
+			run->ev->columns);
+	/* nothing more, but the time it was last seen */
+	if (!rc && run->last != run->first &&
+	    pk_profile_add_sample(r->p, run->stack, run->labels, run->last, r->values, 0))
+		rc = jfr_nomem(r);
+	run->ev = NULL;
+	return rc;
+}
+
+/*
+ * A thread's events come together in the JVM's buffers, many of one
+ * stack: such a run is summed here and added to the model once, so the
+ * model's hash of the sample is made once a run, not once an event. A
+ * profile that keeps every sample's time gets each.
+ */
 int jfr_model_add(struct jfr_reader *r, struct jfr_event *ev, uint32_t stack,
 		  uint32_t labels, uint64_t time, const int64_t *weights)
 {
-	size_t ntypes;
+	struct jfr_run *run = &r->run;
+	uint64_t one[3] = { 1, (uint64_t)weights[0], (uint64_t)weights[1] };
 	int i, rc;
 
 	if (ev->columns[0] < 0 && (rc = make_columns(r, ev)))
 		return rc;
-	ntypes = pk_profile_sample_type_count(r->p);
-	if (pki_grow(&r->values, &r->values_cap, ntypes, sizeof(*r->values)))
-		return jfr_nomem(r);
-	memset(r->values, 0, ntypes * sizeof(*r->values));
-	r->values[ev->columns[0]] = 1;
-	for (i = 1; i < 3; i++)
-		if (ev->columns[i] >= 0)
-			r->values[ev->columns[i]] = weights[i - 1];
-	rc = pk_profile_add_sample(r->p, stack, labels, time, r->values, ntypes);
 	ev->samples++;
-	return rc ? jfr_nomem(r) : 0;
+	if (pk_profile_flags(r->p) & PK_PROFILE_KEEP_ORDER)
+		return add_values(r, stack, labels, time, one, ev->columns);
+	if (run->ev != ev || run->stack != stack || run->labels != labels) {
+		if ((rc = flush_run(r)))
+			return rc;
+		run->ev = ev;
+		run->stack = stack;
+		run->labels = labels;
+		run->first = run->last = time;
+		memset(run->sums, 0, sizeof(run->sums));
+	}
+	for (i = 0; i < 3; i++)
+		run->sums[i] += one[i];		/* unsigned: wraps as the model's sums */
+	run->first = time < run->first ? time : run->first;
+	run->last = time > run->last ? time : run->last;
+	return 0;
 }
 
-/* The CPU samples first: what a writer shows when no --event says. */
+/* The last run into the model, then the CPU samples first: what a
+ * writer shows when no --event says. */
 int jfr_model_finish(struct jfr_reader *r)
 {
 	pk_str cpu = pk_profile_lookup(r->p, "jdk.ExecutionSample");
 	size_t n = pk_profile_sample_type_count(r->p), i, k = 0;
 	size_t *order;
-	int rc, moved = 0;
+	int rc = flush_run(r), moved = 0;
 
-	if (!cpu || !n)
-		return 0;
+	if (rc || !cpu || !n)
+		return rc;
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return jfr_nomem(r);
