@@ -3,11 +3,12 @@
 # JDK's own reading of it (jfr print). The recording: testdata/src/
 # JfrShape.java for 10 s with testdata/src/jfr-shape.jfc and a TLAB of
 # 4 KB, so that allocation events come by the hundred thousand (small
-# events, as in an allocation profile of a busy program): one chunk of
-# about 9 MB. The large file is that chunk 12 times over, ~110 MB of 12
-# chunks, the shape of a long recording's file (the JVM starts a chunk
-# every 12 MB); equal chunks give equal stacks, so the model stays small
-# and the memory shown is the reader's own.
+# events, as in an allocation profile of a busy program): 10 to 20 MB in
+# chunks of 12 MB at most, as the JVM cuts them, depending on the
+# machine's speed. The large file is that recording repeated to 100 MB or
+# more (its chunks over again: the shape of a long recording's file);
+# equal chunks give equal stacks, so the model stays small and the memory
+# shown is the reader's own.
 #
 #   bench/jfr.sh                 the table (run from a built tree)
 #   bench/jfr.sh --make FILE     only make the large file (bench/all.sh)
@@ -19,14 +20,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/bench-subr.sh"
 
-# make_large FILE: the recording, then its chunk 12 times over
+# make_large FILE: the recording, then its chunks over again to 100 MB
 make_large() {
 	javac -d "$tmp" "$top/testdata/src/JfrShape.java"
 	(cd "$tmp" && java -XX:TLABSize=4k -XX:-ResizeTLAB \
 		"-XX:StartFlightRecording=filename=one.jfr,settings=$top/testdata/src/jfr-shape.jfc" \
 		JfrShape 10000 >/dev/null 2>&1)
 	: >"$1"
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	while [ "$(stat -c %s "$1")" -lt 100000000 ]; do
 		cat "$tmp/one.jfr" >>"$1"
 	done
 }
