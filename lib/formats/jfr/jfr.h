@@ -5,10 +5,12 @@
  *
  *   decode.c    bytes: compressed integers, strings, skipping any value
  *   metadata.c  the metadata event: every type and its fields
- *   chunk.c     a chunk's header and first pass: constant pools from the
- *               checkpoint events, settings, counts of each event type
+ *   chunk.c     a chunk's header, its events in order, the constant
+ *               pools of its checkpoint events
+ *   events.c    the events read: their fields, the first pass's
+ *               settings and counts, the second pass's samples
  *   model.c     what the model gets: frames, stacks, threads, columns
- *   read.c      the reader: chunks one after another, the events read
+ *   read.c      the reader: its options, chunks one after another, facts
  *
  * A recording is a sequence of chunks, each complete in itself: a
  * 68-byte header, then events. Every event starts with its size and its
