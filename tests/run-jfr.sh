@@ -105,8 +105,14 @@ if [ $have_java = yes ]; then
 		"-XX:StartFlightRecording=name=live,filename=live.jfr,settings=profile,settings=$top_srcdir/testdata/src/jfr-shape.jfc" \
 		JfrShape 4000 >java.out 2>&1) &
 	java_pid=$!
-	sleep 2
-	jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" >/dev/null 2>&1
+	# the dump as soon as the JVM takes it (a slow machine starts late)
+	tries=0
+	sleep 1
+	until jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" \
+		>/dev/null 2>&1 || [ $tries -ge 20 ]; do
+		tries=$((tries + 1))
+		sleep 0.5
+	done
 	wait $java_pid
 	live=$tmpdir/java/live.jfr
 	chunks=$(profkit-info "$live" 2>/dev/null | sed -n 's/^  jfr-chunks: //p')
