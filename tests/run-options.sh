@@ -39,6 +39,7 @@ value_for() {
 	SECS) echo 0.5 ;;
 	PCT) echo 2 ;;
 	PX) echo 1600 ;;
+	N) echo 3 ;;
 	TEXT) echo "A title" ;;
 	NAME=VALUE) echo prev_state=D ;;
 	*) echo "" ;;
@@ -117,7 +118,7 @@ fi
 
 # what a wrong key or value says
 testrun_status "an unknown scoped key: exit 2, the key and its scope's keys" 2 \
-	"unknown option 'flamegraph:widht' (flamegraph takes title, colors, width, icicle, diff)" \
+	"unknown option 'flamegraph:widht' (flamegraph takes title, colors, width, icicle, diff, max-depth)" \
 	profkit-convert --to=flamegraph -X flamegraph:widht=1600 "$input"
 testrun_status "a format's key without its scope: exit 2, the scoped key" 2 \
 	"unknown option 'gzip' (did you mean pprof:gzip?)" \
