@@ -77,7 +77,7 @@
 #include <stdint.h>
 
 #define PKI_JSON_READ_MAX_DEPTH 128
-#define PKI_JSON_READ_MAX_STRING (64u << 20)
+#define PKI_JSON_READ_MAX_STRING (16u << 20)
 
 enum pki_json_type {
 	PKI_JSON_NULL,
