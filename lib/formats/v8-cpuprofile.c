@@ -45,12 +45,13 @@
 #include "util/json-read.h"
 
 enum {
-	NODES = 1, NODE, NODE_ID, CALL_FRAME, FUNCTION_NAME, URL, LINE_NUMBER,
+	DOCUMENT = 1, NODES, NODE, NODE_ID, CALL_FRAME, FUNCTION_NAME, URL, LINE_NUMBER,
 	CHILDREN, CHILD, PARENT, HIT_COUNT,
 	START_TIME, END_TIME, SAMPLES, SAMPLE, TIME_DELTAS, TIME_DELTA,
 };
 
 static const struct pki_json_path paths[] = {
+	{ "$", DOCUMENT },
 	{ "$.nodes", NODES },
 	{ "$.nodes[]", NODE },
 	{ "$.nodes[].id", NODE_ID },
@@ -337,13 +338,9 @@ static int sample_stack(struct v8_reader *r, uint32_t k, uint32_t *stack)
 	for (*stack = n->stack; !*stack;) {
 		const struct v8_node *m = &r->nodes[i];
 
-		if (depth > r->nnodes) {
-			char what[96];
-
-			snprintf(what, sizeof(what), "the parents of node %u form a "
-				 "cycle", n->id);
-			return pki_json_reader_fail(r->jr, "%s", what);
-		}
+		if (depth > r->nnodes)
+			return pki_json_reader_fail(r->jr, "the parents of node %u "
+						    "form a cycle", n->id);
 		if (pki_grow(&r->locs, &r->locs_cap, depth + 1, sizeof(*r->locs)) < 0)
 			return oom(r);
 		if (!m->is_root || m->parent || i == k)
@@ -466,6 +463,42 @@ static int read_time(struct v8_reader *r, int id, const struct pki_json_value *v
 	return id == START_TIME ? pump(r, 0) : 0;
 }
 
+/* ---- the end ---- */
+
+/* Samples from hitCounts, for a profile without samples. */
+static int add_hits(struct v8_reader *r)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < r->nnodes && !rc; i++) {
+		int64_t hits = (int64_t)r->nodes[i].hits;
+		uint32_t stack;
+
+		if (!hits)
+			continue;
+		rc = sample_stack(r, (uint32_t)i, &stack);
+		if (!rc && pk_profile_add_sample(r->own, stack, r->labels, 0, &hits, 1))
+			rc = oom(r);
+		r->nsamples += (uint64_t)hits;
+	}
+	return rc;
+}
+
+/* The end of the document: what it lacks, and the samples not added. */
+static int end_document(struct v8_reader *r)
+{
+	if (!r->nodes_done)
+		return pki_json_reader_fail(r->jr, "expected \"nodes\": not a V8 "
+					    "CPU profile");
+	if (r->has_deltas && r->has_samples && r->ndeltas != r->nsamples + r->nstacks)
+		return pki_json_reader_fail(r->jr, "samples and timeDeltas differ "
+					    "in number (%llu and %llu)",
+					    (unsigned long long)(r->nsamples + r->nstacks),
+					    (unsigned long long)r->ndeltas);
+	return r->has_samples ? pump(r, 1) : add_hits(r);
+}
+
 static int on_value(void *arg, struct pki_json_reader *jr, int id,
 		    const struct pki_json_value *v)
 {
@@ -475,6 +508,10 @@ static int on_value(void *arg, struct pki_json_reader *jr, int id,
 
 	r->jr = jr;
 	switch (id) {
+	case DOCUMENT:
+		if ((rc = pki_json_expect_object(r->jr, v)) || v->type == PKI_JSON_BEGIN_OBJECT)
+			return rc;
+		return end_document(r);
 	case NODES:
 		if ((rc = pki_json_expect_array(r->jr, v)) || v->type == PKI_JSON_BEGIN_ARRAY)
 			return rc;
@@ -505,32 +542,9 @@ static int on_value(void *arg, struct pki_json_reader *jr, int id,
 	}
 }
 
-/* ---- the end ---- */
-
-/* Samples from hitCounts, for a profile without samples. */
-static int add_hits(struct v8_reader *r)
-{
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < r->nnodes && !rc; i++) {
-		int64_t hits = (int64_t)r->nodes[i].hits;
-		uint32_t stack;
-
-		if (!hits)
-			continue;
-		rc = sample_stack(r, (uint32_t)i, &stack);
-		if (!rc && pk_profile_add_sample(r->own, stack, r->labels, 0, &hits, 1))
-			rc = oom(r);
-		r->nsamples += (uint64_t)hits;
-	}
-	return rc;
-}
-
 /*
- * What is known once the document is: the samples without times, the
- * wall column (the duration spread over the samples), period, time and
- * facts.
+ * What is known once the document is read: the wall column (the
+ * duration spread over the samples), period, time and facts.
  */
 static int finish(struct v8_reader *r)
 {
@@ -539,17 +553,6 @@ static int finish(struct v8_reader *r)
 	int wall, rc = 0;
 	char fact[64];
 
-	if (!r->nodes_done)
-		return pk_error_set(r->ctx, PK_EINPUT, "%s: no \"nodes\": not a V8 CPU "
-				    "profile", pk_input_name(r->in));
-	if (r->has_deltas && r->has_samples && r->ndeltas != r->nsamples + r->nstacks)
-		return pk_error_set(r->ctx, PK_EINPUT, "%s: %llu samples but %llu "
-				    "timeDeltas", pk_input_name(r->in),
-				    (unsigned long long)(r->nsamples + r->nstacks),
-				    (unsigned long long)r->ndeltas);
-	rc = r->has_samples ? pump(r, 1) : add_hits(r);
-	if (rc)
-		return rc;
 	if (duration > 0 && r->nsamples) {
 		wall = pk_profile_add_sample_type(r->own, "wall", "nanoseconds", NULL,
 						  PK_VALUE_WEIGHT);

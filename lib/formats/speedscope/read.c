@@ -165,6 +165,9 @@ struct ss_reader {
 	size_t locs_cap;
 	int64_t *values;
 	size_t values_cap;
+	int64_t *totals;		/* per column, at its scale: the model
+					 * wraps, a file may not */
+	size_t totals_cap;
 	pk_str comm;
 	unsigned long nprofiles, nsampled, nevented;
 };
@@ -299,8 +302,11 @@ static int add_one(struct ss_reader *r, uint32_t stack, int64_t weight, double t
 			    sizeof(*r->values)) < 0)
 		return oom(r);
 	memset(r->values, 0, r->values_cap * sizeof(*r->values));
-	if (__builtin_mul_overflow(weight, factor, &r->values[pr->column]))
-		return pki_json_reader_fail(r->jr, "a weight too large for 64 bits");
+	if (__builtin_mul_overflow(weight, factor, &r->values[pr->column]) ||
+	    __builtin_add_overflow(r->totals[pr->column], r->values[pr->column],
+				   &r->totals[pr->column]))
+		return pki_json_reader_fail(r->jr, "the weights of a unit add up "
+					    "past 2^63");
 	return pk_profile_add_sample(t, stack, pr->name ? pk_profile_intern_labels(t, &comm, 1) : 0,
 				     time > 0 ? (uint64_t)time : 0, r->values,
 				     (size_t)pr->column + 1);
@@ -312,18 +318,25 @@ static int pump(struct ss_reader *r)
 	struct profile *pr = &r->prof;
 	size_t n = pr->nstacks < pr->nqweights ? pr->nstacks : pr->nqweights;
 	struct pk_profile *t = target(r);
+	int64_t scale;
 	int rc = 0;
 
 	if (!ready(pr) || pr->done == n)
 		return 0;
-	if (pk_profile_sample_type_scale(t, (size_t)pr->column) < pki_pow10(pr->decimals) &&
-	    pk_profile_set_sample_type_scale(t, (size_t)pr->column, pki_pow10(pr->decimals)))
+	if (pki_grow_zeroed(&r->totals, &r->totals_cap, (size_t)pr->column + 1,
+			    sizeof(*r->totals)) < 0)
+		return oom(r);
+	scale = pk_profile_sample_type_scale(t, (size_t)pr->column);
+	if (scale < pki_pow10(pr->decimals) &&
+	    (__builtin_mul_overflow(r->totals[pr->column], pki_pow10(pr->decimals) / scale,
+				    &r->totals[pr->column]) ||
+	     pk_profile_set_sample_type_scale(t, (size_t)pr->column, pki_pow10(pr->decimals))))
 		return pki_json_reader_fail(r->jr, "with %d decimals the weights no "
 					    "longer fit in 64 bits", pr->decimals);
 	for (; pr->done < n && !rc; pr->done++) {
 		double time;
 
-		if (pr->type == KIND_EVENTED || pr->has_events) {
+		if (pr->has_events) {
 			time = pr->times[pr->done];
 		} else {
 			time = pr->start + pr->elapsed;
@@ -547,8 +560,8 @@ static int end_profile(struct ss_reader *r)
 					    "\"sampled\" or \"evented\"");
 	if ((pr->type == KIND_SAMPLED && pr->has_events) ||
 	    (pr->type == KIND_EVENTED && pr->has_samples))
-		return pki_json_reader_fail(r->jr, "a %s profile with %s",
-					    pr->type == KIND_SAMPLED ? "sampled" : "evented",
+		return pki_json_reader_fail(r->jr, "%s profile with %s",
+					    pr->type == KIND_SAMPLED ? "a sampled" : "an evented",
 					    pr->has_events ? "events" : "samples");
 	if (!pr->unit)
 		return pki_json_reader_fail(r->jr, "expected the profile's \"unit\"");
@@ -679,7 +692,9 @@ static int on_value(void *arg, struct pki_json_reader *jr, int id,
 		return profile_field(r, id, v);
 	case SAMPLES: case WEIGHTS:
 		r->prof.has_samples = 1;
-		return pki_json_expect_array(r->jr, v);
+		return r->prof.has_events ? pki_json_reader_fail(r->jr, "samples in a "
+								 "profile with events") :
+		       pki_json_expect_array(r->jr, v);
 	case SAMPLE:
 		if (begins(r, v, 1, &rc))
 			r->nframes_in_sample = 0;
@@ -690,7 +705,9 @@ static int on_value(void *arg, struct pki_json_reader *jr, int id,
 		return weight(r, v);
 	case EVENTS:
 		r->prof.has_events = 1;
-		return pki_json_expect_array(r->jr, v);
+		return r->prof.has_samples ? pki_json_reader_fail(r->jr, "events in a "
+								  "profile with samples") :
+		       pki_json_expect_array(r->jr, v);
 	case EVENT:
 		if (begins(r, v, 0, &rc)) {
 			r->prof.event_type = 0;
@@ -751,6 +768,7 @@ static void release(struct ss_reader *r)
 	free(r->frames);
 	free(r->locs);
 	free(r->values);
+	free(r->totals);
 }
 
 static int speedscope_read(struct pk_context *ctx, struct pk_input *in,
