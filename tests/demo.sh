@@ -28,6 +28,19 @@ while read -r fmt description; do
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
 	printf '  %-24s %s\n' "$out/$file" "$how"
 done
+# a profile read from another profiler's format: V8's, where node is at hand
+src=$(cd "$(dirname "$0")/.." && pwd)
+if command -v node >/dev/null 2>&1 &&
+	(cd "$out" && node --cpu-prof --cpu-prof-name node.cpuprofile "$src/testdata/src/shape.js" 300); then
+	echo "Recorded testdata/src/shape.js with node --cpu-prof into $out/node.cpuprofile:"
+	"$convert" -q --to=flamegraph -o "$out/node.svg" "$out/node.cpuprofile"
+	"$convert" -q --to=pprof -o "$out/node.pb.gz" "$out/node.cpuprofile"
+	printf '  %-24s %s
+' "$out/node.svg" "its flame graph: open it in a web browser" \
+		"$out/node.pb.gz" "pprof -top $out/node.pb.gz (wall time; -sample_index=samples counts)"
+else
+	echo "(no node here: no V8 CPU profile recorded to convert)"
+fi
 echo "A flame graph of any profile, in one step: profkit-flamegraph PROFILE > cpu.svg"
 
 # Java: a Flight Recorder file of testdata/src/JfrShape.java, recorded now

@@ -20,6 +20,7 @@
 	FORMAT(folded) \
 	FORMAT(pprof) \
 	FORMAT(speedscope) \
+	FORMAT(v8) \
 	FORMAT(chrome_trace) \
 	FORMAT(gprof2dot) \
 	FORMAT(dot) \
