@@ -67,8 +67,12 @@ static int find_reader(struct pk_context *ctx, struct pk_input *in,
 		       const struct pk_options *opts,
 		       const struct pk_reader **reader)
 {
-	if (!opts->from || strcmp(opts->from, "auto") == 0)
+	if (!opts->from || strcmp(opts->from, "auto") == 0) {
+		/* an empty input has no format: pk_read says it is empty */
+		if (pki_input_is_empty(in))
+			return 0;
 		return pk_reader_detect(ctx, in, reader);
+	}
 	*reader = pk_reader_find(opts->from);
 	if (!*reader)
 		return pk_error_set(ctx, PK_EUSAGE, "unknown input format '%s' "
@@ -144,12 +148,14 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 		rc = pk_read(ctx, in, reader, p, opts);
 	unwound = *unwinding_fact(p) != '\0';
 	/* user stacks copied (--call-graph dwarf) are chains to unwind */
-	if (!rc && is_perf_recording(reader) && !unwound && !opts->no_unwind)
+	if (!rc && reader && is_perf_recording(reader) && !unwound &&
+	    !opts->no_unwind)
 		note_no_call_chains(ctx, p, reader);
 	if (!unwound && *earlier)
 		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, earlier);
 	free(earlier);
-	if (!rc && !opts->no_symbolize)
+	/* no reader: an empty input, nothing read, nothing to name */
+	if (!rc && reader && !opts->no_symbolize)
 		rc = symbolize(ctx, p, opts, reader, unwound);
 	return rc;
 }

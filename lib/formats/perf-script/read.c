@@ -1920,6 +1920,11 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 		s = nl ? nl + 1 : end;
 	}
 	others += pending;
+	/* perf script --header of a recording without samples: the header
+	 * perf writes, and nothing else */
+	if (!headers && !frames && pki_starts_with_n((const char *)buf, len,
+						     "# ========\n# captured on"))
+		return 60;
 	if (headers && others * 4 <= headers + frames)
 		return headers + frames >= 4 ? 80 : 50;
 	if (!headers && laid_out >= 4 && others * 4 <= frames)
