@@ -27,6 +27,7 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
 	esac
 }
 

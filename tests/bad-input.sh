@@ -57,6 +57,7 @@ crasher_expects() {
 	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
+	*.jfr) echo "offset 0x[0-9a-f]*: " ;;	# tests/run-jfr-bad.sh: each message
 	esac
 }
 

@@ -162,6 +162,7 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.mutex", "gperftools-heap" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "jfr/*.jfr", "jfr" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },
