@@ -127,6 +127,7 @@ half_expects() {
 	be32.cpu) echo "offset 0x88: the memory map ends mid-line (truncated file?)" ;;
 	c-fp.cpu) echo "offset 0xc83: the memory map ends mid-line (truncated file?)" ;;
 	cxx-threads.cpu) echo "offset 0xf8b: the memory map ends mid-line (truncated file?)" ;;
+	rusty-v0.cpu) echo "offset 0x1184: the memory map ends mid-line (truncated file?)" ;;
 	alloc-threads.heap) echo "line 41: the file ends mid-line (truncated file?)" ;;
 	app.heap|server.contention) echo "line 7: the file ends mid-line (truncated file?)" ;;
 	c-fp.heap) echo "line 35: the file ends mid-line (truncated file?)" ;;
