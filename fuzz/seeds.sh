@@ -23,6 +23,10 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	# not callgraph.callgrind: its 20000 stacks through every writer take
+	# longer than libFuzzer's timeout under the sanitizers
+	callgrind) ls "$t"/callgrind/hand-*.callgrind "$t"/callgrind/callgraph-instr.callgrind \
+		"$t"/callgrind/c-fp.callgrind "$t"/callgrind/multi.callgrind "$t"/bad/callgrind/* ;;
 	esac
 }
 
@@ -30,7 +34,8 @@ own() {
 others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
-		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz
+		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
+		"$t"/callgrind/hand-lines.callgrind
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

@@ -71,7 +71,7 @@ crasher_expects() {
 	position-below-zero) echo "line 4: position -5 from 0 is below 0" ;;
 	version-2) echo "line 1: format version 2: this reader knows version 1" ;;
 	binary-name) echo "line 3: binary data in a text profile" ;;
-	events-129) echo "line 1: more than 128 events" ;;
+	events-33) echo "line 1: more than 32 events" ;;
 	esac
 }
 

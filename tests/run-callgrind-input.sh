@@ -257,6 +257,6 @@ testrun_status "2^60 paths: merged past callgrind:max-paths" 0 \
 awk 'BEGIN { printf "events:"; for (i = 0; i < 1000000; i++) printf " e%d", i; print "" }' \
 	>"$tmpdir/events.callgrind"
 testrun_fails "a million events: an error, at once" 1 \
-	"events.callgrind: line 1: more than 128 events" \
+	"events.callgrind: line 1: more than 32 events" \
 	timeout 10 profkit-convert --to=pprof -o "$outdir/out.pb.gz" "$tmpdir/events.callgrind"
 finish

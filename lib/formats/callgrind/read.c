@@ -41,7 +41,7 @@
 #include "formats/registry.h"
 
 /* Bounds on what a header may ask for. */
-#define MAX_EVENTS 128
+#define MAX_EVENTS 32		/* valgrind writes 21 at most */
 #define MAX_POSITIONS 3
 #define MAX_TERMS 16		/* of a derived event's formula */
 /* The pages of a mapped file read are let go every so many bytes. */
@@ -418,8 +418,11 @@ static int add_self(struct callgrind_reader *r, uint32_t node, uint64_t pos)
 		}
 		r->last_self = id;
 	}
+	if (add_to(r, g->self_costs + (id - 1) * E, r->costs, r->self_total, "self"))
+		return PK_EINPUT;
+	/* no more than the graph's, which fit */
 	add_costs(r->part_self, r->costs, r->nevents);
-	return add_to(r, g->self_costs + (id - 1) * E, r->costs, r->self_total, "self");
+	return 0;
 }
 
 static int add_arc(struct callgrind_reader *r, uint32_t caller, uint64_t pos,

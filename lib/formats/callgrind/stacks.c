@@ -306,8 +306,14 @@ static void proportion(int64_t total, const int64_t *const *weights,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		uint64_t product;
+
 		running += weights[i][column];
-		now = (int64_t)((__int128)total * running / weights_total);
+		/* in 64 bits when the product fits: most do, and faster */
+		if (!__builtin_mul_overflow((uint64_t)total, (uint64_t)running, &product))
+			now = (int64_t)(product / (uint64_t)weights_total);
+		else
+			now = (int64_t)((__int128)total * running / weights_total);
 		out[i][column] = now - before;
 		before = now;
 	}
@@ -507,7 +513,8 @@ static int add_context(struct stacker *s, uint32_t unit, uint32_t parent,
 	x->entry = entry;
 	x->frames = (uint32_t)s->nframe_pool;
 	x->nframes = (uint32_t)nframes;
-	memcpy(s->frame_pool + s->nframe_pool, frames, nframes * sizeof(*frames));
+	if (nframes)	/* a root's: none, and maybe no pool yet */
+		memcpy(s->frame_pool + s->nframe_pool, frames, nframes * sizeof(*frames));
 	s->nframe_pool += nframes;
 	memcpy(s->flows + c * E, flow, E * sizeof(*flow));
 	s->next[c] = 0;
@@ -675,7 +682,9 @@ static int add_path(struct stacker *s, uint32_t c, size_t *depth, size_t limit)
 
 		if (pki_grow(&s->stack, &s->stack_cap, *depth + n, sizeof(*s->stack)) < 0)
 			return -1;
-		memcpy(s->stack + *depth, s->frame_pool + x->frames, n * sizeof(*s->stack));
+		if (n)
+			memcpy(s->stack + *depth, s->frame_pool + x->frames,
+			       n * sizeof(*s->stack));
 		*depth += n;
 		c = x->parent;
 	}
