@@ -28,4 +28,20 @@ while read -r fmt description; do
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
 	printf '  %-24s %s\n' "$out/$file" "$how"
 done
+
+# valgrind's call graph: recorded here where valgrind is installed
+src=$(cd "$(dirname "$input")/../.." && pwd)
+cg=$src/testdata/callgrind/callgraph.callgrind
+if command -v valgrind >/dev/null 2>&1 &&
+	valgrind --tool=callgrind --callgrind-out-file="$out/callgraph.callgrind" \
+		"$src/testdata/bin/callgraph" 20 10 >/dev/null 2>&1; then
+	cg=$out/callgraph.callgrind
+	echo "Recorded $cg (valgrind --tool=callgrind of testdata/src/callgraph.c), converted:"
+else
+	echo "Converting $cg (valgrind --tool=callgrind of testdata/src/callgraph.c):"
+fi
+"$convert" -q --to=pprof -o "$out/callgraph.pb.gz" "$cg"
+"$convert" -q --to=flamegraph -o "$out/callgraph.svg" "$cg"
+printf '  %-24s %s\n' "$out/callgraph.pb.gz" "pprof -top $out/callgraph.pb.gz (sample type Ir: instructions)"
+printf '  %-24s %s\n' "$out/callgraph.svg" "open $out/callgraph.svg in a web browser"
 echo "A flame graph of any profile, in one step: profkit-flamegraph PROFILE > cpu.svg"

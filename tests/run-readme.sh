@@ -6,7 +6,7 @@
 # empty. The one change made to the text: /srv/container-root becomes a
 # root made here. A block whose outside tool is missing (perf that can
 # record, Go pprof, flamegraph.pl from ../shared/reference, dot,
-# gperftools' libraries) is skipped with the reason (failed with
+# gperftools' libraries, valgrind) is skipped with the reason (failed with
 # PROFKIT_REQUIRE_TOOLS=1); recordings then come from testdata/.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 readme=${top_srcdir:-.}/README.md
@@ -33,6 +33,7 @@ missing() {
 	case $1 in *"pprof -"*) [ -n "$pprof" ] || { echo "no Go pprof"; return; } ;; esac
 	case $1 in *flamegraph.pl*) [ -f "$work/bin/flamegraph.pl" ] || { echo "$reference_missing"; return; } ;; esac
 	case $1 in *"dot -T"*) command -v dot >/dev/null || { echo "no dot (graphviz)"; return; } ;; esac
+	case $1 in *"valgrind "*) command -v valgrind >/dev/null || { echo "no valgrind"; return; } ;; esac
 	case $1 in *libprofiler.so*) has_lib libprofiler.so || { echo "no libprofiler.so (libgoogle-perftools-dev)"; return; } ;; esac
 	case $1 in *libtcmalloc.so*) has_lib libtcmalloc.so || { echo "no libtcmalloc.so (libgoogle-perftools-dev)"; return; } ;; esac
 }
@@ -47,6 +48,7 @@ stand_ins() {
 	[ -f "$work/sched.data" ] || cp testdata/perf-data/blocking.perf.data "$work/sched.data"
 	[ -f "$work/server.prof" ] || cp testdata/gperftools/c-fp.cpu "$work/server.prof"
 	[ -f "$work/server.0001.heap" ] || cp testdata/gperftools/c-fp.heap "$work/server.0001.heap"
+	[ -f "$work/callgrind.out" ] || cp testdata/callgrind/callgraph.callgrind "$work/callgrind.out"
 }
 
 run_block() {
