@@ -42,12 +42,24 @@ annotated() {
 
 # ---- the files kept, against the numbers worked out for them ----
 
-plan 26
+plan 29
 for name in hand-lines hand-parts hand-cycles hand-unbalanced callgraph \
 	callgraph-instr; do
 	costs $e/$name.callgrind >"$tmpdir/$name.got" 2>"$tmpdir/err"
 	same_output "$name: self and inclusive costs per function, every event" \
 		$e/$name.costs "$tmpdir/$name.got"
+done
+
+# what profkit-info says of a file: each event's total, the facts
+profkit-info $e/hand-lines.callgrind >"$tmpdir/info"
+same_output "hand-lines: profkit-info" $e/hand-lines.info "$tmpdir/info"
+# an event chosen by --sample-type and by --event: profkit-top's flat and
+# cum by name (compute's flat its own 50 and its inlined code's 10)
+for choice in --sample-type=Dr --event=Dr; do
+	profkit-top -n 0 $choice $e/hand-lines.callgrind |
+		awk '/^ *[0-9]/ { print $NF, $1 + 0, $4 + 0 }' >"$tmpdir/top"
+	printf 'helper 80 80\ncompute 60 140\npow 30 30\nmain 3 173\n' >"$tmpdir/want"
+	same_output "hand-lines: profkit-top $choice" "$tmpdir/want" "$tmpdir/top"
 done
 
 # ---- callgrind_annotate on them: the same, but where it cannot be ----

@@ -105,6 +105,8 @@ struct callgrind_reader {
 	int has_pid, has_thread;
 	int64_t pid, thread;
 	char *totals, *summary;	/* their lines' numbers */
+	uint64_t file_totals[MAX_EVENTS], file_summary[MAX_EVENTS];	/* all parts' */
+	int has_totals, has_summary;
 	uint64_t totals_line, summary_line;
 
 	/* the part's body */
@@ -1252,26 +1254,38 @@ static int start_body(struct callgrind_reader *r)
 	return 0;
 }
 
-/* totals: must be what the costs add up to, summary: at least that. */
-static void check_sums(struct callgrind_reader *r, const char *text,
-		       uint64_t lineno, int exact)
+/* A totals: or summary: line's numbers, added to sum (missing ones 0). */
+static void read_sums(const struct callgrind_reader *r, const char *text,
+		      uint64_t *v, uint64_t *sum)
 {
 	const char *s = text, *end = text + strlen(text);
 	size_t e;
-	uint64_t v;
 
+	for (e = 0; e < r->nevents; e++) {
+		s = skip_blanks(s, end);
+		if (parse_u64(&s, end, &v[e]))
+			v[e] = 0;
+		sum[e] += v[e] < UINT64_MAX - sum[e] ? v[e] : 0;
+	}
+}
+
+/* totals: must be what the costs add up to, summary: at least that. */
+static void check_sums(struct callgrind_reader *r, const char *text,
+		       uint64_t lineno, int exact, uint64_t *sum)
+{
+	uint64_t v[MAX_EVENTS];
+	size_t e;
+
+	read_sums(r, text, v, sum);
 	for (e = 0; e < r->nevents; e++) {
 		int64_t costs = r->part_self[e] / r->factor[e];
 
-		s = skip_blanks(s, end);
-		if (parse_u64(&s, end, &v))
-			v = 0;
-		if (exact ? v != (uint64_t)costs : v < (uint64_t)costs) {
+		if (exact ? v[e] != (uint64_t)costs : v[e] < (uint64_t)costs) {
 			PK_WARN_AT_MOST(r->ctx, &r->warnings, 5, "%s: line %llu: %s "
 					"%llu %s, but the self costs add up to %lld",
 					pk_input_name(r->in), (unsigned long long)lineno,
 					exact ? "totals: says" : "summary: says only",
-					(unsigned long long)v, r->events[e], (long long)costs);
+					(unsigned long long)v[e], r->events[e], (long long)costs);
 			return;
 		}
 	}
@@ -1285,9 +1299,11 @@ static int end_part(struct callgrind_reader *r)
 				    pk_input_name(r->in),
 				    (unsigned long long)r->call_line);
 	if (r->totals)
-		check_sums(r, r->totals, r->totals_line, 1);
-	else if (r->summary)
-		check_sums(r, r->summary, r->summary_line, 0);
+		check_sums(r, r->totals, r->totals_line, 1, r->file_totals);
+	if (r->summary)
+		check_sums(r, r->summary, r->summary_line, 0, r->file_summary);
+	r->has_totals |= r->totals != NULL;
+	r->has_summary |= r->summary != NULL;
 	free(r->totals);
 	free(r->summary);
 	r->totals = r->summary = NULL;
@@ -1372,6 +1388,21 @@ static void reader_release(struct callgrind_reader *r)
 	free(r->summary);
 }
 
+/* "Ir 231608, Dr 58070" */
+static void sums_fact(struct callgrind_reader *r, const char *key,
+		      const uint64_t *sum)
+{
+	char text[MAX_EVENTS * 40];
+	size_t e, n = 0;
+
+	for (e = 0; e < r->nevents && n < sizeof(text); e++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s %llu",
+				      e ? ", " : "", r->events[e],
+				      (unsigned long long)sum[e]);
+	if (n < sizeof(text))
+		pk_profile_set_meta(r->p, key, text);
+}
+
 /* What the file was, for profkit-info. */
 static int note_facts(struct callgrind_reader *r)
 {
@@ -1387,6 +1418,10 @@ static int note_facts(struct callgrind_reader *r)
 	pk_profile_set_meta(r->p, "positions", r->line_at >= 0 ?
 			    (r->instr_at >= 0 ? "instr line" : "line") :
 			    r->instr_at >= 0 ? "instr" : "none");
+	if (r->has_totals)
+		sums_fact(r, "totals", r->file_totals);
+	if (r->has_summary)
+		sums_fact(r, "summary", r->file_summary);
 	if (r->has_pid) {
 		snprintf(parts, sizeof(parts), "%lld", (long long)r->pid);
 		pk_profile_set_meta(r->p, "pid", parts);
