@@ -55,9 +55,10 @@ plan $(( $(echo $cases | wc -w) + $(echo $inputs | wc -w) + 1 ))
 # matching the pattern given. A new crasher needs its line here.
 crasher_expects() {
 	case $(basename "$1") in
-	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format) echo converts ;;
+	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
+	*.jfr) echo "offset 0x[0-9a-f]*: " ;;	# tests/run-jfr-bad.sh: each message
 	name-number-largest) echo converts ;;
 	name-number-too-large) echo "line 3: fn=(9*\.\.\.: the number does not fit in 64 bits" ;;
 	name-used-before-given) echo "line 5: cfn=(7) names nothing" ;;

@@ -163,6 +163,7 @@ static const struct rule testdata_rules[] = {
 	{ "callgrind/*.callgrind", "callgrind" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "jfr/*.jfr", "jfr" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },

@@ -13,6 +13,7 @@
 
 #define PKI_FORMATS(FORMAT) \
 	FORMAT(perf_data) \
+	FORMAT(jfr) \
 	FORMAT(gperftools_cpu) \
 	FORMAT(gperftools_heap) \
 	FORMAT(perf_script) \
