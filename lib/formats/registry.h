@@ -30,6 +30,9 @@
 	FORMAT(vtune) \
 	FORMAT(vsprof) \
 	FORMAT(ghc_prof) \
+	FORMAT(pprof_raw) \
+	FORMAT(ljp) \
+	FORMAT(xctrace) \
 	/* the end of the list */
 
 #define PKI_DECLARE_FORMAT(id) extern const struct pki_format pki_format_##id;
