@@ -162,6 +162,19 @@ static int ljp_line(struct ljp_reader *r, const char *line, size_t len)
 	return push_frame(r, line + i, len - i);
 }
 
+/* The next line; a last one without its newline is warned of. */
+static const char *next_line(struct ljp_reader *r, size_t *len)
+{
+	uint64_t offset = pk_input_offset(r->in);
+	const char *line = pk_input_line(r->in, len);
+
+	if (line && pk_input_offset(r->in) - offset == *len)
+		pk_warn(r->ctx, "%s: line %llu: the file ends mid-line (truncated "
+			"file?)", pk_input_name(r->in),
+			(unsigned long long)pk_input_lineno(r->in));
+	return line;
+}
+
 static int ljp_read(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts)
 {
@@ -178,7 +191,7 @@ static int ljp_read(struct pk_context *ctx, struct pk_input *in,
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
 	if (pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT) < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && (line = pk_input_line(in, &len)) &&
+	while (!rc && (line = next_line(&r, &len)) &&
 	       !pki_starts_with_n(line, len, TOTAL " "))
 		rc = ljp_line(&r, line, len);
 	if (!rc)

@@ -713,6 +713,8 @@ static int raw_line(struct raw_reader *r, const char *line, size_t len)
 		}
 		if (is_sample_line(line, len))
 			return sample_line(r, line, len);
+		while (len && line[len - 1] == ' ')
+			len--;
 		return len ? label_line(r, line, len) : 0;
 	case LOCATIONS:
 		if (pki_starts_with_n(line, len, "Mappings")) {

@@ -46,6 +46,10 @@ void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
 		   struct pk_input *in, struct pk_profile *p);
 void pki_tree_free(struct pki_tree *t);
 
+/* The next line of the input (pk_input_line); a last line without its
+ * newline is read, with a warning: the file may have been cut short. */
+const char *pki_tree_line(struct pki_tree *t, size_t *len);
+
 /* PK_EINPUT with "INPUT: line N: " before the message. */
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

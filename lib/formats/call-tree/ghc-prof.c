@@ -183,7 +183,7 @@ static int ghc_read(struct pk_context *ctx, struct pk_input *in,
 	(void)opts;
 	memset(&r, 0, sizeof(r));
 	pki_tree_init(&r.t, ctx, in, p);
-	while (!rc && (line = pk_input_line(in, &len))) {
+	while (!rc && (line = pki_tree_line(&r.t, &len))) {
 		if (state == 0 && tree_header(&r, line, len)) {
 			state = 1;
 			rc = add_columns(&r);

@@ -139,8 +139,8 @@ static int instruments_read(struct pk_context *ctx, struct pk_input *in,
 	if (t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	if (!rc)
-		pk_input_line(in, &len);	/* the header */
-	while (!rc && (line = pk_input_line(in, &len))) {
+		pki_tree_line(&t, &len);	/* the header */
+	while (!rc && (line = pki_tree_line(&t, &len))) {
 		struct row row;
 		int64_t mantissa, value;
 		int decimals;

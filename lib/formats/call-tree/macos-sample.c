@@ -250,7 +250,7 @@ static int sample_read(struct pk_context *ctx, struct pk_input *in,
 						PK_VALUE_COUNT);
 	if (r.t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && !ended && (line = pk_input_line(in, &len))) {
+	while (!rc && !ended && (line = pki_tree_line(&r.t, &len))) {
 		if (!in_graph) {
 			if (pki_starts_with_n(line, len, HEADER) && r.pid < 0)
 				r.pid = header_pid(line, len);

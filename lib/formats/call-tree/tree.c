@@ -29,6 +29,18 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->name.s);
 }
 
+const char *pki_tree_line(struct pki_tree *t, size_t *len)
+{
+	uint64_t offset = pk_input_offset(t->in);
+	const char *line = pk_input_line(t->in, len);
+
+	if (line && pk_input_offset(t->in) - offset == *len)
+		pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated "
+			"file?)", pk_input_name(t->in),
+			(unsigned long long)pk_input_lineno(t->in));
+	return line;
+}
+
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
 {
 	char what[512];

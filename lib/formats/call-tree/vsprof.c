@@ -112,9 +112,9 @@ static int vsprof_read(struct pk_context *ctx, struct pk_input *in,
 						PK_VALUE_COUNT);
 	if (r.t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	if (!rc && (line = pk_input_line(in, &len)))
+	if (!rc && (line = pki_tree_line(&r.t, &len)))
 		rc = header(&r, line, len);
-	while (!rc && (line = pk_input_line(in, &len))) {
+	while (!rc && (line = pki_tree_line(&r.t, &len))) {
 		size_t i = 0;
 
 		while (i < len && (line[i] == ' ' || line[i] == '\t'))

@@ -102,7 +102,7 @@ static int vtune_read(struct pk_context *ctx, struct pk_input *in,
 						NULL, PK_VALUE_WEIGHT);
 	if (r.t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && (line = pk_input_line(in, &len))) {
+	while (!rc && (line = pki_tree_line(&r.t, &len))) {
 		if (!have_header) {
 			if (pki_tree_first_line_is((const unsigned char *)line,
 						   len, HEADER)) {

@@ -26,6 +26,8 @@
  * the thread its labels (comm the process's name, pid, tid), and a frame
  * keeps its address, binary, file and line.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,13 +94,20 @@ struct xctrace_reader {
 	uint64_t rows;
 };
 
-/* PK_EINPUT: "INPUT: offset N: WHAT[DETAIL]". */
-static int error_at(struct xctrace_reader *r, const char *at, const char *what,
-		    const char *detail)
+/* PK_EINPUT: "INPUT: offset N: WHAT", of the tag at at (or the fault
+ * the tokenizer found there). */
+static int error_at(struct xctrace_reader *r, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int error_at(struct xctrace_reader *r, const char *at, const char *fmt, ...)
 {
-	return pk_error_set(r->ctx, PK_EINPUT, "%s: offset %zu: %s%s",
-			    pk_input_name(r->in), (size_t)(at - r->xml.start),
-			    what, detail ? detail : "");
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: offset %zu: %s",
+			    pk_input_name(r->in), (size_t)(at - r->xml.start), what);
 }
 
 static int no_memory(struct xctrace_reader *r)
@@ -183,7 +192,7 @@ static int string_attr(struct xctrace_reader *r, const struct pki_xml_token *t,
 		return 0;
 	r->scratch.len = 0;
 	if (pki_xml_unescape(s, len, &r->scratch))
-		return error_at(r, t->name, "a bad entity in the attribute ", name);
+		return error_at(r, t->name, "a bad entity in the attribute %s", name);
 	*out = pk_profile_intern(r->p, r->scratch.s, r->scratch.len);
 	return *out ? 0 : no_memory(r);
 }
@@ -202,14 +211,14 @@ static int text_number(struct xctrace_reader *r, const struct pki_xml_token *t,
 			   end[-1] == '\r'))
 		end--;
 	if (s == end)
-		return error_at(r, t->name, "no number in this element", NULL);
+		return error_at(r, t->name, "no number in <%.*s>", (int)t->name_len, t->name);
 	for (; s < end; s++) {
 		if (*s < '0' || *s > '9' || u > (uint64_t)INT64_MAX / 10)
-			return error_at(r, t->name, "not a number in this element", NULL);
+			return error_at(r, t->name, "not a number in <%.*s>", (int)t->name_len, t->name);
 		u = u * 10 + (uint64_t)(*s - '0');
 	}
 	if (u > (uint64_t)INT64_MAX)
-		return error_at(r, t->name, "a number too large", NULL);
+		return error_at(r, t->name, "a number too large in <%.*s>", (int)t->name_len, t->name);
 	*v = (int64_t)u;
 	return 0;
 }
@@ -226,7 +235,7 @@ static int process_name(struct xctrace_reader *r, const struct pki_xml_token *t,
 		return 0;
 	r->scratch.len = 0;
 	if (pki_xml_unescape(s, len, &r->scratch))
-		return error_at(r, t->name, "a bad entity in the attribute fmt", NULL);
+		return error_at(r, t->name, "a bad entity in the attribute fmt");
 	paren = r->scratch.len ? memrchr(r->scratch.s, '(', r->scratch.len) : NULL;
 	len = paren && paren > r->scratch.s && paren[-1] == ' ' ?
 	      (size_t)(paren - 1 - r->scratch.s) : r->scratch.len;
@@ -286,7 +295,7 @@ static int frame_value(struct xctrace_reader *r, const struct pki_xml_token *t,
 	if (rc)
 		return rc;
 	if (pki_xml_attr(t, "addr", &len) && number_attr(t, "addr", 1, &addr))
-		return error_at(r, t->name, "a frame's addr is no address", NULL);
+		return error_at(r, t->name, "a frame's addr is no address");
 	if (!f.name && (rc = string_attr(r, t, "addr", &f.name)))
 		return rc;
 	f.system_name = f.name;
@@ -334,7 +343,7 @@ static int value_of(struct xctrace_reader *r, const struct open_element *e,
 	case K_PATH:
 		r->scratch.len = 0;
 		if (pki_xml_unescape(r->text.s, r->text.len, &r->scratch))
-			return error_at(r, t->name, "a bad entity in a path", NULL);
+			return error_at(r, t->name, "a bad entity in a path");
 		v->a = pk_profile_intern(r->p, r->scratch.s, r->scratch.len);
 		return v->a || !r->scratch.len ? 0 : no_memory(r);
 	case K_PROCESS:
@@ -481,16 +490,19 @@ static int end(struct xctrace_reader *r, const struct open_element *e)
 		const struct id_slot *s = r->ids ? slot_of(r, id) : NULL;
 
 		if (!s || !s->id)
-			return error_at(r, t->name, "a ref to no earlier element: <",
-					kind_names[e->kind]);
+			return error_at(r, t->name, "<%s ref=\"%llu\"/> names no "
+					"earlier element", kind_names[e->kind],
+					(unsigned long long)id);
 		if (s->v.kind != e->kind)
-			return error_at(r, t->name, "a ref to another kind of "
-					"element than <", kind_names[e->kind]);
+			return error_at(r, t->name, "<%s ref=\"%llu\"/> names a <%s>",
+					kind_names[e->kind], (unsigned long long)id,
+					kind_names[s->v.kind]);
 		v = s->v;
 	} else if ((rc = value_of(r, e, &v))) {
 		return rc;
 	} else if (!number_attr(t, "id", 0, &id) && id && (rc = remember(r, id, &v))) {
-		return rc < 0 ? rc : error_at(r, t->name, "an id given twice: <",
+		return rc < 0 ? rc : error_at(r, t->name, "id %llu given twice "
+					      "(here to a <%s>)", (unsigned long long)id,
 					      kind_names[e->kind]);
 	}
 	return r->depth ? deliver(r, r->open[r->depth - 1].kind, &v) : 0;
@@ -504,7 +516,7 @@ static int xctrace_parse(struct xctrace_reader *r)
 	for (;;) {
 		if (pki_xml_next(&r->xml, &t))
 			return error_at(r, r->xml.start + r->xml.error_offset,
-					r->xml.error, NULL);
+					"%s", r->xml.error);
 		switch (t.kind) {
 		case PKI_XML_START:
 		case PKI_XML_EMPTY: {

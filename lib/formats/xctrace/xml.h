@@ -3,10 +3,11 @@
  * The XML that `xctrace export` writes, read from memory: elements,
  * attributes, character data and the five predefined entities with
  * character references. Comments, processing instructions, CDATA
- * sections and a DOCTYPE (whose declarations are never applied) are
- * understood; nothing is fetched, nothing expands into more than it
- * replaces, and nesting is bounded. Tags must match: the first fault is
- * an error naming its offset. Internal to the xctrace reader.
+ * sections and a DOCTYPE without declarations are skipped; a DOCTYPE
+ * that declares (entities among them) is refused, so nothing is fetched
+ * and nothing expands into more than it replaces. Nesting is bounded
+ * and tags must match: the first fault is an error naming its offset.
+ * Internal to the xctrace reader.
  */
 #ifndef PROFKIT_XCTRACE_XML_H
 #define PROFKIT_XCTRACE_XML_H
