@@ -59,6 +59,7 @@ crasher_expects() {
 	ghc-no-tree) echo "no cost-centre tree" ;;
 	raw-bad-mapping) echo "line 9: not a mapping 'ID: 0xSTART/0xLIMIT/0xOFFSET FILE'" ;;
 	raw-labels-first) echo "line 5: labels without a sample" ;;
+	raw-no-locations) echo "line 5: location 1, which the locations do not list" ;;
 	raw-unknown-location) echo "line 5: location 9, which the locations do not list" ;;
 	raw-values-short) echo "line 5: fewer values than sample types" ;;
 	ljp-no-traces) echo "no traces" ;;

@@ -635,8 +635,12 @@ static int build(struct raw_reader *r)
 	size_t max = pki_profile_max_stack(r->p), i, k;
 	int rc;
 
-	qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
-	qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
+	/* (an empty table may be a null pointer, which qsort and bsearch
+	 * must not see) */
+	if (r->nmappings)
+		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
+	if (r->nlocations)
+		qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
 	for (i = 0; i < r->nlocations; i++) {
 		struct raw_location *loc = &r->locations[i];
 		struct raw_mapping *m, mkey = { loc->mapping, 0 };
@@ -646,7 +650,8 @@ static int build(struct raw_reader *r)
 			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
 					    "listed twice", pk_input_name(r->in),
 					    (unsigned long long)loc->id);
-		m = bsearch(&mkey, r->mappings, r->nmappings, sizeof(*m), by_mapping_id);
+		m = r->nmappings ? bsearch(&mkey, r->mappings, r->nmappings, sizeof(*m),
+					    by_mapping_id) : NULL;
 		if (loc->mapping && !m)
 			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
 					    "names mapping %llu, which the "
@@ -679,8 +684,8 @@ static int build(struct raw_reader *r)
 			struct raw_location key = { 0 }, *loc;
 
 			key.id = r->ids[s->first_location + k];
-			loc = bsearch(&key, r->locations, r->nlocations, sizeof(*loc),
-				      by_location_id);
+			loc = r->nlocations ? bsearch(&key, r->locations, r->nlocations,
+						      sizeof(*loc), by_location_id) : NULL;
 			if (!loc)
 				return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
 						    "location %llu, which the "
