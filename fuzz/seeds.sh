@@ -27,6 +27,10 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	# other profilers' exports: their test inputs and hand-made faults
+	macos-sample|instruments|vtune|vsprof|ghc-prof|ljp|xctrace) ls "$t/$1"/* "$t/bad/$1"/* ;;
+	pprof-raw) ls "$t"/pprof-raw/*.txt "$t"/bad/pprof-raw/* "$t"/pprof/*.raw \
+		"$t"/gperftools/*.pprof-raw.txt "$shared"/gperftools/*.string ;;
 	esac
 }
 
