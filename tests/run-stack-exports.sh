@@ -19,7 +19,7 @@
 #   - --to=pprof (read back by Go pprof -raw) and --to=speedscope hold the
 #     stacks and values of --to=folded.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 73
+plan 77
 TZ=UTC
 export TZ
 find_pprof
@@ -309,13 +309,15 @@ testrun_compare "ghc-prof: ticks by default" $d/demo.ticks.folded folds $d/demo.
 testrun_compare "ghc-prof: -p's individual %time" $d/demo-p.folded folds $d/demo-p.prof
 folds $d/demo-p.prof | awk '{ $NF = $NF * 10; print }' >"$tmpdir/got"
 same_output "ghc-prof: inferno's per mille of it" $d/demo-p.inferno.folded "$tmpdir/got"
-same_stacks "ghc-prof" $d/demo.prof --sample-type=bytes
+same_stacks "ghc-prof bytes" $d/demo.prof --sample-type=bytes
+same_stacks "ghc-prof ticks" $d/demo.prof --sample-type=ticks
 
 # ---- xctrace: inferno's reading ----
 d=testdata/xctrace
 testrun_compare "xctrace: rows counted, as inferno" $d/demo.inferno.folded \
 	folds --value=samples --no-comm $d/demo.xml
 testrun_compare "xctrace: weights and threads by default" $d/demo.folded folds $d/demo.xml
-same_stacks "xctrace" $d/demo.xml
+same_stacks "xctrace weight" $d/demo.xml
+same_stacks "xctrace samples" $d/demo.xml --sample-type=samples
 testrun_compare "xctrace: from a pipe" $d/demo.folded sh -c "profkit-convert -q --to=folded < $d/demo.xml"
 finish
