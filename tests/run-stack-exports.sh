@@ -1,8 +1,9 @@
 #!/bin/sh
 # Other profilers' exports (issue 26): macOS sample, Instruments, VTune,
 # Visual Studio, pprof -raw, lightweight-java-profiler, GHC and xctrace.
-# On inputs written from each format's documentation (testdata/README.md
-# says where each came from), read without --from:
+# On inputs written from each format's documentation, and GHC reports
+# recorded here (testdata/README.md says where each came from), read
+# without --from:
 #
 #   - folded, they equal what the format's FlameGraph script makes of
 #     them, run live from ../shared/reference/flamegraph/ (its lines as
@@ -19,7 +20,7 @@
 #   - --to=pprof (read back by Go pprof -raw) and --to=speedscope hold the
 #     stacks and values of --to=folded.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 77
+plan 80
 TZ=UTC
 export TZ
 find_pprof
@@ -309,6 +310,13 @@ testrun_compare "ghc-prof: ticks by default" $d/demo.ticks.folded folds $d/demo.
 testrun_compare "ghc-prof: -p's individual %time" $d/demo-p.folded folds $d/demo-p.prof
 folds $d/demo-p.prof | awk '{ $NF = $NF * 10; print }' >"$tmpdir/got"
 same_output "ghc-prof: inferno's per mille of it" $d/demo-p.inferno.folded "$tmpdir/got"
+# recorded here with GHC 9.0.2 (testdata/src/ghc-demo.hs)
+testrun_compare "ghc-prof: a recorded -P report, ticks" $d/recorded-P.ticks.folded \
+	folds $d/recorded-P.prof
+testrun_compare "ghc-prof: a recorded -P report, bytes" $d/recorded-P.bytes.folded \
+	folds --sample-type=bytes $d/recorded-P.prof
+testrun_compare "ghc-prof: a recorded -p report, %time" $d/recorded-p.folded \
+	folds $d/recorded-p.prof
 same_stacks "ghc-prof bytes" $d/demo.prof --sample-type=bytes
 same_stacks "ghc-prof ticks" $d/demo.prof --sample-type=ticks
 
