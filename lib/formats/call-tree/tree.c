@@ -169,7 +169,7 @@ int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 	int rc = 0;
 
 	if (t->column < 0 || t->column >= 64 || (size_t)t->column >= t->ncolumns)
-		return pk_error_set(t->ctx, PK_EUSAGE, "no column for the values");
+		return pk_error_set(t->ctx, PK_EUSAGE, "no sample type for the values");
 	if ((rc = reach(t, depth)))
 		return rc;
 	while (!rc && t->depth > depth)
