@@ -34,6 +34,10 @@ own() {
 	# longer than libFuzzer's timeout under the sanitizers
 	callgrind) ls "$t"/callgrind/hand-*.callgrind "$t"/callgrind/callgraph-instr.callgrind \
 		"$t"/callgrind/c-fp.callgrind "$t"/callgrind/multi.callgrind "$t"/bad/callgrind/* ;;
+	# other profilers' exports: their test inputs and hand-made faults
+	macos-sample|instruments|vtune|vsprof|ghc-prof|ljp|xctrace) ls "$t/$1"/* "$t/bad/$1"/* ;;
+	pprof-raw) ls "$t"/pprof-raw/*.txt "$t"/bad/pprof-raw/* "$t"/pprof/*.raw \
+		"$t"/gperftools/*.pprof-raw.txt "$shared"/gperftools/*.string ;;
 	esac
 }
 

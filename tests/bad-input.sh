@@ -22,23 +22,9 @@ for f in testdata/compressed/app.heap.*; do
 	profkit-convert -q --to=folded "$f" >/dev/null 2>&1 && inputs="$inputs $f"
 done
 
-# broken copies: cut at several points and with bytes flipped (awk's
-# srand gives the same positions on every run)
-n=0
+broken=0
 for f in $inputs; do
-	size=$(wc -c <"$f")
-	for cut in 1 7 64 $((size / 3)) $((size / 2)) $((size - 1)); do
-		[ "$cut" -gt 0 ] || continue
-		n=$((n + 1))
-		head -c "$cut" "$f" >"$tmpdir/broken.$n"
-	done
-	for seed in 1 2 3; do
-		n=$((n + 1))
-		od -An -v -tu1 "$f" | tr -s ' ' '\n' | sed '/^$/d' |
-		awk -v seed=$seed -v size="$size" 'BEGIN { srand(seed); for (i = 0; i < 8; i++) flip[int(rand() * size) + 1] = 1 }
-			{ b = $1; if (NR in flip) b = (b + 1 + int(rand() * 254)) % 256; printf "%c", b }' \
-			>"$tmpdir/broken.$n" 2>/dev/null
-	done
+	broken_copies "$f" "$tmpdir/broken"
 done
 cases="$(ls testdata/bad/*/*) $(ls "$tmpdir"/broken.*)"
 
@@ -78,6 +64,33 @@ crasher_expects() {
 	version-2) echo "line 1: format version 2: this reader knows version 1" ;;
 	binary-name) echo "line 3: binary data in a text profile" ;;
 	events-33) echo "line 1: more than 32 events" ;;
+	# other profilers' exports (issue 26), written by hand: a fault each
+	sample-callees-exceed) echo "line 7: callees take 12, more than their caller's 10" ;;
+	sample-huge-count) echo "line 4: the count is too large" ;;
+	sample-no-graph) echo "no call graph (a line 'Call graph:')" ;;
+	sample-skipped-level) echo "line 5: a node 2 levels below the one above it" ;;
+	instruments-bad-row) echo "line 3: not a call tree row" ;;
+	instruments-skipped-level) echo "line 3: a node 3 levels below the one above it" ;;
+	vtune-bad-time) echo "line 3: not a time in seconds: '1e3'" ;;
+	vtune-no-self-column) echo "line 1: no 'CPU Time:Self' column in the header" ;;
+	vtune-unterminated-quote) echo "line 3: an unterminated quote" ;;
+	vsprof-bad-count) echo "line 2: not a level and a count of samples" ;;
+	vsprof-level-jump) echo "line 3: a node 3 levels below the one above it" ;;
+	ghc-bad-number) echo "line 5: not a number: 'x.0'" ;;
+	ghc-no-tree) echo "no cost-centre tree" ;;
+	raw-bad-mapping) echo "line 9: not a mapping 'ID: 0xSTART/0xLIMIT/0xOFFSET FILE'" ;;
+	raw-labels-first) echo "line 5: labels without a sample" ;;
+	raw-no-locations) echo "line 5: location 1, which the locations do not list" ;;
+	raw-unknown-location) echo "line 5: location 9, which the locations do not list" ;;
+	raw-values-short) echo "line 5: fewer values than sample types" ;;
+	ljp-no-traces) echo "no traces" ;;
+	xctrace-bad-entity) echo "offset 72: a bad entity in the attribute name" ;;
+	xctrace-entity-bomb) echo "offset 22: a DOCTYPE with declarations (not read)" ;;
+	xctrace-id-twice) echo "offset 133: id 1 given twice" ;;
+	xctrace-mismatched-tag) echo "offset 53: an end tag that matches no start tag" ;;
+	xctrace-too-deep) echo "offset 807: elements nested too deep" ;;
+	xctrace-truncated) echo "offset 128: the document ends inside an element" ;;
+	xctrace-unknown-ref) echo "offset 54: <backtrace ref=\"77\"/> names no earlier element" ;;
 	esac
 }
 

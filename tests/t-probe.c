@@ -96,9 +96,10 @@ static void test_random_buffers(void)
 
 /*
  * pprof -raw lines ("     2   20000000: 1 2 3") look like perf script
- * headers with a pid and an event: an event is never a number.
+ * headers with a pid and an event: an event is never a number, and the
+ * text is pprof-raw's alone.
  */
-static void test_pprof_raw_is_no_profile(void)
+static void test_pprof_raw_is_its_own(void)
 {
 	char buf[4096];
 	size_t len;
@@ -113,7 +114,8 @@ static void test_pprof_raw_is_no_profile(void)
 					"%11d %10d: %d 2 3 4 5 6 7 8 9 10 \n",
 					i, i * 10000000, i + 10);
 	s = best_score((const unsigned char *)buf, len, &name);
-	ok(s < PK_PROBE_MIN, "pprof -raw text is no reader's (best %d, %s)", s, name);
+	ok(s >= PK_PROBE_MIN && strcmp(name, "pprof-raw") == 0,
+	   "pprof -raw text is pprof-raw's (best %d, %s)", s, name);
 }
 
 static void test_detects(const char *text, const char *want)
@@ -171,6 +173,17 @@ static const struct rule testdata_rules[] = {
 	{ "compressed/*.folded.*", "folded" },
 	{ "compressed/*.heap.*", "gperftools-heap" },
 	{ "compressed/*.pb.*", "pprof" },
+	/* other profilers' exports (issue 26) */
+	{ "*.pprof-raw.txt", "pprof-raw" },
+	{ "pprof/*.raw", "pprof-raw" },
+	{ "pprof-raw/*.txt", "pprof-raw" },
+	{ "macos-sample/*.txt", "macos-sample" },
+	{ "instruments/*.txt", "instruments" },
+	{ "vtune/*.csv", "vtune" },
+	{ "vsprof/*.csv", "vsprof" },
+	{ "ghc-prof/*.prof", "ghc-prof" },
+	{ "ljp/*.txt", "ljp" },
+	{ "xctrace/*.xml", "xctrace" },
 	{ "*", NONE },
 };
 
@@ -180,8 +193,8 @@ static const struct rule conformance_rules[] = {
 	{ "perf-data/*", "perf-data" },
 	{ "perf-script/results/*", "folded" },	/* stackcollapse-perf.pl's */
 	{ "perf-script/*.txt", "perf-script" },
-	{ "gperftools/*.txt", NONE },	/* pprof -raw */
-	{ "gperftools/*.string", NONE },	/* pprof's dump */
+	{ "gperftools/*.txt", "pprof-raw" },	/* pprof -raw */
+	{ "gperftools/*.string", "pprof-raw" },	/* pprof's dump: the same text */
 	{ "gperftools/*.cpu", "gperftools-cpu" },
 	{ "gperftools/*", "gperftools-heap" },
 	{ "*", NONE },
@@ -344,7 +357,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	test_random_buffers();
-	test_pprof_raw_is_no_profile();
+	test_pprof_raw_is_its_own();
 	test_detects("prog  1234 [000] 1.000001:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n"
 		     "prog  1234 [000] 1.000002:  1 cpu-clock: \n\t 55d0 main+0x10 (/x)\n\n",
 		     "perf-script");

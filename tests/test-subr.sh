@@ -173,6 +173,25 @@ testrun_fails() {
 	fi
 }
 
+# broken_copies FILE PREFIX: damaged copies of FILE, PREFIX.N, N counting
+# on from $broken (set it to 0 first): cut at several points and with
+# bytes flipped (awk's srand gives the same positions on every run)
+broken_copies() {
+	size=$(wc -c <"$1")
+	for cut in 1 7 64 $((size / 3)) $((size / 2)) $((size - 1)); do
+		[ "$cut" -gt 0 ] || continue
+		broken=$((broken + 1))
+		head -c "$cut" "$1" >"$2.$broken"
+	done
+	for seed in 1 2 3; do
+		broken=$((broken + 1))
+		od -An -v -tu1 "$1" | tr -s ' ' '\n' | sed '/^$/d' |
+		awk -v seed=$seed -v size="$size" 'BEGIN { srand(seed); for (i = 0; i < 8; i++) flip[int(rand() * size) + 1] = 1 }
+			{ b = $1; if (NR in flip) b = (b + 1 + int(rand() * 254)) % 256; printf "%c", b }' \
+			>"$2.$broken" 2>/dev/null
+	done
+}
+
 # refused_as READER: for each "NAME<TAB>MESSAGE" line of standard input,
 # testdata/bad/READER/NAME read --from=READER must exit 1, write nothing
 # and say exactly "profkit-convert: FILE: MESSAGE"

@@ -168,6 +168,16 @@ uint64_t pki_interval_length(const struct pk_profile *p, int column,
  * it unless the options choose another. */
 #define PKI_META_DEFAULT_SAMPLE_TYPE "default_sample_type"
 
+/*
+ * Set by readers of exports whose frame names are final (call trees of
+ * Instruments, VTune, Visual Studio, GHC, ...): folding keeps them as
+ * those tools' collapse scripts do, without stackcollapse-perf.pl's
+ * tidying of perf's names (parameter list cut, quotes dropped), so that
+ * "worker(int)" and "worker(double)", or Haskell's "go" and "go'",
+ * stay apart.
+ */
+#define PKI_META_VERBATIM_NAMES "verbatim-names"
+
 /* The input's name without its directories when the reader kept it, else
  * "profkit": the title of a JSON profile. */
 static inline const char *pki_profile_title(const struct pk_profile *p)

@@ -27,6 +27,14 @@
 	FORMAT(callgrind) \
 	FORMAT(flamegraph) \
 	FORMAT(firefox) \
+	FORMAT(macos_sample) \
+	FORMAT(instruments) \
+	FORMAT(vtune) \
+	FORMAT(vsprof) \
+	FORMAT(ghc_prof) \
+	FORMAT(pprof_raw) \
+	FORMAT(ljp) \
+	FORMAT(xctrace) \
 	/* the end of the list */
 
 #define PKI_DECLARE_FORMAT(id) extern const struct pki_format pki_format_##id;

@@ -52,6 +52,7 @@ struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
 	int column;
+	int verbatim;		/* names as read: PKI_META_VERBATIM_NAMES */
 	struct pki_thread_keys thread_keys;
 	struct pk_strbuf line, name;
 	struct pk_profile *keys;	/* distinct lines, as interned strings */
@@ -176,17 +177,19 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	for (i = 0; i < b->len; i++)
 		if (b->s[i] == ';')
 			b->s[i] = ':';
-	/* a name that is all parameter list is none: V8's "(program)",
-	 * "(anonymous)" stay whole */
-	if (!looks_like_go_method(b->s, b->len)) {
-		cut = params_start(b->s, b->len);
-		if (cut > 0)
-			b->len = cut;
+	if (!f->verbatim) {
+		/* a name that is all parameter list is none: V8's
+		 * "(program)", "(anonymous)" stay whole */
+		if (!looks_like_go_method(b->s, b->len)) {
+			cut = params_start(b->s, b->len);
+			if (cut > 0)
+				b->len = cut;
+		}
+		for (i = cut = 0; i < b->len; i++)
+			if (b->s[i] != '"' && b->s[i] != '\'')
+				b->s[cut++] = b->s[i];
+		b->len = cut;
 	}
-	for (i = cut = 0; i < b->len; i++)
-		if (b->s[i] != '"' && b->s[i] != '\'')
-			b->s[cut++] = b->s[i];
-	b->len = cut;
 	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
 		memmove(b->s, b->s + 1, --b->len);
 	}
@@ -465,6 +468,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	res->scale = f.column < 0 ? 1 :
 		pk_profile_sample_type_scale(p, (size_t)f.column);
+	f.verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
 	pki_thread_keys(p, &f.thread_keys);
 	f.keys = pk_profile_new(0);
 	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The call-tree reports other profilers export, one unit of five formats:
+ * macOS `sample` (macos-sample.c), Xcode Instruments' deep copy
+ * (instruments.c), Intel VTune's CSV (vtune.c), the Visual Studio
+ * profiler's CSV (vsprof.c) and GHC's .prof (ghc-prof.c). Each prints one
+ * line per node of a merged call tree, root first, its depth given by
+ * indentation or a level column, with the node's own value (self) or its
+ * value with its callees' (inclusive). What they share is here (tree.c):
+ * the path from the root to the current node, a sample per node, frames
+ * named once, decimal numbers kept exactly, CSV fields.
+ */
+#ifndef PROFKIT_CALL_TREE_H
+#define PROFKIT_CALL_TREE_H
+
+#include "core/internal.h"
+#include "formats/registry.h"
+#include "util/strbuf.h"
+
+/* A node on the path from the root. */
+struct pki_tree_node {
+	uint32_t location;	/* 0: no frame (a thread's node) */
+	int64_t inclusive;	/* inclusive formats: the node's value... */
+	int64_t callees;	/* ...and what its callees took of it */
+	unsigned waiting : 1;	/* inclusive formats: its own value is dropped */
+};
+
+struct pki_tree {
+	struct pk_context *ctx;
+	struct pk_input *in;
+	struct pk_profile *p;
+	struct pki_tree_node *path;	/* path[d]: the node at depth d */
+	size_t depth, path_cap;
+	uint32_t *stack;		/* the path leaf first, for a sample */
+	size_t stack_cap;
+	uint32_t labels;		/* the thread of the samples added */
+	size_t ncolumns;		/* values a sample has */
+	int column;			/* inclusive formats: the one column */
+	uint32_t *frame_of;		/* location by the string id of its name */
+	size_t frame_of_cap;
+	struct pk_strbuf name;		/* scratch for composed names */
+	uint64_t rows;			/* nodes read */
+};
+
+void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
+		   struct pk_input *in, struct pk_profile *p);
+void pki_tree_free(struct pki_tree *t);
+
+/* The next line of the input (pk_input_line); a last line without its
+ * newline is read, with a warning: the file may have been cut short. */
+const char *pki_tree_line(struct pki_tree *t, size_t *len);
+
+/* PK_EINPUT with "INPUT: line N: " before the message. */
+int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The location of a frame named name, in module (len 0: none, else a
+ * mapping of that file), interned once. 0 when out of memory.
+ */
+uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
+			const char *module, size_t module_len);
+
+/*
+ * Formats that give each node its own value: the node at depth (0: a
+ * root) is location, and values (ncolumns of them, at their columns'
+ * scales) are its own; a node deeper than the path's end plus one is an
+ * error.
+ */
+int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
+		  const int64_t *values);
+
+/*
+ * Formats that give each node its value with its callees' (macOS sample,
+ * Visual Studio without its exclusive column): a node's own value, what
+ * its callees leave of it, is added to column when the node leaves the
+ * path: when a node at its depth or above comes, or at
+ * pki_tree_finish. waiting: add nothing for the node itself.
+ */
+int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
+		       int64_t value, int waiting);
+int pki_tree_finish(struct pki_tree *t);
+
+/*
+ * An unsigned decimal "12", "0.016612" as fixed point: *mantissa with
+ * *decimals digits after the point (at most 9). Thousands separators
+ * are not numbers here. -1 when s is no such number or too large.
+ */
+int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
+		     int *decimals);
+/*
+ * mantissa / 10^decimals * factor at column's scale, which is made finer
+ * first where the value needs it (as the folded reader raises it). *value
+ * is the result; PK_EINPUT naming the line when it does not fit.
+ */
+int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
+		   int decimals, int64_t factor, int64_t *value);
+
+/* A CSV field: its text, without quotes or its surrounding blanks; in
+ * quoted fields a doubled quote is one (*unescaped set: the caller
+ * copies it through pki_tree_csv_text). */
+struct pki_csv_field {
+	const char *s;
+	size_t len;
+	size_t indent;		/* blanks before it (VTune's depth) */
+	int quoted_quotes;	/* "" inside: the text needs unescaping */
+};
+
+/*
+ * Split line into at most max fields at commas outside quotes (a UTF-8
+ * byte order mark before the first skipped). Returns the number of
+ * fields, or -1 for an unterminated quote.
+ */
+int pki_csv_split(const char *line, size_t len, struct pki_csv_field *fields,
+		  int max);
+/* The same for a row that needs at least need fields: 0, or PK_EINPUT
+ * naming the line. */
+int pki_tree_csv_row(struct pki_tree *t, const char *line, size_t len,
+		     struct pki_csv_field *fields, int max, int need);
+/* The field's text with "" as ", in t->name (reset first). */
+int pki_tree_csv_text(struct pki_tree *t, const struct pki_csv_field *f);
+/* The index of the header field named name (exactly, or starting with
+ * it when prefix is set), or -1. */
+int pki_csv_column(const struct pki_csv_field *fields, int n, const char *name,
+		   int prefix);
+
+#define PKI_UTF8_BOM "\xef\xbb\xbf"
+
+/* Whether the first line of buf (up to n bytes) starts with prefix,
+ * after a UTF-8 byte order mark. */
+int pki_tree_first_line_is(const unsigned char *buf, size_t n, const char *prefix);
+
+#endif

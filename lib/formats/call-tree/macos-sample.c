@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for the reports of macOS `sample PID` (`sample PID -file F`):
+ * after a header, a call graph per thread, each line a node of the
+ * merged tree with the samples it was on the stack in (inclusive):
+ *
+ *     Analysis of sampling rg (pid 64751) every 1 millisecond
+ *     ...
+ *     Call graph:
+ *         825 Thread_15758523   DispatchQueue_1: com.apple.main-thread  (serial)
+ *         + 825 start  (in libdyld.dylib) + 1  [0x7fff737cf3d5]
+ *         +   825 main  (in rg) + 41  [0x10384b549]
+ *         +   ! 794 -[Foo bar:]  (in Foo) + 12  [0x10000abcd]
+ *
+ *     Total number in stack (recursive counted multiple times):
+ *
+ * Two columns of " +!:|" make a level. As stackcollapse-sample.awk and
+ * inferno: frames are "module`function" with ".dylib" dropped
+ * (macos-sample:no-modules: the function alone), each node's own samples
+ * are what its callees leave, and the own samples of the waiting
+ * functions of libsystem_kernel (an idle thread's leaf) are dropped. A
+ * thread is labels: comm "Thread_N", tid N, the queue, the pid of the
+ * header.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "call-tree.h"
+
+enum { NO_MODULES };
+
+static const struct pki_option sample_options[] = {
+	[NO_MODULES] = { .key = "macos-sample:no-modules", .type = PK_OPTION_FLAG,
+			 .help = "frames without their module (not 'module`function')" },
+	{ .key = NULL },
+};
+
+/* Where a thread waits, the leaves stackcollapse-sample.awk hides. */
+static const char *const waiting_functions[] = {
+	"__psynch_cvwait", "__select", "__semwait_signal", "__ulock_wait",
+	"__wait4", "__workq_kernreturn", "kevent", "mach_msg_trap", "read",
+	"semaphore_wait_trap",
+};
+
+#define WAITING_MODULE "libsystem_kernel"
+#define GRAPH_START "Call graph:"
+#define GRAPH_END "Total number in stack"
+#define HEADER "Analysis of sampling "
+
+struct sample_reader {
+	struct pki_tree t;
+	int modules;
+	pk_str key_comm, key_pid, key_tid, key_queue;
+	int64_t pid;		/* of the header; -1 without one */
+	struct pk_strbuf module;
+	uint64_t bad_lines;
+};
+
+static void bad_line(struct sample_reader *r, const char *line, size_t len,
+		     const char *why)
+{
+	PK_WARN_AT_MOST(r->t.ctx, &r->bad_lines, 5, "%s: line %llu: %s: '%.*s'",
+			pk_input_name(r->t.in),
+			(unsigned long long)pk_input_lineno(r->t.in), why,
+			(int)(len > 80 ? 80 : len), line);
+}
+
+static int is_waiting(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < PK_ARRAY_SIZE(waiting_functions); i++)
+		if (strlen(waiting_functions[i]) == len &&
+		    memcmp(waiting_functions[i], name, len) == 0)
+			return 1;
+	return 0;
+}
+
+static void trim_end(const char *s, size_t *len)
+{
+	while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
+		(*len)--;
+}
+
+/* The header's "(pid N)", or -1. */
+static int64_t header_pid(const char *line, size_t len)
+{
+	const char *s = memmem(line, len, "(pid ", 5);
+	int64_t pid = 0;
+
+	if (!s)
+		return -1;
+	for (s += 5; s < line + len && *s >= '0' && *s <= '9'; s++)
+		if ((pid = pid * 10 + (*s - '0')) > INT32_MAX)
+			return -1;
+	return s < line + len && *s == ')' ? pid : -1;
+}
+
+/* A thread's line, "Thread_N   DispatchQueue_1: NAME  (serial)": the
+ * labels of its samples. */
+static int thread_line(struct sample_reader *r, const char *text, size_t len)
+{
+	struct pk_label labels[4];
+	size_t n = 0, word = 0, rest;
+	int64_t tid = 0;
+	int rc;
+
+	while (word < len && text[word] != ' ')
+		word++;
+	memset(labels, 0, sizeof(labels));
+	labels[n].key = r->key_comm;
+	labels[n++].str = pk_profile_intern(r->t.p, text, word);
+	if (word > 7 && memcmp(text, "Thread_", 7) == 0) {
+		size_t i;
+
+		for (i = 7; i < word && text[i] >= '0' && text[i] <= '9' &&
+		     tid <= INT32_MAX; i++)
+			tid = tid * 10 + (text[i] - '0');
+		if (i == word && tid <= INT32_MAX) {
+			labels[n].key = r->key_tid;
+			labels[n++].num = tid;
+		}
+	}
+	if (r->pid >= 0) {
+		labels[n].key = r->key_pid;
+		labels[n++].num = r->pid;
+	}
+	for (rest = word; rest < len && text[rest] == ' '; rest++)
+		;
+	if (rest < len) {
+		labels[n].key = r->key_queue;
+		labels[n++].str = pk_profile_intern(r->t.p, text + rest, len - rest);
+	}
+	/* the last thread's nodes leave with its labels */
+	if ((rc = pki_tree_finish(&r->t)))
+		return rc;
+	r->t.labels = pk_profile_intern_labels(r->t.p, labels, n);
+	return r->t.labels ? 0 : pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
+}
+
+/* "NAME  (in MODULE) + 12  [0x...]": the name and the module, ".dylib"
+ * dropped from it (into r->module). */
+static void split_frame(struct sample_reader *r, const char *text, size_t len,
+			size_t *name_len, int *has_module)
+{
+	const char *in = text, *end = text + len, *close = NULL;
+
+	r->module.len = 0;
+	*has_module = 0;
+	while ((in = memmem(in, (size_t)(end - in), " (in ", 5)) &&
+	       !(close = memchr(in + 5, ')', (size_t)(end - in - 5))))
+		in += 5;
+	if (in && close) {
+		const char *m = in + 5, *dylib;
+
+		*name_len = (size_t)(in - text);
+		while ((dylib = memmem(m, (size_t)(close - m), ".dylib", 6))) {
+			pki_strbuf_add(&r->module, m, (size_t)(dylib - m));
+			m = dylib + 6;
+		}
+		pki_strbuf_add(&r->module, m, (size_t)(close - m));
+		*has_module = 1;
+	} else {
+		const char *addr = memmem(text, len, "  [", 3);
+
+		*name_len = addr ? (size_t)(addr - text) : len;
+	}
+	trim_end(text, name_len);
+}
+
+static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
+		      const char *text, size_t len)
+{
+	struct pki_tree *t = &r->t;
+	size_t name_len;
+	int has_module, waiting, shown;
+	uint32_t loc;
+
+	split_frame(r, text, len, &name_len, &has_module);
+	shown = has_module && r->modules && r->module.len;
+	waiting = is_waiting(text, name_len) &&
+		  (!shown || (r->module.len == strlen(WAITING_MODULE) &&
+			      memcmp(r->module.s, WAITING_MODULE, r->module.len) == 0));
+	t->name.len = 0;
+	if ((shown && (pki_strbuf_add(&t->name, r->module.s, r->module.len) ||
+		       pki_strbuf_adds(&t->name, "`"))) ||
+	    pki_strbuf_add(&t->name, text, name_len))
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	loc = pki_tree_frame(t, t->name.s, t->name.len, shown ? r->module.s : NULL,
+			     shown ? r->module.len : 0);
+	if (!loc)
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	return pki_tree_inclusive(t, depth, loc, count, waiting);
+}
+
+/* A line of the call graph: 4 blanks, two columns of " +!:|" a level,
+ * the count, the node. */
+static int graph_line(struct sample_reader *r, const char *line, size_t len)
+{
+	size_t i = 4, depth;
+	int64_t count = 0;
+
+	while (i < len && strchr(" +!:|", line[i]) && line[i])
+		i++;
+	if (i == len || line[i] < '0' || line[i] > '9') {
+		bad_line(r, line, len, "not a call graph line");
+		return 0;
+	}
+	if ((i - 4) % 2) {
+		bad_line(r, line, len, "an odd indentation");
+		return 0;
+	}
+	depth = (i - 4) / 2;
+	for (; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+		if (count > (INT64_MAX - 9) / 10)
+			return pki_tree_error(&r->t, "the count is too large");
+		count = count * 10 + (line[i] - '0');
+	}
+	if (i == len || line[i] != ' ') {
+		bad_line(r, line, len, "no name after the count");
+		return 0;
+	}
+	i++;
+	if (!depth) {
+		int rc = thread_line(r, line + i, len - i);
+
+		return rc ? rc : pki_tree_inclusive(&r->t, 0, 0, count, 0);
+	}
+	/* a frame is a thread's callee: the thread takes level 0 */
+	return frame_line(r, depth, count, line + i, len - i);
+}
+
+static int sample_read(struct pk_context *ctx, struct pk_input *in,
+		       struct pk_profile *p, const struct pk_options *opts)
+{
+	struct sample_reader r;
+	const char *line;
+	size_t len;
+	int rc = 0, in_graph = 0, ended = 0;
+
+	memset(&r, 0, sizeof(r));
+	pki_tree_init(&r.t, ctx, in, p);
+	r.modules = !pki_option_flag(opts, &sample_options[NO_MODULES]);
+	r.pid = -1;
+	r.key_comm = pk_profile_intern_cstr(p, "comm");
+	r.key_pid = pk_profile_intern_cstr(p, "pid");
+	r.key_tid = pk_profile_intern_cstr(p, "tid");
+	r.key_queue = pk_profile_intern_cstr(p, "queue");
+	r.t.column = pk_profile_add_sample_type(p, "samples", "count", NULL,
+						PK_VALUE_COUNT);
+	if (r.t.column < 0)
+		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	while (!rc && !ended && (line = pki_tree_line(&r.t, &len))) {
+		if (!in_graph) {
+			if (pki_starts_with_n(line, len, HEADER) && r.pid < 0)
+				r.pid = header_pid(line, len);
+			in_graph = pki_starts_with_n(line, len, GRAPH_START);
+		} else if (pki_starts_with_n(line, len, GRAPH_END)) {
+			ended = 1;
+		} else if (len >= 4 && memcmp(line, "    ", 4) == 0) {
+			rc = graph_line(&r, line, len);
+		} else if (len) {
+			bad_line(&r, line, len, "not a call graph line");
+		}
+	}
+	if (!rc)
+		rc = pk_context_error(ctx)->code;
+	if (!rc && !in_graph)
+		rc = pk_error_set(ctx, PK_EINPUT, "%s: no call graph (a line "
+				  "'" GRAPH_START "') in this sample report",
+				  pk_input_name(in));
+	if (!rc && !ended)
+		pk_warn(ctx, "%s: the call graph ends without its '" GRAPH_END
+			"' line (truncated file?)", pk_input_name(in));
+	if (!rc)
+		rc = pki_tree_finish(&r.t);
+	pki_tree_free(&r.t);
+	free(r.module.s);
+	return rc;
+}
+
+/* The header line, or the call graph's first line. */
+static int sample_probe(const unsigned char *buf, size_t len)
+{
+	const char *s = (const char *)buf, *end = s + len;
+	int lines = 0, graph = 0;
+
+	while (s < end && lines++ < 40) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = (size_t)((nl ? nl : end) - s);
+
+		if (pki_starts_with_n(s, n, HEADER) && lines <= 8)
+			return 90;
+		if (graph)
+			return n > 5 && memcmp(s, "    ", 4) == 0 &&
+			       s[4] >= '0' && s[4] <= '9' &&
+			       memmem(s, n, " Thread_", 8) ? 80 : 0;
+		graph = pki_starts_with_n(s, n, GRAPH_START);
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	return 0;
+}
+
+const struct pki_format pki_format_macos_sample = {
+	.name = "macos-sample",
+	.read_description = "macOS 'sample PID' call graphs (as "
+			    "stackcollapse-sample.awk reads them)",
+	.probe = sample_probe,
+	.read = sample_read,
+	.options = sample_options,
+};

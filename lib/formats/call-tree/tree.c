@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/* What the call-tree readers share (call-tree.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call-tree.h"
+
+#define MAX_DECIMALS 9
+
+void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
+		   struct pk_input *in, struct pk_profile *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->ctx = ctx;
+	t->in = in;
+	t->p = p;
+	t->ncolumns = 1;
+	/* names as these tools print them: no perf names to tidy */
+	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
+}
+
+void pki_tree_free(struct pki_tree *t)
+{
+	free(t->path);
+	free(t->stack);
+	free(t->frame_of);
+	free(t->name.s);
+}
+
+const char *pki_tree_line(struct pki_tree *t, size_t *len)
+{
+	uint64_t offset = pk_input_offset(t->in);
+	const char *line = pk_input_line(t->in, len);
+
+	if (line && pk_input_offset(t->in) - offset == *len)
+		pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated "
+			"file?)", pk_input_name(t->in),
+			(unsigned long long)pk_input_lineno(t->in));
+	return line;
+}
+
+int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: %s",
+			    pk_input_name(t->in),
+			    (unsigned long long)pk_input_lineno(t->in), what);
+}
+
+static uint32_t new_frame(struct pki_tree *t, pk_str name, const char *module,
+			  size_t module_len)
+{
+	struct pk_function f = { 0 };
+	struct pk_line line = { 0 };
+	uint32_t mapping = 0;
+
+	if (module_len) {
+		struct pk_mapping m = { 0 };
+
+		m.file = pk_profile_intern(t->p, module, module_len);
+		m.has_functions = 1;
+		mapping = pk_profile_intern_mapping(t->p, &m);
+	}
+	f.name = f.system_name = name;
+	line.function = pk_profile_intern_function(t->p, &f);
+	return pk_profile_intern_location(t->p, mapping, 0, &line, 1);
+}
+
+/* Names repeat on every line: the location of a name is found by the
+ * string's id, without interning the function and location again. The
+ * module is part of the name wherever a format shows it, so one name
+ * has one module. */
+uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
+			const char *module, size_t module_len)
+{
+	pk_str id = pk_profile_intern(t->p, name, len);
+	size_t have = t->frame_of_cap;
+
+	if (!id)
+		return 0;
+	if (id >= t->frame_of_cap) {
+		if (pki_grow(&t->frame_of, &t->frame_of_cap, (size_t)id + 1,
+			     sizeof(*t->frame_of)) < 0)
+			return 0;
+		memset(t->frame_of + have, 0,
+		       (t->frame_of_cap - have) * sizeof(*t->frame_of));
+	}
+	if (!t->frame_of[id])
+		t->frame_of[id] = new_frame(t, id, module, module_len);
+	return t->frame_of[id];
+}
+
+/* Room for a node at depth, checking that no level is skipped. */
+static int reach(struct pki_tree *t, size_t depth)
+{
+	if (depth > t->depth)
+		return pki_tree_error(t, "a node %zu levels below the one "
+				      "above it (at most 1)", depth - t->depth + 1);
+	if (pki_grow(&t->path, &t->path_cap, depth + 1, sizeof(*t->path)) < 0)
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	t->rows++;
+	return 0;
+}
+
+/* A sample of values for the first depth nodes of the path. */
+static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
+{
+	/* a frame past the profile's limit makes it cut the stack (and
+	 * count the cut); more would be copied for nothing */
+	size_t max = pki_profile_max_stack(t->p), n = 0, d;
+	uint32_t stack;
+
+	if (pki_grow(&t->stack, &t->stack_cap, (depth < max ? depth : max) + 2,
+		     sizeof(*t->stack)) < 0)
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	for (d = depth; d-- > 0 && n <= max;)
+		if (t->path[d].location)
+			t->stack[n++] = t->path[d].location;
+	stack = pk_profile_intern_stack(t->p, t->stack, n);
+	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, values,
+					    t->ncolumns))
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	return 0;
+}
+
+int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
+		  const int64_t *values)
+{
+	size_t c;
+	int rc = reach(t, depth);
+
+	if (rc)
+		return rc;
+	t->path[depth].location = location;
+	t->depth = depth + 1;
+	for (c = 0; c < t->ncolumns; c++)
+		if (values[c])
+			return add_sample(t, t->depth, values);
+	return 0;
+}
+
+/* The deepest node leaves the path: its own value is added. */
+static int leave(struct pki_tree *t)
+{
+	struct pki_tree_node *n = &t->path[--t->depth];
+	int64_t own = n->inclusive - n->callees, values[64] = { 0 };
+
+	if (own < 0)
+		return pki_tree_error(t, "callees take %lld, more than their "
+				      "caller's %lld", (long long)n->callees,
+				      (long long)n->inclusive);
+	if (!own || n->waiting)
+		return 0;
+	values[t->column] = own;
+	return add_sample(t, t->depth + 1, values);
+}
+
+int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
+		       int64_t value, int waiting)
+{
+	struct pki_tree_node *n;
+	int rc = 0;
+
+	if (t->column < 0 || t->column >= 64 || (size_t)t->column >= t->ncolumns)
+		return pk_error_set(t->ctx, PK_EUSAGE, "no sample type for the values");
+	if ((rc = reach(t, depth)))
+		return rc;
+	while (!rc && t->depth > depth)
+		rc = leave(t);
+	if (rc)
+		return rc;
+	if (depth && value > INT64_MAX - t->path[depth - 1].callees)
+		return pki_tree_error(t, "the count %lld is too large",
+				      (long long)value);
+	if (depth)
+		t->path[depth - 1].callees += value;
+	n = &t->path[depth];
+	n->location = location;
+	n->inclusive = value;
+	n->callees = 0;
+	n->waiting = waiting != 0;
+	t->depth = depth + 1;
+	return 0;
+}
+
+int pki_tree_finish(struct pki_tree *t)
+{
+	int rc = 0;
+
+	while (!rc && t->depth)
+		rc = leave(t);
+	return rc;
+}
+
+int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
+		     int *decimals)
+{
+	size_t i, digits = 0;
+	int point = 0;
+
+	*mantissa = 0;
+	*decimals = 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '.' && !point) {
+			point = 1;
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9' || *mantissa > (INT64_MAX - 9) / 10)
+			return -1;
+		*mantissa = *mantissa * 10 + (s[i] - '0');
+		digits++;
+		if (point && ++*decimals > MAX_DECIMALS)
+			return -1;
+	}
+	if (!digits || (point && !*decimals))
+		return -1;
+	/* "0.500" needs no finer scale than "0.5" */
+	while (*decimals && *mantissa % 10 == 0) {
+		*mantissa /= 10;
+		(*decimals)--;
+	}
+	return 0;
+}
+
+static int64_t pow10i(int n)
+{
+	int64_t v = 1;
+
+	while (n-- > 0)
+		v *= 10;
+	return v;
+}
+
+int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
+		   int decimals, int64_t factor, int64_t *value)
+{
+	int tens = 0, need;
+	int64_t f = factor, scale;
+	__int128 v;
+
+	/* the decimals left once factor's tens are used up */
+	while (f && f % 10 == 0 && tens < decimals) {
+		f /= 10;
+		tens++;
+	}
+	need = decimals - tens;
+	if (pow10i(need) > pk_profile_sample_type_scale(t->p, (size_t)column) &&
+	    pk_profile_set_sample_type_scale(t->p, (size_t)column, pow10i(need)))
+		return pki_tree_error(t, "with %d decimals the values so far "
+				      "no longer fit in 64 bits", decimals);
+	scale = pk_profile_sample_type_scale(t->p, (size_t)column);
+	v = (__int128)mantissa * f * (scale / pow10i(need));
+	if (v > INT64_MAX)
+		return pki_tree_error(t, "a value too large");
+	*value = (int64_t)v;
+	return 0;
+}
+
+int pki_csv_split(const char *line, size_t len, struct pki_csv_field *fields,
+		  int max)
+{
+	size_t i = pki_starts_with_n(line, len, PKI_UTF8_BOM) ? 3 : 0;
+	int n = 0;
+
+	while (n < max) {
+		struct pki_csv_field *f = &fields[n++];
+		size_t start = i, end;
+
+		memset(f, 0, sizeof(*f));
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		f->indent = i - start;
+		if (i < len && line[i] == '"') {
+			f->s = line + ++i;
+			for (;; i++) {
+				if (i >= len)
+					return -1;
+				if (line[i] != '"')
+					continue;
+				if (i + 1 < len && line[i + 1] == '"') {
+					f->quoted_quotes = 1;
+					i++;
+					continue;
+				}
+				break;
+			}
+			f->len = (size_t)(line + i - f->s);
+			i++;
+			while (i < len && line[i] != ',')
+				i++;	/* blanks after the quote */
+		} else {
+			f->s = line + i;
+			while (i < len && line[i] != ',')
+				i++;
+			for (end = i; end > (size_t)(f->s - line) &&
+			     (line[end - 1] == ' ' || line[end - 1] == '\t'); end--)
+				;
+			f->len = end - (size_t)(f->s - line);
+		}
+		if (i >= len)
+			break;
+		i++;	/* the comma */
+	}
+	return n;
+}
+
+int pki_tree_csv_row(struct pki_tree *t, const char *line, size_t len,
+		     struct pki_csv_field *fields, int max, int need)
+{
+	int n = pki_csv_split(line, len, fields, max);
+
+	if (n < need)
+		return pki_tree_error(t, "%s: '%.60s'", n < 0 ? "an unterminated "
+				      "quote" : "fewer fields than the header's",
+				      line);
+	return 0;
+}
+
+int pki_tree_csv_text(struct pki_tree *t, const struct pki_csv_field *f)
+{
+	size_t i;
+
+	t->name.len = 0;
+	for (i = 0; i < f->len; i++) {
+		if (f->quoted_quotes && f->s[i] == '"')
+			i++;
+		if (pki_strbuf_add(&t->name, f->s + i, 1) < 0)
+			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int pki_csv_column(const struct pki_csv_field *fields, int n, const char *name,
+		   int prefix)
+{
+	size_t len = strlen(name);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((fields[i].len == len || (prefix && fields[i].len > len)) &&
+		    memcmp(fields[i].s, name, len) == 0)
+			return i;
+	return -1;
+}
+
+int pki_tree_first_line_is(const unsigned char *buf, size_t n, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	if (pki_starts_with_n((const char *)buf, n, PKI_UTF8_BOM)) {
+		buf += 3;
+		n -= 3;
+	}
+	return n >= len && memcmp(buf, prefix, len) == 0;
+}

@@ -1,0 +1,810 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for the text Go's `pprof -raw` prints of a profile (Profile's
+ * String() in github.com/google/pprof/profile), what stackcollapse-go.pl
+ * folds:
+ *
+ *     PeriodType: cpu nanoseconds
+ *     Period: 10000000
+ *     Time: 2024-03-01 10:00:00.123456789 +0100 CET
+ *     Samples:
+ *     samples/count cpu/nanoseconds[dflt]
+ *               2   20000000: 1 2 3
+ *                     comm:[demo]
+ *                     tid:[4011]
+ *     Locations
+ *          1: 0x4b7126 M=1 main.hotLoop ./work.go:27 s=0
+ *                  main.warmLoop ./work.go:33 s=0
+ *          2: 0x4b726b M=1
+ *     Mappings
+ *     1: 0x400000/0x4b8000/0x0 /srv/work 4d2f... [FN][FL][LN]
+ *
+ * into the model the pprof reader makes of the profile itself: the same
+ * sample types, labels, functions, inlined lines, addresses and mappings
+ * (where the text says them: not the frame filters, nor the duration,
+ * which pprof prints cut short). A sample's labels are two lines, the
+ * strings' then the numbers'; a sample with one line of labels that are
+ * all numbers is taken to have numeric labels. Samples come before the
+ * locations and mappings they name, so they are kept until the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "formats/registry.h"
+
+struct raw_line {
+	uint32_t function;
+	int64_t line;
+};
+
+struct raw_location {
+	uint64_t id, address, mapping;
+	size_t first_line, nlines;
+	uint32_t ours;
+};
+
+struct raw_mapping {
+	uint64_t id;
+	uint32_t ours;
+};
+
+struct raw_sample {
+	size_t first_value, first_location, nlocations;
+	uint32_t labels;
+	uint64_t lineno;
+};
+
+enum section { HEADER, TYPES, SAMPLES, LOCATIONS, MAPPINGS };
+
+struct raw_reader {
+	struct pk_context *ctx;
+	struct pk_input *in;
+	struct pk_profile *p;
+	enum section section;
+	size_t ntypes;
+	int64_t *values;
+	size_t nvalues, values_cap;
+	uint64_t *ids;			/* the samples' location ids */
+	size_t nids, ids_cap;
+	struct raw_sample *samples;
+	size_t nsamples, samples_cap;
+	struct pk_label *labels;	/* the last sample's, so far */
+	size_t nlabels, labels_cap, label_lines;
+	struct raw_location *locations;
+	size_t nlocations, locations_cap;
+	struct raw_line *lines;
+	size_t nlines, lines_cap;
+	struct raw_mapping *mappings;
+	size_t nmappings, mappings_cap;
+	uint32_t *stack;
+	size_t stack_cap;
+};
+
+static int bad(struct raw_reader *r, const char *what, const char *line, size_t len)
+{
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: %s: '%.*s'",
+			    pk_input_name(r->in),
+			    (unsigned long long)pk_input_lineno(r->in), what,
+			    (int)(len > 60 ? 60 : len), line);
+}
+
+static int no_memory(struct raw_reader *r)
+{
+	return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+}
+
+/* ---- the pieces of a line: s[*i..len) is what is left ---- */
+
+static void skip_blanks(const char *s, size_t len, size_t *i)
+{
+	while (*i < len && s[*i] == ' ')
+		(*i)++;
+}
+
+/* A decimal integer, a '-' first when negative is set. */
+static int integer(const char *s, size_t len, size_t *i, int negative,
+		   int64_t *v)
+{
+	size_t start = *i;
+	int minus = negative && *i < len && s[*i] == '-';
+	uint64_t u = 0;
+
+	*i += (size_t)minus;
+	for (; *i < len && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
+		if (u > (UINT64_MAX - 9) / 10)
+			return -1;
+		u = u * 10 + (uint64_t)(s[*i] - '0');
+	}
+	if (*i == start + (size_t)minus || u > (uint64_t)INT64_MAX + (uint64_t)minus)
+		return -1;
+	*v = minus ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+/* "0x1f" as %#x prints it ("0x0" for zero). */
+static int hex(const char *s, size_t len, size_t *i, uint64_t *v)
+{
+	size_t start;
+
+	if (*i + 2 > len || s[*i] != '0' || s[*i + 1] != 'x')
+		return -1;
+	*i += 2;
+	start = *i;
+	for (*v = 0; *i < len && pki_hexval(s[*i]) >= 0; (*i)++) {
+		if (*v >> 60)
+			return -1;
+		*v = *v << 4 | (uint64_t)pki_hexval(s[*i]);
+	}
+	return *i > start ? 0 : -1;
+}
+
+static int grow(struct raw_reader *r, void *array, size_t *cap, size_t need,
+		size_t size)
+{
+	return pki_grow(array, cap, need, size) < 0 ? no_memory(r) : 0;
+}
+
+/* ---- header ---- */
+
+/* "2024-03-01 10:00:00.123456789 +0100 CET", as Go's Time.String(). */
+static int parse_time(const char *s, size_t len, int64_t *nanos)
+{
+	int64_t f[6], frac = 0, zone;
+	size_t i = 0, k, digits = 0;
+	static const char seps[] = "-- ::";
+
+	for (k = 0; k < 6; k++) {
+		if (integer(s, len, &i, 0, &f[k]) ||
+		    (k < 5 && (i >= len || s[i++] != seps[k])))
+			return -1;
+	}
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (s[i] - '0');
+	for (; digits < 9; digits++)
+		frac *= 10;
+	if (i + 6 > len || s[i] != ' ' || (s[i + 1] != '+' && s[i + 1] != '-'))
+		return -1;
+	k = i + 2;
+	if (integer(s, len, &k, 0, &zone) || k != i + 6)
+		return -1;
+	zone = (zone / 100 * 60 + zone % 100) * 60 * (s[i + 1] == '-' ? -1 : 1);
+	if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[0] < 1970 ||
+	    f[0] > 2200 || f[3] > 23 || f[4] > 59 || f[5] > 60)
+		return -1;
+	/* days from 1970-01-01 of the proleptic Gregorian date */
+	{
+		int64_t y = f[0] - (f[1] <= 2), era = y / 400, yoe = y - era * 400;
+		int64_t doy = (153 * (f[1] + (f[1] > 2 ? -3 : 9)) + 2) / 5 + f[2] - 1;
+		int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+		int64_t days = era * 146097 + doe - 719468;
+
+		*nanos = ((days * 86400 + f[3] * 3600 + f[4] * 60 + f[5]) - zone) *
+			 1000000000 + frac;
+	}
+	return 0;
+}
+
+static int header_line(struct raw_reader *r, const char *line, size_t len)
+{
+	size_t i;
+	int64_t v;
+
+	if (pki_starts_with_n(line, len, "Samples:")) {
+		r->section = TYPES;
+	} else if (pki_starts_with_n(line, len, "PeriodType: ")) {
+		/* "TYPE UNIT", the period (a line below) kept */
+		char buf[256];
+		char *unit;
+
+		if (len - 12 >= sizeof(buf))
+			return bad(r, "not 'PeriodType: TYPE UNIT'", line, len);
+		memcpy(buf, line + 12, len - 12);
+		buf[len - 12] = '\0';
+		if (!(unit = strchr(buf, ' ')))
+			return bad(r, "not 'PeriodType: TYPE UNIT'", line, len);
+		*unit++ = '\0';
+		pk_profile_set_period(r->p, buf, unit, pk_profile_period(r->p));
+	} else if (pki_starts_with_n(line, len, "Period: ")) {
+		i = 8;
+		if (integer(line, len, &i, 1, &v) || i != len)
+			return bad(r, "not 'Period: N'", line, len);
+		pk_profile_set_period(r->p,
+				      pk_profile_string(r->p, pk_profile_period_type(r->p).type),
+				      pk_profile_string(r->p, pk_profile_period_type(r->p).unit), v);
+	} else if (pki_starts_with_n(line, len, "Time: ")) {
+		if (parse_time(line + 6, len - 6, &v))
+			return bad(r, "not a time as Go prints it", line, len);
+		pk_profile_set_time(r->p, v, pk_profile_duration_nanos(r->p));
+	} else if (!pki_starts_with_n(line, len, "Comment: ") &&
+		   !pki_starts_with_n(line, len, "Duration: ") && len) {
+		return bad(r, "not a line of pprof -raw's header", line, len);
+	}
+	return 0;
+}
+
+/* "count/10": our pprof writer's mark of a column in tenths. */
+static size_t unit_scale(const char *unit, size_t len, int64_t *scale)
+{
+	const char *slash = memchr(unit, '/', len);
+	size_t i;
+
+	*scale = 1;
+	if (!slash || (size_t)(unit + len - slash) > 20 || slash[1] != '1')
+		return len;
+	for (i = 2; slash + i < unit + len; i++)
+		if (slash[i] != '0')
+			return len;
+	for (i = 2; slash + i < unit + len; i++)
+		*scale *= 10;
+	return (size_t)(slash - unit);
+}
+
+/* "samples/count cpu/nanoseconds[dflt]" */
+static int types_line(struct raw_reader *r, const char *line, size_t len)
+{
+	size_t i = 0;
+
+	r->section = SAMPLES;
+	while (skip_blanks(line, len, &i), i < len) {
+		const char *type = line + i, *slash, *unit;
+		size_t n, unit_len;
+		int64_t scale;
+		int dflt, column;
+		char buf[512];
+
+		while (i < len && line[i] != ' ')
+			i++;
+		n = (size_t)(line + i - type);
+		dflt = n > 6 && memcmp(type + n - 6, "[dflt]", 6) == 0;
+		n -= dflt ? 6 : 0;
+		slash = memchr(type, '/', n);
+		if (!slash || n >= sizeof(buf))
+			return bad(r, "not a sample type 'TYPE/UNIT'", line, len);
+		unit = slash + 1;
+		unit_len = unit_scale(unit, (size_t)(type + n - unit), &scale);
+		memcpy(buf, type, n);
+		buf[slash - type] = '\0';
+		buf[(size_t)(slash - type) + 1 + unit_len] = '\0';
+		column = pk_profile_add_sample_type(r->p, buf, buf + (slash - type) + 1,
+						    NULL, strcmp(buf + (slash - type) + 1,
+								 "count") ?
+						    PK_VALUE_WEIGHT : PK_VALUE_COUNT);
+		if (column < 0 ||
+		    pk_profile_set_sample_type_scale(r->p, (size_t)column, scale))
+			return no_memory(r);
+		if (dflt)
+			pk_profile_set_meta(r->p, PKI_META_DEFAULT_SAMPLE_TYPE, buf);
+		r->ntypes++;
+	}
+	return 0;
+}
+
+/* ---- samples ---- */
+
+/* The labels read since the last sample are its own. */
+static int end_sample(struct raw_reader *r)
+{
+	if (r->nsamples && r->nlabels) {
+		uint32_t set = pk_profile_intern_labels(r->p, r->labels, r->nlabels);
+
+		if (!set)
+			return no_memory(r);
+		r->samples[r->nsamples - 1].labels = set;
+	}
+	r->nlabels = 0;
+	r->label_lines = 0;
+	return 0;
+}
+
+/* "     2   20000000: 1 2 3 " */
+static int sample_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct raw_sample *s;
+	size_t i = 0, k;
+	int64_t v;
+	int rc;
+
+	if ((rc = end_sample(r)) ||
+	    (rc = grow(r, &r->samples, &r->samples_cap, r->nsamples + 1, sizeof(*s))) ||
+	    (rc = grow(r, &r->values, &r->values_cap, r->nvalues + r->ntypes + 1,
+		       sizeof(*r->values))))
+		return rc;
+	s = &r->samples[r->nsamples];
+	memset(s, 0, sizeof(*s));
+	s->first_value = r->nvalues;
+	s->first_location = r->nids;
+	s->lineno = pk_input_lineno(r->in);
+	for (k = 0; k < r->ntypes; k++) {
+		skip_blanks(line, len, &i);
+		if (integer(line, len, &i, 1, &r->values[r->nvalues + k]))
+			return bad(r, "fewer values than sample types", line, len);
+	}
+	if (i >= len || line[i] != ':')
+		return bad(r, "more values than sample types", line, len);
+	for (i++; skip_blanks(line, len, &i), i < len; s->nlocations++) {
+		if (integer(line, len, &i, 0, &v) || !v || (i < len && line[i] != ' '))
+			return bad(r, "not a location id", line, len);
+		if ((rc = grow(r, &r->ids, &r->ids_cap, r->nids + 1, sizeof(*r->ids))))
+			return rc;
+		r->ids[r->nids++] = (uint64_t)v;
+	}
+	r->nvalues += r->ntypes;
+	r->nsamples++;
+	return 0;
+}
+
+/* Whether "[1024 bytes 8 count]"-like content is numbers (with units). */
+static int all_numbers(const char *s, size_t len)
+{
+	size_t i = 0;
+	int64_t v;
+
+	while (skip_blanks(s, len, &i), i < len) {
+		if (integer(s, len, &i, 1, &v))
+			return 0;
+		skip_blanks(s, len, &i);
+		while (i < len && s[i] != ' ' && !(s[i] >= '0' && s[i] <= '9') &&
+		       s[i] != '-')
+			i++;	/* a unit */
+	}
+	return 1;
+}
+
+static int add_label(struct raw_reader *r, const struct pk_label *l)
+{
+	int rc = grow(r, &r->labels, &r->labels_cap, r->nlabels + 1,
+		      sizeof(*r->labels));
+
+	if (!rc)
+		r->labels[r->nlabels++] = *l;
+	return rc;
+}
+
+/* One key's numbers "1024 bytes 8 bytes" or "1 2": a label each. */
+static int number_labels(struct raw_reader *r, pk_str key, const char *s,
+			 size_t len)
+{
+	size_t i = 0;
+	int rc = 0;
+
+	while (!rc && (skip_blanks(s, len, &i), i < len)) {
+		struct pk_label l = { .key = key };
+		size_t unit;
+
+		integer(s, len, &i, 1, &l.num);
+		skip_blanks(s, len, &i);
+		for (unit = i; i < len && s[i] != ' '; i++)
+			;
+		if (i > unit && !(s[unit] >= '0' && s[unit] <= '9') && s[unit] != '-')
+			l.unit = pk_profile_intern(r->p, s + unit, i - unit);
+		else
+			i = unit;
+		rc = add_label(r, &l);
+	}
+	return rc;
+}
+
+/* "                comm:[demo] thread:[a b]": the strings' line, then
+ * the numbers' */
+static int label_line(struct raw_reader *r, const char *line, size_t len)
+{
+	size_t i = 0, items = 0, k;
+	struct { const char *key, *value; size_t key_len, len; } item[64];
+	int numbers, rc = 0;
+
+	if (!r->nsamples || ++r->label_lines > 2)
+		return bad(r, "labels without a sample", line, len);
+	while (skip_blanks(line, len, &i), i < len) {
+		const char *open = memmem(line + i, len - i, ":[", 2), *close;
+
+		if (!open || items == PK_ARRAY_SIZE(item))
+			return bad(r, "not a label 'KEY:[VALUE]'", line, len);
+		/* the value ends at the "]" before the next " KEY:[" or the end */
+		for (close = open + 2; close < line + len; close++)
+			if (*close == ']' && (close + 1 == line + len ||
+			    (close[1] == ' ' && memmem(close + 1, (size_t)(line + len - close - 1),
+						       ":[", 2))))
+				break;
+		if (close == line + len)
+			return bad(r, "not a label 'KEY:[VALUE]'", line, len);
+		item[items].key = line + i;
+		item[items].key_len = (size_t)(open - line) - i;
+		item[items].value = open + 2;
+		item[items++].len = (size_t)(close - open - 2);
+		i = (size_t)(close - line) + 1;
+	}
+	/* the second line is the numbers'; a first line of numbers only
+	 * is taken for them too */
+	numbers = r->label_lines == 2 || items;
+	for (k = 0; r->label_lines == 1 && k < items; k++)
+		numbers &= all_numbers(item[k].value, item[k].len);
+	for (k = 0; !rc && k < items; k++) {
+		pk_str key = pk_profile_intern(r->p, item[k].key, item[k].key_len);
+		struct pk_label l = { .key = key };
+
+		if (numbers) {
+			if (!all_numbers(item[k].value, item[k].len))
+				return bad(r, "not numbers", line, len);
+			rc = number_labels(r, key, item[k].value, item[k].len);
+		} else {
+			l.str = pk_profile_intern(r->p, item[k].value, item[k].len);
+			rc = add_label(r, &l);
+		}
+	}
+	return rc;
+}
+
+static int is_sample_line(const char *line, size_t len)
+{
+	size_t i = 0;
+
+	skip_blanks(line, len, &i);
+	if (i < len && line[i] == '-')
+		i++;
+	if (i == len || line[i] < '0' || line[i] > '9')
+		return 0;
+	while (i < len && line[i] != ':' && ((line[i] >= '0' && line[i] <= '9') ||
+					     line[i] == ' ' || line[i] == '-'))
+		i++;
+	return i < len && line[i] == ':';
+}
+
+/* ---- locations and mappings ---- */
+
+/* ":N" ending s[start..*end): N, and *end moved to the colon. */
+static int number_after_colon(const char *s, size_t start, size_t *end,
+			      int64_t *v)
+{
+	size_t i = *end, k;
+
+	while (i > start && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > start && s[i - 1] == '-')
+		i--;
+	if (i == *end || i == start || s[i - 1] != ':')
+		return -1;
+	k = i;
+	if (integer(s, *end, &k, 1, v) || k != *end)
+		return -1;
+	*end = i - 1;
+	return 0;
+}
+
+/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN),
+ * or "??" for a line without a function, kept as none. */
+static int location_line(struct raw_reader *r, const char *s, size_t len)
+{
+	struct pk_function f = { 0 };
+	size_t i, end = 0, space, file_end, k;
+	int64_t line, column;
+	int rc;
+
+	if (len == 2 && memcmp(s, "??", 2) == 0)
+		return 0;
+	/* the first " s=N" followed by the end or "(SYSTEM NAME)" */
+	for (i = 0; !end; i++) {
+		const char *at = memmem(s + i, len - i, " s=", 3);
+
+		if (!at)
+			return -1;
+		i = (size_t)(at - s);
+		k = i + 3;
+		if (integer(s, len, &k, 1, &f.start_line) || (k < len && s[k] != '('))
+			continue;
+		if (k < len) {
+			if (s[len - 1] != ')')
+				return -1;
+			f.system_name = pk_profile_intern(r->p, s + k + 1, len - k - 2);
+		}
+		end = i;
+	}
+	for (space = end; space > 0 && s[space - 1] != ' '; space--)
+		;
+	if (!space--)
+		return -1;
+	file_end = end;
+	if (number_after_colon(s, space + 1, &file_end, &line))
+		return -1;
+	k = file_end;
+	if (!number_after_colon(s, space + 1, &k, &column)) {
+		line = column;	/* FILE:LINE:COLUMN */
+		file_end = k;
+	}
+	f.name = pk_profile_intern(r->p, s, space);
+	f.filename = pk_profile_intern(r->p, s + space + 1, file_end - space - 1);
+	if (!f.system_name)
+		f.system_name = f.name;
+	if ((rc = grow(r, &r->lines, &r->lines_cap, r->nlines + 1, sizeof(*r->lines))))
+		return rc;
+	r->lines[r->nlines].function = pk_profile_intern_function(r->p, &f);
+	r->lines[r->nlines++].line = line;
+	r->locations[r->nlocations - 1].nlines++;
+	return 0;
+}
+
+/* "     1: 0x4b7126 M=1 [F] NAME FILE:LINE s=0", or a line's more
+ * ("             NAME ...") */
+static int locations_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct raw_location *loc;
+	size_t i = 0;
+	int64_t id, mapping;
+	int rc;
+
+	skip_blanks(line, len, &i);
+	if (i == 13 && r->nlocations) {
+		if (location_line(r, line + i, len - i))
+			return bad(r, "not 'NAME FILE:LINE s=START'", line, len);
+		return 0;
+	}
+	if ((rc = grow(r, &r->locations, &r->locations_cap, r->nlocations + 1,
+		       sizeof(*loc))))
+		return rc;
+	loc = &r->locations[r->nlocations++];
+	memset(loc, 0, sizeof(*loc));
+	loc->first_line = r->nlines;
+	if (integer(line, len, &i, 0, &id) || !id || i + 2 > len || line[i] != ':' ||
+	    line[i + 1] != ' ')
+		return bad(r, "not a location 'ID: 0xADDRESS ...'", line, len);
+	i += 2;
+	loc->id = (uint64_t)id;
+	if (hex(line, len, &i, &loc->address) || (i < len && line[i] != ' '))
+		return bad(r, "not a location's address", line, len);
+	skip_blanks(line, len, &i);
+	if (pki_starts_with_n(line + i, len - i, "M=")) {
+		i += 2;
+		if (integer(line, len, &i, 0, &mapping) || (i < len && line[i] != ' '))
+			return bad(r, "not a mapping id 'M=N'", line, len);
+		loc->mapping = (uint64_t)mapping;
+		skip_blanks(line, len, &i);
+	}
+	if (pki_starts_with_n(line + i, len - i, "[F] "))
+		i += 4;
+	if (i < len && location_line(r, line + i, len - i))
+		return bad(r, "not 'NAME FILE:LINE s=START'", line, len);
+	return 0;
+}
+
+/* "1: 0x400000/0x4b8000/0x0 FILE BUILDID [FN][FL][LN][IN]" */
+static int mappings_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct pk_mapping m = { 0 };
+	struct raw_mapping *raw;
+	const char *bits, *build, *s;
+	size_t i = 0;
+	int64_t id;
+	int rc;
+
+	if (!len)
+		return 0;
+	if (integer(line, len, &i, 0, &id) || !id || !pki_starts_with_n(line + i, len - i, ": ") ||
+	    (i += 2, hex(line, len, &i, &m.start)) || i >= len || line[i++] != '/' ||
+	    hex(line, len, &i, &m.limit) || i >= len || line[i++] != '/' ||
+	    hex(line, len, &i, &m.offset) || i >= len || line[i++] != ' ')
+		return bad(r, "not a mapping 'ID: 0xSTART/0xLIMIT/0xOFFSET FILE'",
+			   line, len);
+	/* from the right: the bits, the build id, then the file */
+	for (bits = line + len; bits > line + i && bits[-1] != ' '; bits--)
+		;
+	if (bits == line + i)
+		return bad(r, "not a mapping's 'FILE BUILDID BITS'", line, len);
+	for (build = bits - 1; build > line + i && build[-1] != ' '; build--)
+		;
+	if (build == line + i && build != bits - 1)
+		return bad(r, "not a mapping's 'FILE BUILDID BITS'", line, len);
+	for (s = bits; s < line + len; s += 4) {
+		if (line + len - s < 4 || s[0] != '[' || s[3] != ']')
+			return bad(r, "not a mapping's bits [FN][FL][LN][IN]", line, len);
+		m.has_functions |= memcmp(s, "[FN]", 4) == 0;
+		m.has_filenames |= memcmp(s, "[FL]", 4) == 0;
+		m.has_line_numbers |= memcmp(s, "[LN]", 4) == 0;
+		m.has_inline_frames |= memcmp(s, "[IN]", 4) == 0;
+	}
+	m.file = pk_profile_intern(r->p, line + i, (size_t)(build - 1 - (line + i)));
+	m.build_id = pk_profile_intern(r->p, build, (size_t)(bits - 1 - build));
+	if ((rc = grow(r, &r->mappings, &r->mappings_cap, r->nmappings + 1,
+		       sizeof(*raw))))
+		return rc;
+	raw = &r->mappings[r->nmappings++];
+	raw->id = (uint64_t)id;
+	raw->ours = pk_profile_intern_mapping(r->p, &m);
+	return raw->ours ? 0 : no_memory(r);
+}
+
+/* ---- the profile ---- */
+
+static int by_mapping_id(const void *a, const void *b)
+{
+	const struct raw_mapping *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int by_location_id(const void *a, const void *b)
+{
+	const struct raw_location *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int build(struct raw_reader *r)
+{
+	size_t max = pki_profile_max_stack(r->p), i, k;
+	int rc;
+
+	/* (an empty table may be a null pointer, which qsort and bsearch
+	 * must not see) */
+	if (r->nmappings)
+		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
+	if (r->nlocations)
+		qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
+	for (i = 0; i < r->nlocations; i++) {
+		struct raw_location *loc = &r->locations[i];
+		struct raw_mapping *m, mkey = { loc->mapping, 0 };
+		struct pk_line lines[64], *l = lines;
+
+		if (i && loc->id == loc[-1].id)
+			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
+					    "listed twice", pk_input_name(r->in),
+					    (unsigned long long)loc->id);
+		m = r->nmappings ? bsearch(&mkey, r->mappings, r->nmappings, sizeof(*m),
+					    by_mapping_id) : NULL;
+		if (loc->mapping && !m)
+			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
+					    "names mapping %llu, which the "
+					    "mappings do not list",
+					    pk_input_name(r->in),
+					    (unsigned long long)loc->id,
+					    (unsigned long long)loc->mapping);
+		if (loc->nlines > PK_ARRAY_SIZE(lines) &&
+		    !(l = malloc(loc->nlines * sizeof(*l))))
+			return no_memory(r);
+		for (k = 0; k < loc->nlines; k++) {
+			l[k].function = r->lines[loc->first_line + k].function;
+			l[k].line = r->lines[loc->first_line + k].line;
+		}
+		loc->ours = pk_profile_intern_location(r->p, m ? m->ours : 0,
+						       loc->address, l, loc->nlines);
+		if (l != lines)
+			free(l);
+		if (!loc->ours)
+			return no_memory(r);
+	}
+	for (i = 0; i < r->nsamples; i++) {
+		const struct raw_sample *s = &r->samples[i];
+		size_t n = s->nlocations < max ? s->nlocations : max + 1;
+		uint32_t stack;
+
+		if ((rc = grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
+			return rc;
+		for (k = 0; k < n; k++) {
+			struct raw_location key = { 0 }, *loc;
+
+			key.id = r->ids[s->first_location + k];
+			loc = r->nlocations ? bsearch(&key, r->locations, r->nlocations,
+						      sizeof(*loc), by_location_id) : NULL;
+			if (!loc)
+				return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
+						    "location %llu, which the "
+						    "locations do not list",
+						    pk_input_name(r->in),
+						    (unsigned long long)s->lineno,
+						    (unsigned long long)key.id);
+			r->stack[k] = loc->ours;
+		}
+		stack = pk_profile_intern_stack(r->p, r->stack, n);
+		if (!stack || pk_profile_add_sample(r->p, stack, s->labels, 0,
+						    r->values + s->first_value,
+						    r->ntypes))
+			return no_memory(r);
+	}
+	return 0;
+}
+
+static int raw_line(struct raw_reader *r, const char *line, size_t len)
+{
+	switch (r->section) {
+	case HEADER:
+		return header_line(r, line, len);
+	case TYPES:
+		return types_line(r, line, len);
+	case SAMPLES:
+		if (pki_starts_with_n(line, len, "Locations")) {
+			r->section = LOCATIONS;
+			return end_sample(r);
+		}
+		if (is_sample_line(line, len))
+			return sample_line(r, line, len);
+		while (len && line[len - 1] == ' ')
+			len--;
+		return len ? label_line(r, line, len) : 0;
+	case LOCATIONS:
+		if (pki_starts_with_n(line, len, "Mappings")) {
+			r->section = MAPPINGS;
+			return 0;
+		}
+		return len ? locations_line(r, line, len) : 0;
+	case MAPPINGS:
+		return mappings_line(r, line, len);
+	}
+	return 0;
+}
+
+static void raw_free(struct raw_reader *r)
+{
+	free(r->values);
+	free(r->ids);
+	free(r->samples);
+	free(r->labels);
+	free(r->locations);
+	free(r->lines);
+	free(r->mappings);
+	free(r->stack);
+}
+
+static int raw_read(struct pk_context *ctx, struct pk_input *in,
+		    struct pk_profile *p, const struct pk_options *opts)
+{
+	struct raw_reader r;
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	(void)opts;
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.in = in;
+	r.p = p;
+	while (!rc && (line = pk_input_line(in, &len)))
+		rc = raw_line(&r, line, len);
+	if (!rc)
+		rc = pk_context_error(ctx)->code;
+	if (!rc && r.section < LOCATIONS)
+		rc = pk_error_set(ctx, PK_EINPUT, "%s: the text ends before its "
+				  "Locations (pprof -raw prints Samples:, "
+				  "Locations and Mappings)", pk_input_name(in));
+	if (!rc)
+		rc = end_sample(&r);
+	if (!rc)
+		rc = build(&r);
+	raw_free(&r);
+	return rc;
+}
+
+/* Its header: "PeriodType:", "Period:" or a "Comment:" first, then
+ * "Samples:" and the sample types' line. */
+static int raw_probe(const unsigned char *buf, size_t len)
+{
+	const char *s = (const char *)buf, *end = s + len, *nl;
+	int lines = 0;
+
+	if (!pki_starts_with_n(s, len, "PeriodType: ") &&
+	    !pki_starts_with_n(s, len, "Period: ") &&
+	    !pki_starts_with_n(s, len, "Comment: "))
+		return 0;
+	for (; s < end && lines++ < 64 && (nl = memchr(s, '\n', (size_t)(end - s)));
+	     s = nl + 1) {
+		const char *types = nl + 1, *types_end;
+
+		if (nl - s != 8 || memcmp(s, "Samples:", 8))
+			continue;
+		types_end = memchr(types, '\n', (size_t)(end - types));
+		if (!types_end)
+			types_end = end;
+		return types_end == types || memchr(types, '/', (size_t)(types_end - types)) ?
+		       90 : 0;
+	}
+	return 0;
+}
+
+const struct pki_format pki_format_pprof_raw = {
+	.name = "pprof-raw",
+	.read_description = "the text 'pprof -raw' prints (as "
+			    "stackcollapse-go.pl reads it)",
+	.probe = raw_probe,
+	.read = raw_read,
+	.read_flags = PKI_READ_PPROF_NAMES,
+};
