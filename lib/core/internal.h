@@ -140,6 +140,12 @@ uint64_t pki_interval_length(const struct pk_profile *p, int column,
  * it unless the options choose another. */
 #define PKI_META_DEFAULT_SAMPLE_TYPE "default_sample_type"
 
+/* Set by the readers of text that FlameGraph's stackcollapse scripts fold
+ * (DTrace, bpftrace, gdb, jstack, ...): their frame and thread names are
+ * already as the script prints them, so folding prints them as they are,
+ * not tidied as stackcollapse-perf.pl tidies perf's. */
+#define PKI_META_NAMES_AS_READ "names_as_read"
+
 /* The input's name without its directories when the reader kept it, else
  * "profkit": the title of a JSON profile. */
 static inline const char *pki_profile_title(const struct pk_profile *p)

@@ -51,6 +51,7 @@ void pki_fold_settings(const struct pk_options *opts,
 struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
+	int as_read;		/* PKI_META_NAMES_AS_READ: names stay as they are */
 	int column;
 	struct pki_thread_keys thread_keys;
 	struct pk_strbuf line, name;
@@ -159,23 +160,12 @@ static int has_mark(const struct pk_strbuf *b, const char *mark)
 	return 0;
 }
 
-/* One frame's name as stackcollapse-perf.pl tidies it, into f->name. */
-static int frame_name(struct folded *f, const char *fn, const char *mod,
-		      uint64_t addr, int outermost, int java)
+/* A function's name as stackcollapse-perf.pl tidies it: no parameter
+ * list, no quotes, a Java class without its type letter. */
+static void tidy_name(struct pk_strbuf *b, int java)
 {
-	const struct pki_unknown_name unknown = {
-		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
-	};
-	struct pk_strbuf *b = &f->name;
 	size_t i, cut;
 
-	b->len = 0;
-	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
-	    pki_strbuf_adds(b, fn))
-		return -1;
-	for (i = 0; i < b->len; i++)
-		if (b->s[i] == ';')
-			b->s[i] = ':';
 	if (!looks_like_go_method(b->s, b->len)) {
 		cut = params_start(b->s, b->len);
 		b->len = cut;
@@ -187,6 +177,27 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
 		memmove(b->s, b->s + 1, --b->len);
 	}
+}
+
+/* One frame's name as stackcollapse-perf.pl prints it, into f->name. */
+static int frame_name(struct folded *f, const char *fn, const char *mod,
+		      uint64_t addr, int outermost, int java)
+{
+	const struct pki_unknown_name unknown = {
+		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
+	};
+	struct pk_strbuf *b = &f->name;
+	size_t i;
+
+	b->len = 0;
+	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
+	    pki_strbuf_adds(b, fn))
+		return -1;
+	for (i = 0; i < b->len; i++)
+		if (b->s[i] == ';')
+			b->s[i] = ':';
+	if (!f->as_read)
+		tidy_name(b, java);
 	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
 	 * such frames are marked, not perf's "(inlined)" ones */
 	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
@@ -205,7 +216,7 @@ static int add_root(struct folded *f, uint32_t labels)
 	const struct pki_thread_name how = {
 		.style = pki_stackcollapse_style(f->opts.include_pid,
 						 f->opts.include_tid),
-		.trim = 1, .underscores = 1,
+		.trim = !f->as_read, .underscores = !f->as_read,
 	};
 	struct pki_thread t;
 
@@ -452,6 +463,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 	memset(&f, 0, sizeof(f));
 	f.p = p;
 	pki_fold_settings(opts, &f.opts);
+	f.as_read = pk_profile_meta(p, PKI_META_NAMES_AS_READ) != NULL;
 	f.column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;
