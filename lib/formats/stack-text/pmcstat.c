@@ -99,8 +99,11 @@ static int close_nodes(struct pmc_reader *r, size_t depth)
 			r->path[r->depth - 1].children += n->count;
 		if (own <= 0)
 			continue;
-		/* the path from the sampled function (depth 0) is leaf first */
+		/* the path from the sampled function (depth 0) is leaf first;
+		 * one frame past those a profile keeps tells it of the cut */
 		d = r->depth + 1;
+		if (d > pki_profile_max_stack(r->st.p))
+			d = pki_profile_max_stack(r->st.p) + 1;
 		for (i = 0; i < d; i++)
 			if ((rc = st_push(&r->st, r->path[i].loc)))
 				return rc;
@@ -174,8 +177,6 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		st_skip_line(&r->st, s, len, "deeper than the line before allows");
 		return 0;
 	}
-	if (depth > pki_profile_max_stack(r->st.p))
-		return st_line_error(&r->st, "a call chain deeper than profkit keeps");
 	if (st_parse_count(count, count_len, &n) < 0)
 		return st_line_error(&r->st, "count too large");
 	if ((rc = close_nodes(r, depth)))
@@ -216,7 +217,7 @@ static void release(struct st_reader *st)
 }
 
 static const struct st_format pmcstat = {
-	.what = "pmcstat call graph",
+	.what = "pmcstat",
 	.expected = "'@ EVENT [N samples]' and '  70.59%  [12]  function' lines",
 	.size = sizeof(struct pmc_reader),
 	.line = handle_line, .end = at_end, .release = release,
