@@ -365,7 +365,7 @@ static void release(struct st_reader *st)
 }
 
 static const struct st_format bpftrace = {
-	.what = "bpftrace map", .expected = "'@[' lines, frames, ']: COUNT'",
+	.what = "bpftrace", .expected = "'@[' lines, frames, ']: COUNT'",
 	.size = sizeof(struct bt_reader),
 	.line = handle_line, .end = at_end, .release = release,
 };

@@ -249,7 +249,7 @@ static void release(struct st_reader *st)
 }
 
 static const struct st_format dtrace = {
-	.what = "DTrace aggregation",
+	.what = "DTrace",
 	.expected = "indented 'module`function+0x1f' frames and a count after each stack",
 	.size = sizeof(struct dt_reader),
 	.line = handle_line, .end = at_end, .release = release,

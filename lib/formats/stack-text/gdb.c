@@ -144,7 +144,7 @@ static void release(struct st_reader *st)
 }
 
 static const struct st_format gdb = {
-	.what = "gdb backtrace",
+	.what = "gdb",
 	.expected = "'Thread N (...):' lines and '#0  0x... in function (...)' frames",
 	.size = sizeof(struct gdb_reader),
 	.line = handle_line, .end = at_end, .release = release,

@@ -74,7 +74,7 @@ static int at_end(struct st_reader *r)
 
 static const struct st_format java_exceptions = {
 	.what = "Java exception",
-	.expected = "'\tat package.Class.method(File.java:1)' lines",
+	.expected = "'at package.Class.method(File.java:1)' lines",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
 };

@@ -201,9 +201,9 @@ static void release(struct st_reader *st)
 }
 
 static const struct st_format jstack = {
-	.what = "jstack thread dump",
+	.what = "jstack",
 	.expected = "'\"thread\" #1 ... nid=0x1 runnable' lines, "
-		    "'java.lang.Thread.State:' and '\tat method(File.java:1)' lines",
+		    "'java.lang.Thread.State: RUNNABLE' and 'at method(File.java:1)' lines",
 	.size = sizeof(struct jstack_reader),
 	.line = handle_line, .end = at_end, .release = release,
 };
