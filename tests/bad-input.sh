@@ -57,6 +57,8 @@ crasher_expects() {
 	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
+	count-too-large) echo "line [0-9]*: count too large" ;;
+	no-frames|no-running-thread) echo "no .* stacks found" ;;
 	esac
 }
 
