@@ -54,7 +54,7 @@ plan $(( $(echo $cases | wc -w) + $(echo $inputs | wc -w) + 1 ))
 # matching the pattern given. A new crasher needs its line here.
 crasher_expects() {
 	case $(basename "$1") in
-	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*) echo converts ;;
+	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*|no-image-first) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
 	count-too-large) echo "line [0-9]*: count too large" ;;

@@ -111,5 +111,5 @@ for f in testdata/dtrace/stacks.txt testdata/bpftrace/ustack.txt \
 done
 
 # ---- broken inputs: exit 1, where and what, nothing written ----
-bad_inputs_fail "line [0-9]*: count too large" dtrace bpftrace systemtap pmcstat
+bad_inputs_fail "line [0-9]*: count too large" testdata/bad/*/count-too-large
 finish

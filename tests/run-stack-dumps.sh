@@ -71,5 +71,5 @@ like_script "java-exceptions: as the script, a log" $d/log.txt \
 writers_agree "java-exceptions" $d/log.txt
 
 # ---- broken inputs: exit 1, where and what, nothing written ----
-bad_inputs_fail "no .* stacks found" eu-stack gdb jstack java-exceptions
+bad_inputs_fail "no .* stacks found" testdata/bad/*/no-frames testdata/bad/jstack/no-running-thread
 finish

@@ -94,16 +94,16 @@ script_gives() {
 	fi
 }
 
-# bad_inputs_fail MESSAGE READER...: each of testdata/bad/READER/ read
+# bad_inputs_fail MESSAGE FILE...: each testdata/bad/READER/FILE read
 # with --from=READER exits 1 with "FILE: MESSAGE" (a pattern) and writes
 # nothing
 bad_inputs_fail() {
 	message=$1
 	shift
-	for reader in "$@"; do
-		for f in testdata/bad/"$reader"/*; do
-			testrun_fails "$reader: $(basename "$f")" 1 "^profkit-convert: $f: $message" \
-				profkit-convert --from="$reader" --to=pprof -o "$outdir/out.pb.gz" "$f"
-		done
+	for f in "$@"; do
+		reader=${f#testdata/bad/}
+		reader=${reader%%/*}
+		testrun_fails "$reader: $(basename "$f")" 1 "^profkit-convert: $f: $message" \
+			profkit-convert --from="$reader" --to=pprof -o "$outdir/out.pb.gz" "$f"
 	done
 }

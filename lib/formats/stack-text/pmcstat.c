@@ -188,9 +188,10 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		if (pki_strbuf_add(&r->image, at + 3, rest - 3))
 			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
 	}
+	/* the image is none (a null buffer) until a line names one */
 	r->key.len = 0;
 	if (pki_strbuf_add(&r->key, name, name_len) || pki_strbuf_adds(&r->key, "\n") ||
-	    pki_strbuf_add(&r->key, r->image.s, r->image.len))
+	    (r->image.len && pki_strbuf_add(&r->key, r->image.s, r->image.len)))
 		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
 	loc = st_frame_loc(&r->st, r->key.s, r->key.len, 0, locate_frame, r);
 	if (!loc || pki_grow(&r->path, &r->path_cap, depth + 1, sizeof(*r->path)) < 0)
