@@ -27,6 +27,10 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	# the stack text of other tools: each its own folder, its expected
+	# folded outputs there too (the other readers' error paths)
+	dtrace|bpftrace|systemtap|pmcstat|eu-stack|gdb|jstack|java-exceptions)
+		ls "$t/$1"/* "$t/bad/$1"/* ;;
 	esac
 }
 
@@ -34,7 +38,8 @@ own() {
 others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
-		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz
+		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
+		"$t"/dtrace/stacks.txt "$t"/gdb/naps.txt "$t"/jstack/stacks.txt
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do
