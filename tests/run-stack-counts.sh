@@ -9,7 +9,7 @@
 # frames of kernel stacks, and only those, end in _[k]).
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 36
+plan 38
 
 # ---- DTrace: stackcollapse.pl ----
 d=testdata/dtrace
@@ -68,6 +68,11 @@ if [ -n "$pprof" ]; then
 else
 	skip "bpftrace: comm a thread, the tid a label key4" "no pprof"
 fi
+# perf mode's address and module, which the script keeps in the name
+frame_placed "bpftrace perf mode: address and module kept" $d/perf-mode.txt \
+	558a77bf222c wake+23 /work/wt-stack-text/testdata/bin/naps
+frame_placed "bpftrace perf mode: kernel frames in the kernel's mapping" $d/perf-mode.txt \
+	ffffffff821ed6db do_syscall_64+571 '[kernel.kallsyms]'
 
 # ---- SystemTap: stackcollapse-stap.pl ----
 d=testdata/systemtap

@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 26
+plan 27
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -18,6 +18,9 @@ like_script "eu-stack: as stackcollapse-elfutils.pl" $d/naps.txt stackcollapse-e
 like_script "eu-stack -a -m: activation marks are no names" $d/naps-a-m.txt \
 	stackcollapse-elfutils.pl $d/naps-a-m.txt -e 's/\(^\|;\)- 1 /\1/g' -e 's/\(^\|;\)    /\1/g'
 writers_agree "eu-stack" $d/naps.txt
+# -m's module beside the name (as the script names the frame)
+frame_placed "eu-stack -m: address and module kept" $d/naps-a-m.txt \
+	5637ff93b1e9 nap /work/wt-stack-text/testdata/bin/naps
 
 # ---- gdb: stackcollapse-gdb.pl ----
 d=testdata/gdb

@@ -107,3 +107,26 @@ bad_inputs_fail() {
 			profkit-convert --from="$reader" --to=pprof -o "$outdir/out.pb.gz" "$f"
 	done
 }
+
+# frame_placed NAME INPUT ADDRESS FUNCTION MODULE: in pprof -raw of the
+# input, the frame FUNCTION has its location at ADDRESS (hex, no 0x) in
+# the mapping of MODULE: what the tool printed beside the name is kept
+frame_placed() {
+	name=$1
+	if [ -z "$pprof" ]; then
+		skip "$name" "no pprof"
+		return
+	fi
+	profkit-convert -q --to=pprof -o "$tmpdir/placed.pb.gz" "$2" &&
+		"$pprof" -raw -symbolize=none "$tmpdir/placed.pb.gz" >"$tmpdir/placed.raw" 2>&1
+	if awk -v addr="0x$3" -v func="$4" -v module="$5" '
+		/^Mappings/ { maps = 1; next }
+		!maps && $2 == addr && $4 == func { sub(/^M=/, "", $3); want = $3 }
+		maps && $1 == want ":" && $3 == module { found = 1 }
+		END { exit !found }' "$tmpdir/placed.raw"; then
+		pass "$name"
+	else
+		fail "$name"
+		diag_file "$tmpdir/placed.raw" 40
+	fi
+}
