@@ -31,6 +31,9 @@ own() {
 	# folded outputs there too (the other readers' error paths)
 	dtrace|bpftrace|systemtap|pmcstat|eu-stack|gdb|jstack|java-exceptions)
 		ls "$t/$1"/* "$t/bad/$1"/* ;;
+	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
+	speedscope) ls "$t"/speedscope/*.json "$t"/bad/speedscope/* ;;
+	v8) ls "$t"/v8/*.cpuprofile "$t"/bad/v8/* ;;
 	esac
 }
 
@@ -39,7 +42,8 @@ others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
 		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
-		"$t"/dtrace/stacks.txt "$t"/gdb/naps.txt "$t"/jstack/stacks.txt
+		"$t"/dtrace/stacks.txt "$t"/gdb/naps.txt "$t"/jstack/stacks.txt \
+		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

@@ -170,6 +170,9 @@ static const struct rule testdata_rules[] = {
 	{ "java-exceptions/*.txt", "java-exceptions" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "jfr/*.jfr", "jfr" },
+	{ "speedscope/*.json", "speedscope" },
+	{ "v8/*.cpuprofile", "v8" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },

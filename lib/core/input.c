@@ -16,6 +16,7 @@
 
 #include "decompress.h"
 #include "internal.h"
+#include "util/json-read.h"
 
 #define INPUT_CHUNK (1024 * 1024)
 /* Longer lines are an error: no text format we read needs them. */
@@ -406,6 +407,14 @@ const unsigned char *pk_input_peek(struct pk_input *in, size_t want,
 	return in->buf ? in->buf + in->pos : (const unsigned char *)"";
 }
 
+int pki_input_is_empty(struct pk_input *in)
+{
+	size_t got;
+
+	pk_input_peek(in, 1, &got);
+	return got == 0 && !in->failed;
+}
+
 const char *pk_input_line(struct pk_input *in, size_t *len)
 {
 	size_t scanned = 0;
@@ -587,4 +596,31 @@ int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
 	*data = buf;
 	*size = len;
 	return 0;
+}
+
+int pki_input_read_json(struct pk_input *in, const struct pki_json_path *paths,
+			pki_json_value_fn *value, void *arg)
+{
+	const struct pki_json_read_spec spec = {
+		.paths = paths, .value = value, .arg = arg,
+		.einput = PK_EINPUT, .enomem = PK_ENOMEM,
+	};
+	struct pki_json_reader *jr = pki_json_reader_new(&spec);
+	unsigned char *buf = malloc(INPUT_CHUNK);
+	ssize_t got = 0;
+	int rc = jr && buf ? 0 : PK_ENOMEM;
+
+	while (!rc && (got = pk_input_read(in, buf, INPUT_CHUNK)) > 0)
+		rc = pki_json_reader_feed(jr, buf, (size_t)got);
+	free(buf);
+	if (!rc && got < 0)
+		rc = (int)got;
+	else if (!rc)
+		rc = pki_json_reader_finish(jr);
+	if (rc == PK_ENOMEM)
+		pk_error_set(in->ctx, rc, "%s: out of memory", in->name);
+	else if (rc && *pki_json_reader_error(jr))
+		pk_error_set(in->ctx, rc, "%s: %s", in->name, pki_json_reader_error(jr));
+	pki_json_reader_free(jr);
+	return rc;
 }

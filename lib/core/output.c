@@ -125,6 +125,28 @@ static const char *output_name(const struct pk_output *o)
 	return o->path ? o->path : "<stdout>";
 }
 
+int pki_profile_is_nothing(const struct pk_profile *p)
+{
+	return !pk_profile_sample_count(p) && !pk_profile_sample_type_count(p);
+}
+
+int pki_write_nothing(struct pk_context *ctx, const struct pk_options *opts,
+		      struct pk_output *out,
+		      int (*write)(struct pk_context *, const struct pk_profile *,
+				   const struct pk_options *, struct pk_output *))
+{
+	struct pk_profile *counts = pk_profile_new(0);
+	int rc;
+
+	if (!counts || pk_profile_add_sample_type(counts, "samples", "count",
+						  NULL, PK_VALUE_COUNT) < 0)
+		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	else
+		rc = write(ctx, counts, opts, out);
+	pk_profile_free(counts);
+	return rc;
+}
+
 int pki_output_gzip_if_named(struct pk_output *o)
 {
 	return o->path && pki_ends_with(o->path, ".gz") ? pk_output_start_gzip(o) : 0;
@@ -151,6 +173,34 @@ static char *temporary_prefix(const char *path, size_t *dir_len)
 	return prefix;
 }
 
+/*
+ * Whether the process PID has ended. A killed job whose parent died too
+ * stays a zombie until its new parent reaps it, and in a container whose
+ * first process never reaps, that is forever: kill() still finds it, so
+ * Linux's /proc is asked for its state too.
+ */
+static int writer_gone(long pid)
+{
+	char path[48], stat[128], *state;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	state = strrchr(stat, ')');
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
 /* Remove DIR/.BASE.tmp.PID.N files left by runs that were killed. */
 static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 {
@@ -169,7 +219,7 @@ static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 			continue;
 		pid = strtol(e->d_name + name_len, &end, 10);
 		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		    !writer_gone(pid))
 			continue;
 		if (asprintf(&path, "%s/%s", dir, e->d_name) >= 0) {
 			unlink(path);
