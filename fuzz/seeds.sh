@@ -27,6 +27,10 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	# the stack text of other tools: each its own folder, its expected
+	# folded outputs there too (the other readers' error paths)
+	dtrace|bpftrace|systemtap|pmcstat|eu-stack|gdb|jstack|java-exceptions)
+		ls "$t/$1"/* "$t/bad/$1"/* ;;
 	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
 	speedscope) ls "$t"/speedscope/*.json "$t"/bad/speedscope/* ;;
 	v8) ls "$t"/v8/*.cpuprofile "$t"/bad/v8/* ;;
@@ -47,7 +51,8 @@ others() {
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
 		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
 		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile \
-		"$t"/callgrind/hand-lines.callgrind
+		"$t"/callgrind/hand-lines.callgrind \
+		"$t"/dtrace/stacks.txt "$t"/gdb/naps.txt "$t"/jstack/stacks.txt
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

@@ -28,36 +28,6 @@ pprof_compare() {
 	fi
 }
 
-# pprof -raw text to folded stacks "comm;root;...;leaf value" summed over
-# the samples, with the value of column $2 (1-based).
-raw_to_folded() {
-	awk -v col="$2" '
-	/^Samples:/ { mode = "s"; getline; next }
-	/^Locations/ { mode = "l"; next }
-	/^Mappings/ { mode = "m"; next }
-	mode == "s" && /^ *-?[0-9]+( +-?[0-9]+)*:/ {
-		split($0, a, ":"); split(a[1], v, " ")
-		n++; val[n] = v[col]; ids[n] = a[2]; next
-	}
-	mode == "s" && /comm:\[/ {
-		c = $0; sub(/.*comm:\[/, "", c); sub(/\].*/, "", c)
-		comm[n] = c; next
-	}
-	mode == "l" && /^ *[0-9]+: / { id = $1 + 0; name[id] = $4; next }
-	mode == "l" && /^             [^ ]/ { name[id] = $1 ";" name[id]; next }
-	END {
-		for (i = 1; i <= n; i++) {
-			k = split(ids[i], loc, " "); s = comm[i]
-			for (j = k; j >= 1; j--)
-				s = s ";" name[loc[j] + 0]
-			sum[s] += val[i]
-		}
-		for (s in sum)
-			if (sum[s])
-				print s, sum[s]
-	}' "$1" | sort
-}
-
 # folded_matches NAME RAW COLUMN FOLDED-ARGS...: the samples of an expected
 # pprof -raw file in column COLUMN, as folded stacks, equal our folded
 # output. Needs no pprof: with the comparisons above it shows that what
@@ -66,7 +36,7 @@ folded_matches() {
 	name=$1 raw=$2 col=$3
 	shift 3
 	profkit-convert -q --to=folded "$@" >"$tmpdir/want" &&
-		raw_to_folded "$raw" "$col" >"$tmpdir/got"
+		pprof_folded "$raw" "$col" >"$tmpdir/got"
 	if [ -s "$tmpdir/want" ] && cmp -s "$tmpdir/want" "$tmpdir/got"; then
 		pass "$name"
 	else

@@ -278,3 +278,70 @@ find_reference() {
 	reference_missing="no ${PROFKIT_REFERENCE_DIR:-../shared/reference}/$1 (the reference tools beside the clone; PROFKIT_REFERENCE_DIR names another folder)"
 	return 1
 }
+
+# ---- the stacks of other outputs, as folded stacks ----
+
+# pprof_folded RAW COLUMN: pprof -raw text as folded stacks "comm;root;
+# ...;leaf value" (no comm without a comm label), summed over the samples,
+# with the values of column COLUMN (1-based), sorted. Function names may
+# hold blanks; inlined lines are frames of their own.
+pprof_folded() {
+	awk -v col="$2" '
+	function frame(line) {
+		sub(/^ *([0-9]+: 0x[0-9a-f]+ (M=[0-9]+ )?)?/, "", line)
+		sub(/ [^ ]*:-?[0-9]+ s=-?[0-9]+$/, "", line)
+		return line
+	}
+	/^Samples:/ { mode = "s"; getline; next }
+	/^Locations/ { mode = "l"; next }
+	/^Mappings/ { mode = "m"; next }
+	mode == "s" && /^ *-?[0-9]+( +-?[0-9]+)*:/ {
+		split($0, a, ":"); split(a[1], v, " ")
+		n++; val[n] = v[col]; ids[n] = a[2]; next
+	}
+	mode == "s" && /comm:\[/ {
+		c = $0; sub(/.*comm:\[/, "", c); sub(/\].*/, "", c)
+		comm[n] = c; has_comm[n] = 1; next
+	}
+	mode == "l" && /^ *[0-9]+: / { id = $1 + 0; name[id] = frame($0); next }
+	mode == "l" && /^             [^ ]/ { name[id] = frame($0) ";" name[id]; next }
+	END {
+		for (i = 1; i <= n; i++) {
+			k = split(ids[i], loc, " "); s = comm[i]; first = !has_comm[i]
+			for (j = k; j >= 1; j--) {
+				s = first ? name[loc[j] + 0] : s ";" name[loc[j] + 0]
+				first = 0
+			}
+			sum[s] += val[i]
+		}
+		for (s in sum)
+			if (sum[s])
+				print s, sum[s]
+	}' "$1" | sort
+}
+
+# speedscope_folded FILE: the stacks of a speedscope file's sampled
+# profiles (its threads) as folded stacks "root;...;leaf weight", summed
+# over the profiles and sorted. Needs python3.
+speedscope_folded() {
+	python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+frames = [f["name"] for f in doc["shared"]["frames"]]
+sums = {}
+for p in doc["profiles"]:
+    for stack, weight in zip(p["samples"], p["weights"]):
+        key = ";".join(frames[i] for i in stack)
+        sums[key] = sums.get(key, 0) + weight
+for key, weight in sums.items():
+    if weight:
+        print("%s %s" % (key, int(weight) if weight == int(weight) else weight))
+' "$1" | sort
+}
+
+# folded_sum: folded stacks on stdin summed by stack and sorted, as a
+# collapse script that prints a stack as often as it meets it would
+# have printed them once.
+folded_sum() {
+	awk '{ n = $NF; sub(/ [^ ]*$/, ""); sum[$0] += n } END { for (s in sum) print s, sum[s] }' | sort
+}

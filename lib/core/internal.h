@@ -169,12 +169,13 @@ uint64_t pki_interval_length(const struct pk_profile *p, int column,
 #define PKI_META_DEFAULT_SAMPLE_TYPE "default_sample_type"
 
 /*
- * Set by readers of exports whose frame names are final (call trees of
- * Instruments, VTune, Visual Studio, GHC, ...): folding keeps them as
- * those tools' collapse scripts do, without stackcollapse-perf.pl's
- * tidying of perf's names (parameter list cut, quotes dropped), so that
- * "worker(int)" and "worker(double)", or Haskell's "go" and "go'",
- * stay apart.
+ * Set by readers whose frame and thread names are final (the call trees
+ * of Instruments, VTune, Visual Studio, GHC; the stack text of DTrace,
+ * bpftrace, gdb, jstack, ...): folding prints them as those tools'
+ * collapse scripts do, without stackcollapse-perf.pl's tidying of perf's
+ * names (parameter list cut, quotes dropped, blanks in thread names made
+ * underscores), so that "worker(int)" and "worker(double)", or Haskell's
+ * "go" and "go'", stay apart.
  */
 #define PKI_META_VERBATIM_NAMES "verbatim-names"
 

@@ -18,6 +18,14 @@
 	FORMAT(gperftools_heap) \
 	FORMAT(perf_script) \
 	FORMAT(folded) \
+	FORMAT(bpftrace) \
+	FORMAT(dtrace) \
+	FORMAT(systemtap) \
+	FORMAT(pmcstat) \
+	FORMAT(eu_stack) \
+	FORMAT(gdb) \
+	FORMAT(jstack) \
+	FORMAT(java_exceptions) \
 	FORMAT(pprof) \
 	FORMAT(speedscope) \
 	FORMAT(v8) \

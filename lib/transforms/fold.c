@@ -51,8 +51,8 @@ void pki_fold_settings(const struct pk_options *opts,
 struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
+	int verbatim;		/* PKI_META_VERBATIM_NAMES: names stay as read */
 	int column;
-	int verbatim;		/* names as read: PKI_META_VERBATIM_NAMES */
 	struct pki_thread_keys thread_keys;
 	struct pk_strbuf line, name;
 	struct pk_profile *keys;	/* distinct lines, as interned strings */
@@ -160,7 +160,29 @@ static int has_mark(const struct pk_strbuf *b, const char *mark)
 	return 0;
 }
 
-/* One frame's name as stackcollapse-perf.pl tidies it, into f->name. */
+/* A function's name as stackcollapse-perf.pl tidies it: no parameter
+ * list, no quotes, a Java class without its type letter. */
+static void tidy_name(struct pk_strbuf *b, int java)
+{
+	size_t i, cut;
+
+	/* a name that is all parameter list is none: V8's "(program)",
+	 * "(anonymous)" stay whole */
+	if (!looks_like_go_method(b->s, b->len)) {
+		cut = params_start(b->s, b->len);
+		if (cut > 0)
+			b->len = cut;
+	}
+	for (i = cut = 0; i < b->len; i++)
+		if (b->s[i] != '"' && b->s[i] != '\'')
+			b->s[cut++] = b->s[i];
+	b->len = cut;
+	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
+		memmove(b->s, b->s + 1, --b->len);
+	}
+}
+
+/* One frame's name as stackcollapse-perf.pl prints it, into f->name. */
 static int frame_name(struct folded *f, const char *fn, const char *mod,
 		      uint64_t addr, int outermost, int java)
 {
@@ -168,7 +190,7 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
 	};
 	struct pk_strbuf *b = &f->name;
-	size_t i, cut;
+	size_t i;
 
 	b->len = 0;
 	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
@@ -177,22 +199,8 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	for (i = 0; i < b->len; i++)
 		if (b->s[i] == ';')
 			b->s[i] = ':';
-	if (!f->verbatim) {
-		/* a name that is all parameter list is none: V8's
-		 * "(program)", "(anonymous)" stay whole */
-		if (!looks_like_go_method(b->s, b->len)) {
-			cut = params_start(b->s, b->len);
-			if (cut > 0)
-				b->len = cut;
-		}
-		for (i = cut = 0; i < b->len; i++)
-			if (b->s[i] != '"' && b->s[i] != '\'')
-				b->s[cut++] = b->s[i];
-		b->len = cut;
-	}
-	if (java && b->s[0] == 'L' && memchr(b->s, '/', b->len)) {
-		memmove(b->s, b->s + 1, --b->len);
-	}
+	if (!f->verbatim)
+		tidy_name(b, java);
 	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
 	 * such frames are marked, not perf's "(inlined)" ones */
 	if (!outermost && mod_is_jit(mod) && !has_mark(b, "_[i]"))
@@ -211,7 +219,7 @@ static int add_root(struct folded *f, uint32_t labels)
 	const struct pki_thread_name how = {
 		.style = pki_stackcollapse_style(f->opts.include_pid,
 						 f->opts.include_tid),
-		.trim = 1, .underscores = 1,
+		.trim = !f->verbatim, .underscores = !f->verbatim,
 	};
 	struct pki_thread t;
 
@@ -460,6 +468,7 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 	memset(&f, 0, sizeof(f));
 	f.p = p;
 	pki_fold_settings(opts, &f.opts);
+	f.verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
 	f.column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;
@@ -468,7 +477,6 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	res->scale = f.column < 0 ? 1 :
 		pk_profile_sample_type_scale(p, (size_t)f.column);
-	f.verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
 	pki_thread_keys(p, &f.thread_keys);
 	f.keys = pk_profile_new(0);
 	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for elfutils' eu-stack output, a poor man's profiler's samples
+ * (`eu-stack -p PID` again and again; stackcollapse-elfutils.pl folds
+ * them):
+ *
+ *     PID 16955 - process
+ *     TID 16955:
+ *     #0  0x00005560420ae1e9 nap
+ *     #1  0x00005560420ae317 main
+ *     #2  0x00007f06277cb24a __libc_start_call_main
+ *     TID 16957:
+ *     #0  0x00005560420ae20d wait_for
+ *
+ * Each thread's stack is one sample of that thread (pid and tid; eu-stack
+ * names no threads). A frame is named as the script names it, by all that
+ * follows its address ("nap", with -m "nap - /path/module", "[unknown]"
+ * for an address alone), except that -a's activation mark ("- 1" or four
+ * blanks before the name) is no part of it; -m's module is the mapping.
+ * Lines of -s and -b (source, build id) are passed over, as by the script.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-text.h"
+#include "core/names.h"
+#include "formats/registry.h"
+#include "util/strings.h"
+
+/* "0x00005560420ae1e9 - 1 main - /path": the frame's text after "#N ". */
+static uint32_t locate_frame(void *arg, const char *s, size_t len,
+			     unsigned variant)
+{
+	struct st_frame f = { 0 };
+	size_t i = st_hex_prefix(s, len, &f.address);
+	const char *dash;
+
+	(void)variant;
+	s += i;
+	len -= i;
+	/* -a: " - 1 name" for a caller, "     name" for the sampled frame */
+	if ((len >= 4 && memcmp(s, " - 1", 4) == 0 && (len == 4 || s[4] == ' ')) ||
+	    (len >= 5 && memcmp(s, "     ", 5) == 0)) {
+		s += 4;
+		len -= 4;
+	}
+	if (len && s[0] == ' ') {
+		f.name = s + 1;
+		f.name_len = len - 1;
+	}
+	/* -m: "name - /path/module", "- /path/module" without a name */
+	dash = f.name_len >= 2 && memcmp(f.name, "- ", 2) == 0 ? f.name :
+		f.name_len ? memmem(f.name, f.name_len, " - ", 3) : NULL;
+	if (dash) {
+		f.module = dash + (dash == f.name ? 2 : 3);
+		f.module_len = (size_t)(f.name + f.name_len - f.module);
+	}
+	if (!f.name_len) {
+		f.name = PKI_UNKNOWN;
+		f.name_len = strlen(PKI_UNKNOWN);
+	}
+	return st_location(arg, &f);
+}
+
+/* "PID 123 - process", "TID 123:": the number, or -1. */
+static int64_t id_line(const char *s, size_t len, const char *what)
+{
+	int64_t id;
+	size_t n = 4;
+
+	if (!pki_starts_with_n(s, len, what))
+		return -1;
+	while (n < len && s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n > 4 && st_parse_count(s + 4, n - 4, &id) == 0 ? id : -1;
+}
+
+static int handle_line(struct st_reader *r, const char *s, size_t len)
+{
+	size_t n = st_frame_number(s, len);
+	int64_t pid, tid;
+	int rc;
+
+	if (n && n + 2 < len && s[n] == '0' && s[n + 1] == 'x')
+		return st_push(r, st_frame_loc(r, s + n, len - n, 0,
+						    locate_frame, r));
+	pid = id_line(s, len, "PID ");
+	tid = id_line(s, len, "TID ");
+	if (pid < 0 && tid < 0)
+		return 0;
+	/* a thread ends where the next one or the next sample starts */
+	if ((rc = st_sample(r, &r->thread, 1)))
+		return rc;
+	if (pid >= 0) {
+		r->thread.pid = pid;
+		r->thread.tid = -1;
+	} else {
+		r->thread.tid = tid;
+	}
+	return 0;
+}
+
+static int at_end(struct st_reader *st)
+{
+	return st_sample(st, &st->thread, 1);
+}
+
+static const struct st_format eu_stack = {
+	.what = "eu-stack",
+	.expected = "'TID 123:' lines and '#0  0x... function' frames",
+	.size = sizeof(struct st_reader),
+	.line = handle_line, .end = at_end,
+};
+
+static int eu_stack_read(struct pk_context *ctx, struct pk_input *in,
+			 struct pk_profile *p, const struct pk_options *opts)
+{
+	(void)opts;
+	return st_read(&eu_stack, ctx, in, p);
+}
+
+/* "PID 123 - process", "TID 123:" and "#0  0x..." lines, no gdb's " in ". */
+static int eu_stack_probe(const unsigned char *buf, size_t len)
+{
+	struct st_probe pr;
+	const char *s;
+	size_t n, f;
+	int frames = 0, threads = 0, process = 0, other = 0;
+
+	st_probe_start(&pr, buf, len);
+	while (st_probe_line(&pr, &s, &n)) {
+		if (id_line(s, n, "PID ") >= 0 && n > 10 &&
+		    memcmp(s + n - 10, " - process", 10) == 0)
+			process = 1;
+		else if (id_line(s, n, "TID ") >= 0 && s[n - 1] == ':')
+			threads++;
+		else if ((f = st_frame_number(s, n)) && f + 2 < n && s[f] == '0' &&
+			 s[f + 1] == 'x' && !memmem(s, n, " in ", 4))
+			frames++;
+		else if (n && s[0] != ' ')
+			other++;
+	}
+	if (pr.binary || !threads || !frames || other > (frames + threads) / 4)
+		return 0;
+	return process ? 90 : 70;
+}
+
+const struct pki_format pki_format_eu_stack = {
+	.name = "eu-stack",
+	.read_description = "elfutils eu-stack -p PID samples, repeated (poor man's "
+			    "profiler; as stackcollapse-elfutils.pl)",
+	.probe = eu_stack_probe,
+	.read = eu_stack_read,
+};

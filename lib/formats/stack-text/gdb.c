@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for gdb backtraces of every thread, a poor man's profiler's
+ * samples (`gdb -batch -ex "thread apply all bt" -p PID` again and again;
+ * stackcollapse-gdb.pl folds them):
+ *
+ *     Thread 2 (Thread 0x7f06277a06c0 (LWP 16957) "napper-wait"):
+ *     #0  wait_for (word=0x5560420b1044 <handed>, seen=28) at naps.c:54
+ *     #1  0x00005560420ae258 in waiter (arg=<optimized out>) at naps.c:72
+ *     #2  0x00007f062782d1f5 in start_thread (arg=...) at pthread_create.c:442
+ *
+ * A stack ends at the first line that is no frame (the blank line after
+ * it). Each is one sample of its thread: the name gdb gives it (comm) and
+ * its LWP (tid). A frame is named by its function, as the script names it
+ * (no address, no arguments), but whole: the script keeps a C++ name up
+ * to its first blank ("std::vector<int," of "std::vector<int,
+ * std::allocator<int> >::push_back"), and ends the stack at a frame
+ * of fewer words ("<signal handler called>"). "at FILE:LINE" is the
+ * function's file and line, "from LIBRARY" its mapping.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-text.h"
+#include "formats/registry.h"
+#include "util/strings.h"
+
+struct gdb_reader {
+	struct st_reader st;
+	char *comm;
+	size_t comm_cap;
+};
+
+/* Where a function's name ends: at its arguments, " (" outside template
+ * brackets (the first " (" when the brackets do not add up). */
+static size_t name_end(const char *s, size_t len)
+{
+	const char *first = memmem(s, len, " (", 2);
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; i + 1 < len; i++) {
+		depth += s[i] == '<' ? 1 : s[i] == '>' && depth ? -1 : 0;
+		if (!depth && s[i] == ' ' && s[i + 1] == '(')
+			return i;
+	}
+	return first ? (size_t)(first - s) : len;
+}
+
+/* " at naps.c:54" or " from /lib/libc.so.6" at the end of a frame. */
+static void frame_place(const char *s, size_t len, struct st_frame *f)
+{
+	const char *at = NULL, *p = s;
+	const char *end = s + len, *colon;
+
+	while ((p = memmem(p, (size_t)(end - p), " at ", 4)))
+		at = p++;
+	if (at && (colon = memrchr(at, ':', (size_t)(end - at))) && colon + 1 < end &&
+	    st_parse_count(colon + 1, (size_t)(end - colon - 1), &f->line) == 0) {
+		f->file = at + 4;
+		f->file_len = (size_t)(colon - f->file);
+		return;
+	}
+	for (at = NULL, p = s; (p = memmem(p, (size_t)(end - p), " from ", 6)); p++)
+		at = p;
+	if (at) {
+		f->module = at + 6;
+		f->module_len = (size_t)(end - f->module);
+	}
+}
+
+/* "0x00005560420ae258 in waiter (arg=...) at naps.c:72", "wait_for (...)". */
+static uint32_t locate_frame(void *arg, const char *s, size_t len,
+			     unsigned variant)
+{
+	struct st_frame f = { 0 };
+	size_t i = st_hex_prefix(s, len, &f.address), n;
+
+	(void)variant;
+	if (i && i + 4 <= len && memcmp(s + i, " in ", 4) == 0)
+		i += 4;
+	else
+		i = 0;
+	f.name = s + i;
+	n = name_end(f.name, len - i);
+	f.name_len = n;
+	frame_place(f.name + n, len - i - n, &f);
+	return st_location(arg, &f);
+}
+
+/* 'Thread 2 (Thread 0x7f06277a06c0 (LWP 16957) "napper-wait"):' */
+static int thread_line(struct gdb_reader *r, const char *s, size_t len)
+{
+	const char *lwp = memmem(s, len, "(LWP ", 5), *quote, *end = s + len;
+	size_t n;
+
+	r->st.thread.tid = -1;
+	r->st.thread.comm = NULL;
+	if (!lwp)
+		lwp = memmem(s, len, "(process ", 9);
+	if (lwp) {
+		const char *digits = (const char *)memchr(lwp, ' ', (size_t)(end - lwp)) + 1;
+
+		for (n = 0; digits + n < end && digits[n] >= '0' && digits[n] <= '9'; n++)
+			;
+		if (st_parse_count(digits, n, &r->st.thread.tid) < 0)
+			r->st.thread.tid = -1;
+	}
+	quote = memchr(s, '"', len);
+	if (quote && len >= 3 && memcmp(end - 3, "\"):", 3) == 0 && end - 3 > quote) {
+		n = (size_t)(end - 3 - quote - 1);
+		if (pki_grow(&r->comm, &r->comm_cap, n + 1, 1) < 0)
+			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+		memcpy(r->comm, quote + 1, n);
+		r->st.thread.comm = r->comm;
+		r->st.thread.comm_len = n;
+	}
+	return 0;
+}
+
+static int handle_line(struct st_reader *st, const char *s, size_t len)
+{
+	struct gdb_reader *r = (struct gdb_reader *)st;
+	size_t n = st_frame_number(s, len);
+
+	if (n)
+		return st_push(&r->st, st_frame_loc(&r->st, s + n, len - n, 0,
+						    locate_frame, &r->st));
+	if (pki_starts_with_n(s, len, "Thread ")) {
+		r->st.nframes = 0;	/* as the script: no stack before it */
+		return thread_line(r, s, len);
+	}
+	return r->st.nframes ? st_sample(&r->st, &r->st.thread, 1) : 0;
+}
+
+static int at_end(struct st_reader *st)
+{
+	return st->nframes ? st_sample(st, &st->thread, 1) : 0;
+}
+
+static void release(struct st_reader *st)
+{
+	free(((struct gdb_reader *)st)->comm);
+}
+
+static const struct st_format gdb = {
+	.what = "gdb",
+	.expected = "'Thread N (...):' lines and '#0  0x... in function (...)' frames",
+	.size = sizeof(struct gdb_reader),
+	.line = handle_line, .end = at_end, .release = release,
+};
+
+static int gdb_read(struct pk_context *ctx, struct pk_input *in,
+		    struct pk_profile *p, const struct pk_options *opts)
+{
+	(void)opts;
+	return st_read(&gdb, ctx, in, p);
+}
+
+/* "Thread N (Thread 0x... (LWP n)...):" and "#N  0x... in f (" lines. */
+static int gdb_probe(const unsigned char *buf, size_t len)
+{
+	struct st_probe pr;
+	const char *s;
+	size_t n, f;
+	int frames = 0, threads = 0;
+
+	st_probe_start(&pr, buf, len);
+	while (st_probe_line(&pr, &s, &n)) {
+		if (pki_starts_with_n(s, n, "Thread ") && n > 3 &&
+		    memcmp(s + n - 2, "):", 2) == 0 &&
+		    (memmem(s, n, "(LWP ", 5) || memmem(s, n, "(process ", 9)))
+			threads++;
+		else if ((f = st_frame_number(s, n)) && memmem(s + f, n - f, " (", 2) &&
+			 (s[f] != '0' || memmem(s + f, n - f, " in ", 4)))
+			frames++;
+	}
+	if (pr.binary || !frames)
+		return 0;
+	return threads ? 90 : frames >= 3 ? 50 : 20;
+}
+
+const struct pki_format pki_format_gdb = {
+	.name = "gdb",
+	.read_description = "gdb 'thread apply all bt' backtraces, repeated (poor "
+			    "man's profiler; as stackcollapse-gdb.pl)",
+	.probe = gdb_probe,
+	.read = gdb_read,
+};

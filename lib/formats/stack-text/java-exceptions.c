@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for Java exception stacks found in a log, as
+ * Throwable.printStackTrace() prints them (stackcollapse-java-exceptions.pl
+ * folds them):
+ *
+ *     java.lang.IllegalStateException: load failed
+ *     	at Stacks.load(Stacks.java:70)
+ *     	at Stacks.main(Stacks.java:91)
+ *     Caused by: java.io.IOException: bad record: x1
+ *     	at Stacks.parse(Stacks.java:62)
+ *     	... 1 more
+ *
+ * A run of "at" lines is one stack, leaf first, counted once; any other
+ * line ends it (a "Caused by:", "Suppressed:", "... N more", the log's
+ * next line), except a monitor's "waiting on" line. A frame is named as
+ * the script names it, all before '(' ("java.base/java.lang.Integer.
+ * parseInt" keeps its module), its "(File.java:15)" the file and line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-text.h"
+#include "formats/registry.h"
+#include "util/strings.h"
+
+/* "\tat Stacks.load(Stacks.java:70)": where the method starts, or 0. */
+static size_t at_line(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (st_is_blank(s[i]) || s[i] == '\f' || s[i] == '\v'))
+		i++;
+	return i + 3 <= len && memcmp(s + i, "at ", 3) == 0 ? i + 3 : 0;
+}
+
+/* "Stacks.load(Stacks.java:70)", "Integer.parseInt(Integer.java:668)". */
+static uint32_t locate_frame(void *arg, const char *s, size_t len,
+			     unsigned variant)
+{
+	struct st_frame f = { 0 };
+	const char *open = memchr(s, '(', len), *colon;
+
+	(void)variant;
+	f.name = s;
+	f.name_len = open ? (size_t)(open - s) : len;
+	if (open && s[len - 1] == ')' &&
+	    (colon = memrchr(open, ':', (size_t)(s + len - 1 - open))) &&
+	    st_parse_count(colon + 1, (size_t)(s + len - 2 - colon), &f.line) == 0) {
+		f.file = open + 1;
+		f.file_len = (size_t)(colon - f.file);
+	}
+	return st_location(arg, &f);
+}
+
+static int handle_line(struct st_reader *r, const char *s, size_t len)
+{
+	static const struct st_thread none = ST_NO_THREAD;
+	size_t at = at_line(s, len);
+
+	if (at)
+		return st_push(r, st_frame_loc(r, s + at, len - at, 0, locate_frame, r));
+	if (r->nframes && memmem(s, len, "waiting on ", 11))
+		return 0;
+	return st_sample(r, &none, 1);
+}
+
+static int at_end(struct st_reader *r)
+{
+	static const struct st_thread none = ST_NO_THREAD;
+
+	return st_sample(r, &none, 1);
+}
+
+static const struct st_format java_exceptions = {
+	.what = "Java exception",
+	.expected = "'at package.Class.method(File.java:1)' lines",
+	.size = sizeof(struct st_reader),
+	.line = handle_line, .end = at_end,
+};
+
+static int java_exceptions_read(struct pk_context *ctx, struct pk_input *in,
+				struct pk_profile *p, const struct pk_options *opts)
+{
+	(void)opts;
+	return st_read(&java_exceptions, ctx, in, p);
+}
+
+/* An exception's line ("...Exception: ", "Caused by: ") and "at" lines. */
+static int java_exceptions_probe(const unsigned char *buf, size_t len)
+{
+	struct st_probe pr;
+	const char *s;
+	size_t n, at;
+	int frames = 0, exceptions = 0;
+
+	st_probe_start(&pr, buf, len);
+	while (st_probe_line(&pr, &s, &n)) {
+		if (memmem(s, n, "java.lang.Thread.State: ", 24))
+			return 0;	/* a thread dump: jstack's */
+		if ((at = at_line(s, n)) && memchr(s + at, '(', n - at) && s[n - 1] == ')')
+			frames++;
+		else if (pki_starts_with_n(s, n, "Caused by: ") ||
+			 pki_starts_with_n(s, n, "Exception in thread \"") ||
+			 memmem(s, n, "Exception: ", 11) || memmem(s, n, "Error: ", 7) ||
+			 (n > 9 && memcmp(s + n - 9, "Exception", 9) == 0))
+			exceptions++;
+	}
+	if (pr.binary || frames < 2 || !exceptions)
+		return 0;
+	return frames >= 4 ? 55 : 30;
+}
+
+const struct pki_format pki_format_java_exceptions = {
+	.name = "java-exceptions",
+	.read_description = "Java exception stacks in a log (printStackTrace; as "
+			    "stackcollapse-java-exceptions.pl)",
+	.probe = java_exceptions_probe,
+	.read = java_exceptions_read,
+};

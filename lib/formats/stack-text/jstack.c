@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for JVM thread dumps, a poor man's Java profiler's samples
+ * (`jstack PID` again and again; stackcollapse-jstack.pl folds them):
+ *
+ *     "pool-1-thread-1" #12 prio=5 os_prio=0 ... nid=0x6bf3 runnable  [0x...]
+ *        java.lang.Thread.State: RUNNABLE
+ *     	at Stacks.mix(Stacks.java:15)
+ *     	at Stacks.outer(Stacks.java:29)
+ *     	- locked <0x000000069ec02f40> (a java.lang.Object)
+ *
+ * A thread ends at a blank line. As the script, only running threads
+ * count: RUNNABLE ones, less the JVM's own (compiler threads, "Signal
+ * Dispatcher", "Service Thread", "Attach Listener") and those waiting in
+ * epoll or in a socket's accept or read. Each is one sample of its
+ * thread, named as the script names it (a trailing "-N" dropped, so a
+ * pool's threads are one), with its native id (nid) as tid; a thread's
+ * name alone is a stack too. A frame is named "package.Class.method";
+ * "(File.java:15)" is its file and line, "java.base@17/" its module.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-text.h"
+#include "formats/registry.h"
+#include "util/grow.h"
+#include "util/strings.h"
+
+enum state { UNKNOWN, RUNNABLE, OTHER };
+
+struct jstack_reader {
+	struct st_reader st;
+	char *name;
+	size_t name_cap;
+	enum state state;
+};
+
+/* "\tat Stacks.mix(Stacks.java:15)": where the method starts, or 0. */
+static size_t at_line(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i + 3 <= len && memcmp(s + i, "at ", 3) == 0 ? i + 3 : 0;
+}
+
+/* "(java.base@17.0.15/Thread.java:840)": the module, file and line. */
+static void source_place(const char *s, size_t len, struct st_frame *f)
+{
+	const char *slash, *colon;
+
+	if (len < 2 || s[0] != '(' || s[len - 1] != ')')
+		return;
+	s++;
+	len -= 2;
+	slash = memchr(s, '/', len);
+	if (slash) {
+		f->module = s;
+		f->module_len = (size_t)(slash - s);
+		len -= (size_t)(slash + 1 - s);
+		s = slash + 1;
+	}
+	colon = memrchr(s, ':', len);
+	if (colon && st_parse_count(colon + 1, (size_t)(s + len - colon - 1), &f->line) == 0) {
+		f->file = s;
+		f->file_len = (size_t)(colon - s);
+	}
+}
+
+/* "Stacks.mix(Stacks.java:15)": the method up to '(' (the script's). */
+static uint32_t locate_frame(void *arg, const char *s, size_t len,
+			     unsigned variant)
+{
+	struct st_frame f = { 0 };
+	const char *open = memchr(s, '(', len);
+
+	(void)variant;
+	f.name = s;
+	f.name_len = open ? (size_t)(open - s) : len;
+	if (open)
+		source_place(open, (size_t)(s + len - open), &f);
+	return st_location(arg, &f);
+}
+
+static int contains(const char *s, size_t len, const char *what)
+{
+	return memmem(s, len, what, strlen(what)) != NULL;
+}
+
+static int ends_with(const char *s, size_t len, const char *what)
+{
+	size_t n = strlen(what);
+
+	return len >= n && memcmp(s + len - n, what, n) == 0;
+}
+
+/* A method the script takes for waiting, not running (lines 155-163). */
+static int is_waiting(const char *s, size_t len)
+{
+	return contains(s, len, "epollWait") || contains(s, len, "EPoll.wait") ||
+	       ends_with(s, len, "socketAccept") || ends_with(s, len, "socketRead0") ||
+	       (ends_with(s, len, "accept0") && contains(s, len, "Socket"));
+}
+
+/* The JVM's own threads, never running Java code (the script's
+ * /C. CompilerThread/ and others, lines 139-142). */
+static int is_background(const char *s, size_t len)
+{
+	const char *c = s;
+
+	while ((c = memmem(c, (size_t)(s + len - c), "CompilerThread", 14)))
+		if (c - s >= 3 && c[-3] == 'C' && c[-1] == ' ')
+			return 1;
+		else
+			c++;
+	return contains(s, len, "Signal Dispatcher") || contains(s, len, "Service Thread") ||
+	       contains(s, len, "Attach Listener");
+}
+
+/* '"pool-1-thread-1" #12 ... nid=0x6bf3 runnable': name and native id. */
+static int thread_line(struct jstack_reader *r, const char *s, size_t len)
+{
+	const char *name = s + 1, *end = memchr(name, '"', len - 1), *nid;
+	size_t full = end ? (size_t)(end - name) : len - 1, n = full, digits = full;
+	uint64_t id;
+
+	while (digits && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+		digits--;
+	if (digits < full && digits > 0 && name[digits - 1] == '-')
+		n = digits - 1;	/* "pool-1-thread-3" is "pool-1-thread" */
+	if (pki_grow(&r->name, &r->name_cap, n + 1, 1) < 0)
+		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+	memcpy(r->name, name, n);
+	r->st.thread.comm = r->name;
+	r->st.thread.comm_len = n;
+	nid = memmem(s, len, " nid=", 5);
+	r->st.thread.tid = nid && st_hex_prefix(nid + 5, len - (size_t)(nid + 5 - s), &id) &&
+			id <= INT64_MAX ? (int64_t)id : -1;
+	if (is_background(name, full))
+		r->state = OTHER;
+	return 0;
+}
+
+static int end_thread(struct jstack_reader *r)
+{
+	int rc = 0;
+
+	if (r->state == RUNNABLE)
+		rc = st_sample(&r->st, &r->st.thread, 1);
+	r->st.nframes = 0;
+	r->state = UNKNOWN;
+	r->st.thread.comm = NULL;
+	r->st.thread.tid = -1;
+	return rc;
+}
+
+static int handle_line(struct st_reader *st, const char *s, size_t len)
+{
+	struct jstack_reader *r = (struct jstack_reader *)st;
+	static const char state[] = "java.lang.Thread.State: ";
+	const char *t;
+	size_t at;
+
+	if (len && s[0] == '#')
+		return 0;
+	if (!len)
+		return end_thread(r);
+	if (s[0] == '"')
+		return thread_line(r, s, len);
+	if ((t = memmem(s, len, state, strlen(state)))) {
+		size_t n = (size_t)(s + len - t) - strlen(state), w;
+
+		t += strlen(state);
+		for (w = 0; w < n && !st_is_blank(t[w]); w++)
+			;
+		if (r->state == UNKNOWN)
+			r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+		return 0;
+	}
+	if ((at = at_line(s, len))) {
+		const char *open = memchr(s + at, '(', len - at);
+		size_t method = open ? (size_t)(open - s - at) : len - at;
+
+		if (is_waiting(s + at, method))
+			r->state = OTHER;
+		return st_push(&r->st, st_frame_loc(&r->st, s + at, len - at, 0,
+						    locate_frame, &r->st));
+	}
+	return 0;	/* "- locked <0x...>", the date, "Full thread dump", ... */
+}
+
+static int at_end(struct st_reader *st)
+{
+	return end_thread((struct jstack_reader *)st);
+}
+
+static void release(struct st_reader *st)
+{
+	free(((struct jstack_reader *)st)->name);
+}
+
+static const struct st_format jstack = {
+	.what = "jstack",
+	.expected = "'\"thread\" #1 ... nid=0x1 runnable' lines, "
+		    "'java.lang.Thread.State: RUNNABLE' and 'at method(File.java:1)' lines",
+	.size = sizeof(struct jstack_reader),
+	.line = handle_line, .end = at_end, .release = release,
+};
+
+static int jstack_read(struct pk_context *ctx, struct pk_input *in,
+		       struct pk_profile *p, const struct pk_options *opts)
+{
+	(void)opts;
+	return st_read(&jstack, ctx, in, p);
+}
+
+/* "Full thread dump", '"name" #1 ... prio=' and Thread.State lines. */
+static int jstack_probe(const unsigned char *buf, size_t len)
+{
+	struct st_probe pr;
+	const char *s;
+	size_t n;
+	int dump = 0, threads = 0, states = 0, frames = 0;
+
+	st_probe_start(&pr, buf, len);
+	while (st_probe_line(&pr, &s, &n)) {
+		if (pki_starts_with_n(s, n, "Full thread dump "))
+			dump = 1;
+		else if (n && s[0] == '"' && memmem(s, n, " prio=", 6) && memmem(s, n, " nid=", 5))
+			threads++;
+		else if (memmem(s, n, "   java.lang.Thread.State: ", 27))
+			states++;
+		else if (at_line(s, n) && memchr(s, '(', n))
+			frames++;
+	}
+	if (pr.binary || !threads || (!states && !dump))
+		return 0;
+	return dump ? 95 : 85;
+}
+
+const struct pki_format pki_format_jstack = {
+	.name = "jstack",
+	.read_description = "JVM thread dumps (jstack PID), repeated (poor man's "
+			    "Java profiler; as stackcollapse-jstack.pl)",
+	.probe = jstack_probe,
+	.read = jstack_read,
+};

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stack text: what profilers and debuggers print of stacks, which one of
+ * FlameGraph's stackcollapse scripts folds. Two families share this
+ * folder's reading:
+ *
+ *   counted stacks    a stack, then how often it was seen: DTrace and
+ *                     bpftrace aggregations, SystemTap, pmcstat callchains
+ *   stack dumps       every thread's stack at one moment, dumped again
+ *                     and again (poor man's profilers): eu-stack, gdb,
+ *                     jstack, and Java exception stacks in a log
+ *
+ * Each format's file parses its lines and names each frame as its
+ * reference script names it (that name is the function's, so folded,
+ * pprof and speedscope show the same stacks); what the tool prints
+ * beside the name (module, address, file and line) goes into the model
+ * too. This file's struct st_reader turns frames into samples: it
+ * remembers each distinct frame text's location, so a repeated line costs
+ * one lookup, and adds each stack with its count ("samples", "count")
+ * and its thread.
+ */
+#ifndef PROFKIT_FORMATS_STACK_TEXT_H
+#define PROFKIT_FORMATS_STACK_TEXT_H
+
+#include "core/internal.h"
+
+/* Warnings about lines a reader skips, before it says no more. */
+#define ST_MAX_WARNINGS 5
+
+/* One frame: what its line says, as its reader splits it. */
+struct st_frame {
+	const char *name;	/* the function, as the reference names the frame */
+	size_t name_len;	/* 0: no function ("[unknown]") */
+	const char *module;	/* the mapping's file, or NULL */
+	size_t module_len;
+	uint64_t address;
+	const char *file;	/* source file, or NULL */
+	size_t file_len;
+	int64_t line;		/* its line, or 0 */
+};
+
+/* A sample's thread, as far as the text names it. */
+struct st_thread {
+	const char *comm;	/* its name, or NULL */
+	size_t comm_len;
+	int64_t pid, tid;	/* -1: not printed */
+	const struct pk_label *extra;	/* more labels of the sample */
+	size_t nextra;
+};
+
+#define ST_NO_THREAD { NULL, 0, -1, -1, NULL, 0 }
+
+struct st_reader {
+	struct pk_context *ctx;
+	struct pk_input *in;
+	struct pk_profile *p;
+	const char *what;	/* "DTrace aggregation", for messages */
+	int column;		/* the counts' sample type, -1 before the first */
+	pk_str key_comm, key_pid, key_tid;
+	struct st_thread thread;	/* a dump's thread being read: none yet */
+
+	uint32_t *frames;	/* the stack being read, leaf first */
+	size_t nframes, frames_cap;
+	struct st_held { uint32_t id, loc; } *held;	/* st_hold's */
+	size_t nheld, held_cap;
+
+	/* frame text -> location, one per variant (kernel or not) */
+	struct pk_profile *memo;
+	uint32_t (*memo_locs)[2];
+	size_t memo_cap;
+
+	/* the label set of the last sample (threads repeat) */
+	struct st_thread last_thread;
+	char *last_comm;
+	size_t last_comm_cap;
+	uint32_t last_labels;
+	struct pk_label *labels;
+	size_t labels_cap;
+
+	uint64_t samples, skipped;
+};
+
+/*
+ * A format: its reader (a struct of size bytes that starts with a
+ * struct st_reader), what it does at each line, at the end of the text,
+ * and what it frees then. end and release may be NULL.
+ */
+struct st_format {
+	const char *what;	/* "DTrace aggregation": "no ... stacks found" */
+	const char *expected;	/* what its lines look like, for that message */
+	size_t size;
+	int (*line)(struct st_reader *r, const char *s, size_t len);
+	int (*end)(struct st_reader *r);
+	void (*release)(struct st_reader *r);
+};
+
+/* Read in into p as format f, its names kept as read. */
+int st_read(const struct st_format *f, struct pk_context *ctx,
+	    struct pk_input *in, struct pk_profile *p);
+/* Count the stacks from now on as the event's (NULL: none): a column of
+ * their own, "samples" "count". */
+int st_event(struct st_reader *r, const char *event);
+
+/*
+ * The memo: each distinct frame text gets an id (0 once the memo is
+ * full: then parse every time), and under it a location per variant (0
+ * or 1: user or kernel), 0 until the caller parses the text and sets it.
+ * A slot is valid until the next st_memo_id; the text, until st_end.
+ */
+uint32_t st_memo_id(struct st_reader *r, const char *text, size_t len);
+uint32_t *st_memo_slot(struct st_reader *r, uint32_t id, unsigned variant);
+const char *st_memo_text(const struct st_reader *r, uint32_t id, size_t *len);
+
+/* The location of a frame, interned; 0 when out of memory. */
+uint32_t st_location(struct st_reader *r, const struct st_frame *f);
+/*
+ * A format's way from a frame's text to its location in a variant:
+ * usually it splits the text into a struct st_frame and calls
+ * st_location. arg is what the format passes along (its reader).
+ */
+typedef uint32_t (*st_locate_fn)(void *arg, const char *text, size_t len,
+				 unsigned variant);
+/* The location of a frame's text in a variant: locate runs only the
+ * first time the two are seen. 0 when out of memory. */
+uint32_t st_frame_loc(struct st_reader *r, const char *text, size_t len,
+		      unsigned variant, st_locate_fn locate, void *arg);
+/* The same by the text's memo id (from st_memo_id). */
+uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
+			st_locate_fn locate, void *arg);
+
+/*
+ * Frames whose variant is known only later (at the end of their stack,
+ * say): held by their memo id, or located at once in variant
+ * now_variant when the memo is full. st_held_text gives a held frame's
+ * text (NULL for one located at once), st_push_held pushes it onto the
+ * stack in its variant. st_sample lets them go.
+ */
+int st_hold(struct st_reader *r, const char *text, size_t len,
+	    unsigned now_variant, st_locate_fn locate, void *arg);
+const char *st_held_text(const struct st_reader *r, size_t i, size_t *len);
+int st_push_held(struct st_reader *r, size_t i, unsigned variant,
+		 st_locate_fn locate, void *arg);
+
+/* Add a frame to the stack being read (leaf first). */
+int st_push(struct st_reader *r, uint32_t loc);
+/* Add the stack read so far, count times, for thread t; start a new
+ * one. An empty stack of no thread counts nothing. */
+int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
+
+/* A decimal count; -1 when not one or past INT64_MAX. */
+int st_parse_count(const char *s, size_t len, int64_t *count);
+/* "line N: " problem, for a line of the input; returns PK_EINPUT. */
+int st_line_error(struct st_reader *r, const char *problem);
+/* Warn of a skipped line (the first few). */
+void st_skip_line(struct st_reader *r, const char *line, size_t len,
+		  const char *why);
+
+/* ---- text helpers ---- */
+
+static inline int st_is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* s without its leading and trailing blanks. */
+const char *st_trim(const char *s, size_t *len);
+
+/* "#12 " of a debugger's frame: the number and the blanks after it; 0
+ * when s starts with no frame number. */
+size_t st_frame_number(const char *s, size_t len);
+
+/* Whether s starts with "0x" and hex digits, and where they end. */
+size_t st_hex_prefix(const char *s, size_t len, uint64_t *value);
+
+/*
+ * Probes: the first lines of a buffer, one at a time. st_probe_line gives
+ * the next whole line (never the cut one at the end), or 0 at the end or
+ * at a NUL byte (binary data is no stack text).
+ */
+struct st_probe {
+	const char *s, *end;
+	int binary;
+};
+
+void st_probe_start(struct st_probe *pr, const unsigned char *buf, size_t len);
+int st_probe_line(struct st_probe *pr, const char **line, size_t *len);
+
+#endif

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stack-text readers' shared half: frames remembered by their text,
+ * stacks added with their counts and threads (stack-text.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack-text.h"
+#include "util/grow.h"
+#include "util/strings.h"
+
+/* The memo's text, past which frames are parsed each time they come. */
+#define MEMO_MAX_BYTES (64u << 20)
+
+static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *in,
+		 struct pk_profile *p, const char *what)
+{
+	r->ctx = ctx;
+	r->in = in;
+	r->p = p;
+	r->what = what;
+	r->thread.pid = r->thread.tid = -1;
+	r->last_thread.pid = r->last_thread.tid = -1;
+	r->column = -1;
+	r->key_comm = pk_profile_intern_cstr(p, "comm");
+	r->key_pid = pk_profile_intern_cstr(p, "pid");
+	r->key_tid = pk_profile_intern_cstr(p, "tid");
+	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
+	r->memo = pk_profile_new(0);
+	if (r->memo)
+		pk_profile_set_memory_limit(r->memo, MEMO_MAX_BYTES);
+	if (!r->memo || pk_profile_failed(p))
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	return 0;
+}
+
+int st_event(struct st_reader *r, const char *event)
+{
+	pk_str id = event ? pk_profile_lookup(r->p, event) : 0;
+
+	r->column = event && !id ? -1 : pk_profile_find_column(r->p, id, PK_VALUE_COUNT);
+	if (r->column < 0)
+		r->column = pk_profile_add_sample_type(r->p, "samples", "count", event,
+						       PK_VALUE_COUNT);
+	return r->column < 0 ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
+}
+
+/* rc, or an error when no stack was found; what r holds freed. */
+static int end(struct st_reader *r, int rc, const char *expected)
+{
+	if (!rc)
+		rc = pk_context_error(r->ctx)->code;
+	if (!rc && pk_profile_failed(r->p))
+		rc = pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory (or past "
+				  "the memory limit)", pk_input_name(r->in));
+	if (!rc && !r->samples)
+		rc = pk_error_set(r->ctx, PK_EINPUT, "%s: no %s stacks found "
+				  "(expected %s)", pk_input_name(r->in), r->what,
+				  expected);
+	if (r->skipped > ST_MAX_WARNINGS)
+		pk_warn(r->ctx, "%s: %llu lines skipped in all",
+			pk_input_name(r->in), (unsigned long long)r->skipped);
+	pk_profile_free(r->memo);
+	free(r->memo_locs);
+	free(r->frames);
+	free(r->held);
+	free(r->last_comm);
+	free(r->labels);
+	return rc;
+}
+
+int st_read(const struct st_format *f, struct pk_context *ctx,
+	    struct pk_input *in, struct pk_profile *p)
+{
+	struct st_reader *r = calloc(1, f->size);
+	const char *line;
+	size_t len;
+	int rc;
+
+	if (!r)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	rc = begin(r, ctx, in, p, f->what);
+	while (!rc && (line = pk_input_line(in, &len)))
+		rc = f->line(r, line, len);
+	if (!rc && f->end)
+		rc = f->end(r);
+	if (f->release)
+		f->release(r);
+	rc = end(r, rc, f->expected);
+	free(r);
+	return rc;
+}
+
+uint32_t st_memo_id(struct st_reader *r, const char *text, size_t len)
+{
+	pk_str id;
+
+	if (pk_profile_failed(r->memo))
+		return 0;
+	id = pk_profile_intern(r->memo, text, len);
+	if (!id || pki_grow_zeroed(&r->memo_locs, &r->memo_cap, (size_t)id + 1,
+				   sizeof(*r->memo_locs)) < 0)
+		return 0;
+	return id;
+}
+
+uint32_t *st_memo_slot(struct st_reader *r, uint32_t id, unsigned variant)
+{
+	return &r->memo_locs[id][variant & 1];
+}
+
+const char *st_memo_text(const struct st_reader *r, uint32_t id, size_t *len)
+{
+	*len = pk_profile_string_len(r->memo, id);
+	return pk_profile_string(r->memo, id);
+}
+
+uint32_t st_location(struct st_reader *r, const struct st_frame *f)
+{
+	struct pk_function fn = { 0 };
+	struct pk_mapping m = { 0 };
+	struct pk_line line = { 0 };
+	uint32_t mapping = 0;
+
+	if (f->module) {
+		m.file = pk_profile_intern(r->p, f->module, f->module_len);
+		mapping = pk_profile_intern_mapping(r->p, &m);
+	}
+	if (!f->name_len)
+		return pk_profile_intern_location(r->p, mapping, f->address, NULL, 0);
+	fn.name = fn.system_name = pk_profile_intern(r->p, f->name, f->name_len);
+	if (f->file)
+		fn.filename = pk_profile_intern(r->p, f->file, f->file_len);
+	line.function = pk_profile_intern_function(r->p, &fn);
+	line.line = f->line;
+	return pk_profile_intern_location(r->p, mapping, f->address, &line, 1);
+}
+
+uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
+			st_locate_fn locate, void *arg)
+{
+	const char *text;
+	uint32_t loc = *st_memo_slot(r, id, variant);
+	size_t len;
+
+	if (loc)
+		return loc;
+	text = st_memo_text(r, id, &len);
+	loc = locate(arg, text, len, variant);
+	*st_memo_slot(r, id, variant) = loc;
+	return loc;
+}
+
+uint32_t st_frame_loc(struct st_reader *r, const char *text, size_t len,
+		      unsigned variant, st_locate_fn locate, void *arg)
+{
+	uint32_t id = st_memo_id(r, text, len);
+
+	return id ? st_frame_by_id(r, id, variant, locate, arg) :
+		locate(arg, text, len, variant);
+}
+
+int st_hold(struct st_reader *r, const char *text, size_t len,
+	    unsigned now_variant, st_locate_fn locate, void *arg)
+{
+	struct st_held *h;
+
+	if (pki_grow(&r->held, &r->held_cap, r->nheld + 1, sizeof(*r->held)) < 0)
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	h = &r->held[r->nheld++];
+	h->id = st_memo_id(r, text, len);
+	h->loc = h->id ? 0 : locate(arg, text, len, now_variant);
+	return h->id || h->loc ? 0 : pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+}
+
+const char *st_held_text(const struct st_reader *r, size_t i, size_t *len)
+{
+	return r->held[i].id ? st_memo_text(r, r->held[i].id, len) : NULL;
+}
+
+int st_push_held(struct st_reader *r, size_t i, unsigned variant,
+		 st_locate_fn locate, void *arg)
+{
+	const struct st_held *h = &r->held[i];
+
+	return st_push(r, h->id ? st_frame_by_id(r, h->id, variant, locate, arg) : h->loc);
+}
+
+int st_push(struct st_reader *r, uint32_t loc)
+{
+	if (!loc)
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	/* one frame past what the profile keeps makes it count the cut */
+	if (r->nframes > pki_profile_max_stack(r->p))
+		return 0;
+	if (pki_grow(&r->frames, &r->frames_cap, r->nframes + 1,
+		     sizeof(*r->frames)) < 0)
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	r->frames[r->nframes++] = loc;
+	return 0;
+}
+
+static int same_thread(const struct st_thread *a, const struct st_thread *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && !a->nextra && !b->nextra &&
+	       (a->comm != NULL) == (b->comm != NULL) && a->comm_len == b->comm_len &&
+	       (!a->comm || memcmp(a->comm, b->comm, a->comm_len) == 0);
+}
+
+/* Remember t as the last thread, its comm copied (the line goes away). */
+static int remember_thread(struct st_reader *r, const struct st_thread *t,
+			   uint32_t labels)
+{
+	r->last_thread = *t;
+	r->last_thread.nextra = 0;
+	r->last_labels = labels;
+	if (t->nextra)
+		r->last_thread.pid = -2;	/* matches no later thread */
+	if (!t->comm)
+		return 0;
+	if (pki_grow(&r->last_comm, &r->last_comm_cap, t->comm_len + 1, 1) < 0)
+		return -1;
+	memcpy(r->last_comm, t->comm, t->comm_len);
+	r->last_thread.comm = r->last_comm;
+	return 0;
+}
+
+static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
+{
+	size_t n = 0;
+	uint32_t id;
+
+	if (same_thread(t, &r->last_thread))
+		return r->last_labels;
+	if (pki_grow(&r->labels, &r->labels_cap, t->nextra + 3, sizeof(*r->labels)) < 0)
+		return 0;
+	memset(r->labels, 0, 3 * sizeof(*r->labels));
+	if (t->comm) {
+		r->labels[n].key = r->key_comm;
+		r->labels[n++].str = pk_profile_intern(r->p, t->comm, t->comm_len);
+	}
+	if (t->pid >= 0) {
+		r->labels[n].key = r->key_pid;
+		r->labels[n++].num = t->pid;
+	}
+	if (t->tid >= 0) {
+		r->labels[n].key = r->key_tid;
+		r->labels[n++].num = t->tid;
+	}
+	if (t->nextra)
+		memcpy(r->labels + n, t->extra, t->nextra * sizeof(*r->labels));
+	n += t->nextra;
+	id = n ? pk_profile_intern_labels(r->p, r->labels, n) : 0;
+	if ((n && !id) || remember_thread(r, t, id) < 0)
+		return 0;
+	return id ? id : 0;
+}
+
+int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
+{
+	int64_t values[64] = { 0 };
+	uint32_t stack, labels = 0;
+	size_t depth = r->nframes;
+
+	r->nframes = r->nheld = 0;
+	if (!depth && !t->comm)
+		return 0;
+	if (r->column < 0 && st_event(r, NULL))
+		return pk_context_error(r->ctx)->code;
+	if (r->column >= (int)PK_ARRAY_SIZE(values))
+		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+	if (t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) {
+		labels = thread_labels(r, t);
+		if (!labels)
+			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	}
+	stack = pk_profile_intern_stack(r->p, r->frames, depth);
+	values[r->column] = count;
+	r->samples++;
+	if (!stack || pk_profile_add_sample(r->p, stack, labels, 0, values,
+					    (size_t)r->column + 1))
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	return 0;
+}
+
+int st_parse_count(const char *s, size_t len, int64_t *count)
+{
+	size_t i;
+
+	*count = 0;
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || *count > (INT64_MAX - 9) / 10)
+			return -1;
+		*count = *count * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+int st_line_error(struct st_reader *r, const char *problem)
+{
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: %s",
+			    pk_input_name(r->in),
+			    (unsigned long long)pk_input_lineno(r->in), problem);
+}
+
+void st_skip_line(struct st_reader *r, const char *line, size_t len,
+		  const char *why)
+{
+	if (++r->skipped <= ST_MAX_WARNINGS)
+		pk_warn(r->ctx, "%s: line %llu: %s: '%.*s'", pk_input_name(r->in),
+			(unsigned long long)pk_input_lineno(r->in), why,
+			(int)(len > 60 ? 60 : len), line);
+}
+
+const char *st_trim(const char *s, size_t *len)
+{
+	size_t n = *len;
+
+	while (n && st_is_blank(*s)) {
+		s++;
+		n--;
+	}
+	while (n && st_is_blank(s[n - 1]))
+		n--;
+	*len = n;
+	return s;
+}
+
+size_t st_frame_number(const char *s, size_t len)
+{
+	size_t i = 1;
+
+	if (!len || s[0] != '#')
+		return 0;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i == 1 || i == len || s[i] != ' ')
+		return 0;
+	while (i < len && s[i] == ' ')
+		i++;
+	return i;
+}
+
+size_t st_hex_prefix(const char *s, size_t len, uint64_t *value)
+{
+	size_t i = 2;
+	int d;
+
+	*value = 0;
+	if (len < 3 || s[0] != '0' || s[1] != 'x')
+		return 0;
+	for (; i < len && (d = pki_hexval((unsigned char)s[i])) >= 0; i++)
+		*value = (*value << 4) | (uint64_t)d;
+	return i > 2 && i - 2 <= 16 ? i : 0;
+}
+
+void st_probe_start(struct st_probe *pr, const unsigned char *buf, size_t len)
+{
+	pr->s = (const char *)buf;
+	pr->end = pr->s + len;
+	pr->binary = 0;
+}
+
+int st_probe_line(struct st_probe *pr, const char **line, size_t *len)
+{
+	const char *nl = memchr(pr->s, '\n', (size_t)(pr->end - pr->s));
+	size_t n;
+
+	if (!nl || pr->binary)
+		return 0;
+	n = (size_t)(nl - pr->s);
+	if (memchr(pr->s, '\0', n)) {
+		pr->binary = 1;
+		return 0;
+	}
+	*line = pr->s;
+	*len = n && pr->s[n - 1] == '\r' ? n - 1 : n;
+	pr->s = nl + 1;
+	return 1;
+}
