@@ -161,6 +161,9 @@ struct ss_reader {
 	struct profile prof;
 	uint32_t *frames;		/* a sample's frame indexes */
 	size_t nframes_in_sample, frames_cap;
+	uint32_t *last_frames;		/* the last sample's, and its stack */
+	size_t nlast, last_frames_cap;
+	uint32_t last_stack;
 	uint32_t *locs;			/* a stack's locations, leaf first */
 	size_t locs_cap;
 	int64_t *values;
@@ -405,11 +408,26 @@ static int fixed_point(struct ss_reader *r, const struct pki_json_value *v,
 
 /* ---- sampled profiles ---- */
 
+/* A sampled profile's stack; the last one's again (a function that runs
+ * a while is sampled so) is not interned again. */
 static int end_sample(struct ss_reader *r)
 {
-	uint32_t stack;
-	int rc = intern_frames(r, r->frames, r->nframes_in_sample, &stack);
+	size_t n = r->nframes_in_sample;
+	uint32_t stack = r->last_stack;
+	int rc = 0;
 
+	if (!stack || n != r->nlast ||
+	    memcmp(r->frames, r->last_frames, n * sizeof(*r->frames)) != 0) {
+		rc = intern_frames(r, r->frames, n, &stack);
+		if (!rc && pki_grow(&r->last_frames, &r->last_frames_cap, n + 1,
+				    sizeof(*r->last_frames)) < 0)
+			rc = oom(r);
+		if (!rc) {
+			memcpy(r->last_frames, r->frames, n * sizeof(*r->frames));
+			r->nlast = n;
+			r->last_stack = stack;
+		}
+	}
 	r->prof.nsamples++;
 	if (!rc)
 		rc = push_stack(r, stack);
@@ -766,6 +784,7 @@ static void release(struct ss_reader *r)
 	free(r->prof.times);
 	free(r->prof.open);
 	free(r->frames);
+	free(r->last_frames);
 	free(r->locs);
 	free(r->values);
 	free(r->totals);
