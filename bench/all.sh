@@ -10,6 +10,7 @@
 #   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
+#   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
@@ -23,7 +24,7 @@
 #   bench/all.sh            (run from a built tree; TEXT_MB=200
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
-#                            NSTACKS=100000 REPEAT=3)
+#                            NSTACKS=100000 JSON_MB=50 REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -153,6 +154,11 @@ else
 	row "jfr (large) -> folded" 0 "n/a n/a" "jfr print" "n/a n/a" - 200 -
 fi
 rm -f "$tmp/large.jfr"
+
+# ---- the JSON readers on inputs grown from testdata's (bench/json-readers.sh) ----
+bench_sourced=yes
+. "$top/bench/json-readers.sh"
+json_reader_rows "${JSON_MB:-50}"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----
