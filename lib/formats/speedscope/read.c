@@ -113,6 +113,8 @@ struct profile {
 	int column;			/* in the target, -1 until the unit */
 	pk_str name;			/* in the target, 0: none yet */
 	int has_name, has_start;
+	int has_labels;			/* labels: the name's, interned once */
+	uint32_t labels;
 	double start;			/* startValue */
 	int decimals;			/* of the weights read so far */
 	uint64_t nsamples, nweights;	/* in all */
@@ -301,6 +303,10 @@ static int add_one(struct ss_reader *r, uint32_t stack, int64_t weight, double t
 
 	if (!stack || !weight)
 		return 0;	/* speedscope draws nothing for them either */
+	if (!pr->has_labels) {
+		pr->labels = pr->name ? pk_profile_intern_labels(t, &comm, 1) : 0;
+		pr->has_labels = 1;
+	}
 	if (pki_grow_zeroed(&r->values, &r->values_cap, (size_t)pr->column + 1,
 			    sizeof(*r->values)) < 0)
 		return oom(r);
@@ -310,9 +316,8 @@ static int add_one(struct ss_reader *r, uint32_t stack, int64_t weight, double t
 				   &r->totals[pr->column]))
 		return pki_json_reader_fail(r->jr, "the weights of a unit add up "
 					    "past 2^63");
-	return pk_profile_add_sample(t, stack, pr->name ? pk_profile_intern_labels(t, &comm, 1) : 0,
-				     time > 0 ? (uint64_t)time : 0, r->values,
-				     (size_t)pr->column + 1);
+	return pk_profile_add_sample(t, stack, pr->labels, time > 0 ? (uint64_t)time : 0,
+				     r->values, (size_t)pr->column + 1);
 }
 
 /* Add what pairs up, once the profile's name and unit are known. */
@@ -618,6 +623,7 @@ static int profile_field(struct ss_reader *r, int id, const struct pki_json_valu
 	}
 	if (id == NAME) {
 		pr->has_name = 1;
+		pr->has_labels = 0;
 		pr->name = pk_profile_intern(target(r), v->text, v->len);
 		return pr->name || !v->len ? pump(r) : oom(r);
 	}
