@@ -10,6 +10,7 @@
 #   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
+#   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
 #   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
@@ -17,14 +18,16 @@
 # shared); RSS is GNU time's peak. The best run reads compressed debug
 # files (libc's) from their plain copies in ~/.cache/profkit, made by the
 # first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
-# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), perf
+# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), valgrind
+# (callgrind_annotate, and python3 for the second callgrind row), perf
 # (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
 # tracepoint), Go pprof ($PPROF or pprof on PATH).
 #
 #   bench/all.sh            (run from a built tree; TEXT_MB=200
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
-#                            NSTACKS=100000 JSON_MB=50 REPEAT=3)
+#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
+#                            REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -155,10 +158,8 @@ else
 fi
 rm -f "$tmp/large.jfr"
 
-# ---- the JSON readers on inputs grown from testdata's (bench/json-readers.sh) ----
-bench_sourced=yes
-. "$top/bench/json-readers.sh"
-json_reader_rows "${JSON_MB:-50}"
+#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
+#                            REPEAT=3)
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----
