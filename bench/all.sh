@@ -158,8 +158,30 @@ else
 fi
 rm -f "$tmp/large.jfr"
 
-#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
-#                            REPEAT=3)
+# ---- callgrind: a real recording's dumps to 100 MB (bench/callgrind.sh) ----
+# callgrind_row CASE RECORDING MIN-RATIO MIN-MBS: 100 MB of RECORDING's
+# parts to pprof, against callgrind_annotate reading it (one run)
+callgrind_row() {
+	if [ -s "$2" ]; then
+		callgrind_large "$2" "$tmp/large.callgrind" "${CALLGRIND_MB:-100}"
+		cat "$tmp/large.callgrind" >/dev/null
+		ours=$(best "$tmp/ours.pb.gz" "$convert" -q --to=pprof "$tmp/large.callgrind")
+		theirs=$(repeat=1 best "$tmp/annotate.txt" callgrind_annotate "$tmp/large.callgrind")
+		row "$1" "$(stat -c %s "$tmp/large.callgrind")" "$ours" callgrind_annotate \
+			"$theirs" "$3" "$4" -
+		rm -f "$tmp/large.callgrind"
+	else
+		row "$1" 0 "n/a n/a" callgrind_annotate "n/a n/a" "$3" "$4" -
+	fi
+}
+callgrind_recordings || true
+callgrind_row "callgrind -> pprof" "$tmp/callgraph.callgrind" 40 200
+callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
+
+# ---- the JSON readers on inputs grown from testdata's (bench/json-readers.sh) ----
+bench_sourced=yes
+. "$top/bench/json-readers.sh"
+json_reader_rows "${JSON_MB:-50}"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----
