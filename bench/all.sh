@@ -11,6 +11,7 @@
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
 #   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
+#   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
@@ -25,7 +26,8 @@
 #   bench/all.sh            (run from a built tree; TEXT_MB=200
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
-#                            NSTACKS=100000 CALLGRIND_MB=100 REPEAT=3)
+#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
+#                            REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -41,46 +43,8 @@ collapse=${STACKCOLLAPSE_PERF:-${STACKCOLLAPSE:-$(command -v stackcollapse-perf.
 pprof=${PPROF:-$(command -v pprof || true)}
 have_perf=$(command -v perf >/dev/null && echo yes || echo no)
 
-# at_least A B: is A >= B (decimals)?
-at_least() {
-	[ "$(echo "$1 >= $2" | bc)" = 1 ]
-}
-
-printf '%-30s %8s %9s %9s %-12s %8s %7s %9s %9s %6s  %s\n' case input \
-	"profkit s" "ref s" reference ratio "MB/s" "pk KiB" "ref KiB" "mem" goal
+table_header
 failed=0
-
-# row CASE BYTES "PK_S PK_KIB" REF-NAME "REF_S REF_KIB" MIN-RATIO MIN-MBS MIN-MEM
-# prints a line of the table; a goal of "-" is none, a missing number n/a
-row() {
-	name=$1 bytes=$2 ref=$4 goal_x=$6 goal_mbs=$7 goal_mem=$8
-	set -- $3 $5
-	pk_s=$1 pk_kb=$2 ref_s=$3 ref_kb=$4
-	x=n/a mbs=n/a mem=n/a ok=yes goals=''
-	[ "$pk_s" = n/a ] && ok=NO
-	if [ "$pk_s" != n/a ] && [ "$ref_s" != n/a ]; then
-		x=$(printf %.1fx "$(ratio "$ref_s" "$pk_s")")
-		[ "$pk_kb" != '?' ] && [ "$ref_kb" != '?' ] &&
-			mem=$(printf %.1fx "$(ratio "$ref_kb" "$pk_kb")")
-	fi
-	[ "$pk_s" != n/a ] && mbs=$(printf %.1f "$(echo "scale=2; $bytes / 1000000 / $pk_s" | bc)")
-	if [ "$goal_x" != - ]; then
-		goals="${goals}>=${goal_x}x "
-		[ "$x" != n/a ] && ! at_least "${x%x}" "$goal_x" && ok=NO
-	fi
-	if [ "$goal_mbs" != - ]; then
-		goals="${goals}>=${goal_mbs}MB/s "
-		[ "$mbs" != n/a ] && ! at_least "$mbs" "$goal_mbs" && ok=NO
-	fi
-	if [ "$goal_mem" != - ]; then
-		goals="${goals}mem>=${goal_mem}x "
-		[ "$mem" != n/a ] && ! at_least "${mem%x}" "$goal_mem" && ok=NO
-	fi
-	[ "$ok" = yes ] || failed=$((failed + 1))
-	printf '%-30s %7sK %9s %9s %-12s %8s %7s %9s %9s %6s  %s%s\n' "$name" \
-		$((bytes / 1000)) "$pk_s" "$ref_s" "$ref" "$x" "$mbs" "$pk_kb" \
-		"$ref_kb" "$mem" "$goals" "$([ $ok = yes ] || echo ' MISSED')"
-}
 
 # ---- perf script text, made large by repetition ----
 seed=$top/testdata/perf-script/c-fp.txt
@@ -213,6 +177,11 @@ callgrind_row() {
 callgrind_recordings || true
 callgrind_row "callgrind -> pprof" "$tmp/callgraph.callgrind" 40 200
 callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
+
+# ---- the JSON readers on inputs grown from testdata's (bench/json-readers.sh) ----
+bench_sourced=yes
+. "$top/bench/json-readers.sh"
+json_reader_rows "${JSON_MB:-50}"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----

@@ -84,6 +84,49 @@ off_cpu_recordings() {
 	done
 }
 
+# at_least A B: is A >= B (decimals)?
+at_least() {
+	[ "$(echo "$1 >= $2" | bc)" = 1 ]
+}
+
+# table_header: the heading of row's table
+table_header() {
+	printf '%-30s %8s %9s %9s %-12s %8s %7s %9s %9s %6s  %s\n' case input \
+		"profkit s" "ref s" reference ratio "MB/s" "pk KiB" "ref KiB" "mem" goal
+}
+
+# row CASE BYTES "PK_S PK_KIB" REF-NAME "REF_S REF_KIB" MIN-RATIO MIN-MBS MIN-MEM
+# prints a line of the table; a goal of "-" is none, a missing number n/a
+row() {
+	name=$1 bytes=$2 ref=$4 goal_x=$6 goal_mbs=$7 goal_mem=$8
+	set -- $3 $5
+	pk_s=$1 pk_kb=$2 ref_s=$3 ref_kb=$4
+	x=n/a mbs=n/a mem=n/a ok=yes goals=''
+	[ "$pk_s" = n/a ] && ok=NO
+	if [ "$pk_s" != n/a ] && [ "$ref_s" != n/a ]; then
+		x=$(printf %.1fx "$(ratio "$ref_s" "$pk_s")")
+		[ "$pk_kb" != '?' ] && [ "$ref_kb" != '?' ] &&
+			mem=$(printf %.1fx "$(ratio "$ref_kb" "$pk_kb")")
+	fi
+	[ "$pk_s" != n/a ] && mbs=$(printf %.1f "$(echo "scale=2; $bytes / 1000000 / $pk_s" | bc)")
+	if [ "$goal_x" != - ]; then
+		goals="${goals}>=${goal_x}x "
+		[ "$x" != n/a ] && ! at_least "${x%x}" "$goal_x" && ok=NO
+	fi
+	if [ "$goal_mbs" != - ]; then
+		goals="${goals}>=${goal_mbs}MB/s "
+		[ "$mbs" != n/a ] && ! at_least "$mbs" "$goal_mbs" && ok=NO
+	fi
+	if [ "$goal_mem" != - ]; then
+		goals="${goals}mem>=${goal_mem}x "
+		[ "$mem" != n/a ] && ! at_least "${mem%x}" "$goal_mem" && ok=NO
+	fi
+	[ "$ok" = yes ] || failed=$((failed + 1))
+	printf '%-30s %7sK %9s %9s %-12s %8s %7s %9s %9s %6s  %s%s\n' "$name" \
+		$((bytes / 1000)) "$pk_s" "$ref_s" "$ref" "$x" "$mbs" "$pk_kb" \
+		"$ref_kb" "$mem" "$goals" "$([ $ok = yes ] || echo ' MISSED')"
+}
+
 # callgrind_recordings: $tmp/callgraph.callgrind, valgrind --tool=callgrind
 # (instructions and jumps too, as --dump-instr=yes --collect-jumps=yes
 # write large files) of testdata/src/callgraph.c, with a second thread:

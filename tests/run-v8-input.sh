@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/profiler-cli.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 (tests/v8-folded.py)"
 e=testdata/v8
-plan $((2 * $(echo $e/*.cpuprofile | wc -w) + 4 + 2 + 2 + 14))
+plan $((2 * $(echo $e/*.cpuprofile | wc -w) + 4 + 2 + 2 + 15))
 
 # counted NAME FILE: our stacks and counts are the script's
 counted() {
@@ -119,6 +119,7 @@ cycle	offset 387 ($.samples[1]): the parents of node 3 form a cycle
 deep-nesting-callframe	offset 245 ($.nodes[0].callFrame.extra[0][0][0][0]...(112 more)...[0][0][0][0][0][0][0][0]): objects and arrays nested deeper than 128
 deltas-differ	offset 0 ($): samples and timeDeltas differ in number (3 and 2)
 duplicate-id	offset 230 ($.nodes[2]): a second node with id 2
+hits-past-2-63	offset 0 ($): the samples of a stack add up past 2^63
 huge-delta	offset 412 ($.timeDeltas[1]): expected a number from -4611686018427387.903 to 4611686018427387.903, not 1e+30
 huge-id	offset 121 ($.nodes[1].id): expected a whole number from 0 to 4294967295, not 1e+30
 id-2-32	offset 393 ($.samples[1]): expected a whole number from 0 to 4294967295, not 4294967296

@@ -24,7 +24,7 @@ inputs() {
 		gperftools/*.cpu gperftools/*.heap gperftools/app.growth \
 		gperftools/app.threads gperftools/*.contention gperftools/*.mutex \
 		pprof/*.pb pprof/*.pb.gz folded/*.folded flamegraph/*.folded \
-		compressed/* 2>/dev/null
+		speedscope/*.json v8/*.cpuprofile compressed/* 2>/dev/null
 }
 
 # run BUILD OUT-FILE ARGS...: stdout and the exit code into OUT-FILE, the
@@ -92,6 +92,10 @@ for e in off-cpu wall sched:sched_switch; do
 	for w in folded pprof speedscope firefox chrome-trace; do
 		compare profkit-convert --event=$e --to=$w perf-data/blocking.perf.data
 	done
+done
+# inputs refused: the same message, offset and exit code
+for input in bad/speedscope/* bad/v8/*; do
+	compare profkit-convert --to=folded "$input"
 done
 compare profkit-merge perf-data/c-fp.perf.data perf-script/c-fp.txt
 compare profkit-merge --to=pprof gperftools/c-fp.cpu gperftools/c-fp.cpu

@@ -137,6 +137,14 @@ struct v8_reader {
 	size_t locs_cap;
 	uint32_t labels;
 	int count_column;
+
+	/* millions of samples, few nodes: each sample's stack by its node
+	 * id (ids 1, 2, ... as V8 gives them), and without a timeline the
+	 * samples of each stack counted here, added to the profile once */
+	uint32_t *stack_by_id;
+	size_t stack_by_id_len;
+	uint64_t *counts;
+	size_t counts_cap;
 };
 
 static int oom(struct v8_reader *r)
@@ -323,6 +331,12 @@ static int link_nodes(struct v8_reader *r)
 		}
 		r->nodes[child].parent = parent + 1;
 	}
+	/* V8's ids are dense: a table by id; others find nodes by search */
+	if (r->nnodes && r->nodes[r->by_id[r->nnodes - 1]].id <= 4 * r->nnodes + 1024) {
+		r->stack_by_id_len = (size_t)r->nodes[r->by_id[r->nnodes - 1]].id + 1;
+		if (!(r->stack_by_id = calloc(r->stack_by_id_len, sizeof(*r->stack_by_id))))
+			return oom(r);
+	}
 	r->nodes_done = 1;
 	return 0;
 }
@@ -366,6 +380,31 @@ static int add_sample(struct v8_reader *r, uint32_t stack, uint64_t time)
 	       oom(r) : 0;
 }
 
+/* n samples of a stack, without times: counted, added at the end. */
+static int count_samples(struct v8_reader *r, uint32_t stack, uint64_t n)
+{
+	if (pki_grow_zeroed(&r->counts, &r->counts_cap, (size_t)stack + 1,
+			    sizeof(*r->counts)) < 0)
+		return oom(r);
+	if (n > INT64_MAX - r->counts[stack])	/* hostile hitCounts */
+		return pki_json_reader_fail(r->jr, "the samples of a stack add up "
+					    "past 2^63");
+	r->counts[stack] += n;
+	r->nsamples += n;
+	return 0;
+}
+
+static int add_counted(struct v8_reader *r)
+{
+	size_t i;
+
+	for (i = 1; i < r->counts_cap; i++)
+		if (r->counts[i] && pk_profile_add_sample(r->own, (uint32_t)i, r->labels, 0,
+							  (const int64_t *)&r->counts[i], 1))
+			return oom(r);
+	return 0;
+}
+
 /* Stacks with their times, as far as both are read (timelines). */
 static int pump(struct v8_reader *r, int at_end)
 {
@@ -393,11 +432,13 @@ static int pump(struct v8_reader *r, int at_end)
 /* A sample at node id; early: the index of one read before the nodes. */
 static int sample(struct v8_reader *r, uint32_t id, const size_t *early)
 {
-	int64_t k = node_index(r, id);
-	uint32_t stack;
+	int64_t k;
+	uint32_t stack = id < r->stack_by_id_len ? r->stack_by_id[id] : 0;
 	int rc;
 
-	if (k < 0) {
+	if (stack)
+		goto found;
+	if ((k = node_index(r, id)) < 0) {
 		char what[64], path[48];
 
 		snprintf(what, sizeof(what), "node %u is not in $.nodes", id);
@@ -408,8 +449,11 @@ static int sample(struct v8_reader *r, uint32_t id, const size_t *early)
 	}
 	if ((rc = sample_stack(r, (uint32_t)k, &stack)))
 		return rc;
+	if (id < r->stack_by_id_len)
+		r->stack_by_id[id] = stack;
+found:
 	if (!r->keep_order)
-		return add_sample(r, stack, 0);
+		return count_samples(r, stack, 1);
 	if (pki_grow(&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0)
 		return oom(r);
 	r->stacks[r->nstacks++] = stack;
@@ -472,15 +516,13 @@ static int add_hits(struct v8_reader *r)
 	int rc = 0;
 
 	for (i = 0; i < r->nnodes && !rc; i++) {
-		int64_t hits = (int64_t)r->nodes[i].hits;
 		uint32_t stack;
 
-		if (!hits)
+		if (!r->nodes[i].hits)
 			continue;
 		rc = sample_stack(r, (uint32_t)i, &stack);
-		if (!rc && pk_profile_add_sample(r->own, stack, r->labels, 0, &hits, 1))
-			rc = oom(r);
-		r->nsamples += (uint64_t)hits;
+		if (!rc)
+			rc = count_samples(r, stack, r->nodes[i].hits);
 	}
 	return rc;
 }
@@ -488,6 +530,8 @@ static int add_hits(struct v8_reader *r)
 /* The end of the document: what it lacks, and the samples not added. */
 static int end_document(struct v8_reader *r)
 {
+	int rc;
+
 	if (!r->nodes_done)
 		return pki_json_reader_fail(r->jr, "expected \"nodes\": not a V8 "
 					    "CPU profile");
@@ -496,7 +540,8 @@ static int end_document(struct v8_reader *r)
 					    "in number (%llu and %llu)",
 					    (unsigned long long)(r->nsamples + r->nstacks),
 					    (unsigned long long)r->ndeltas);
-	return r->has_samples ? pump(r, 1) : add_hits(r);
+	rc = r->has_samples ? pump(r, 1) : add_hits(r);
+	return rc ? rc : add_counted(r);
 }
 
 static int on_value(void *arg, struct pki_json_reader *jr, int id,
@@ -611,6 +656,8 @@ out:
 	free(r.stacks);
 	free(r.deltas);
 	free(r.locs);
+	free(r.stack_by_id);
+	free(r.counts);
 	return rc;
 }
 

@@ -592,11 +592,19 @@ int pki_json_expect_scaled(struct pki_json_reader *jr,
 {
 	struct decimal d;
 	uint64_t mag;
+	int64_t whole;
 	int exact;
 
 	if (v->type != PKI_JSON_NUMBER)
 		return pki_json_reader_fail(jr, "expected a number, not %s",
 					    type_name(v->type));
+	/* a whole number, as most are: no need to read its digits again */
+	if (v->is_int && decimals >= 0 && decimals < 19 &&
+	    !__builtin_mul_overflow(v->i, (int64_t)pow10_u64[decimals], &whole) &&
+	    whole >= min && whole <= max) {
+		*out = whole;
+		return 0;
+	}
 	parse_decimal(v->text, v->len, &d);
 	if (decimal_magnitude(&d, d.exp10 + decimals, &mag, &exact) ||
 	    signed_in(mag, d.negative, min, max, out)) {

@@ -113,6 +113,8 @@ struct profile {
 	int column;			/* in the target, -1 until the unit */
 	pk_str name;			/* in the target, 0: none yet */
 	int has_name, has_start;
+	int has_labels;			/* labels: the name's, interned once */
+	uint32_t labels;
 	double start;			/* startValue */
 	int decimals;			/* of the weights read so far */
 	uint64_t nsamples, nweights;	/* in all */
@@ -161,6 +163,9 @@ struct ss_reader {
 	struct profile prof;
 	uint32_t *frames;		/* a sample's frame indexes */
 	size_t nframes_in_sample, frames_cap;
+	uint32_t *last_frames;		/* the last sample's, and its stack */
+	size_t nlast, last_frames_cap;
+	uint32_t last_stack;
 	uint32_t *locs;			/* a stack's locations, leaf first */
 	size_t locs_cap;
 	int64_t *values;
@@ -298,6 +303,10 @@ static int add_one(struct ss_reader *r, uint32_t stack, int64_t weight, double t
 
 	if (!stack || !weight)
 		return 0;	/* speedscope draws nothing for them either */
+	if (!pr->has_labels) {
+		pr->labels = pr->name ? pk_profile_intern_labels(t, &comm, 1) : 0;
+		pr->has_labels = 1;
+	}
 	if (pki_grow_zeroed(&r->values, &r->values_cap, (size_t)pr->column + 1,
 			    sizeof(*r->values)) < 0)
 		return oom(r);
@@ -307,9 +316,8 @@ static int add_one(struct ss_reader *r, uint32_t stack, int64_t weight, double t
 				   &r->totals[pr->column]))
 		return pki_json_reader_fail(r->jr, "the weights of a unit add up "
 					    "past 2^63");
-	return pk_profile_add_sample(t, stack, pr->name ? pk_profile_intern_labels(t, &comm, 1) : 0,
-				     time > 0 ? (uint64_t)time : 0, r->values,
-				     (size_t)pr->column + 1);
+	return pk_profile_add_sample(t, stack, pr->labels, time > 0 ? (uint64_t)time : 0,
+				     r->values, (size_t)pr->column + 1);
 }
 
 /* Add what pairs up, once the profile's name and unit are known. */
@@ -405,11 +413,26 @@ static int fixed_point(struct ss_reader *r, const struct pki_json_value *v,
 
 /* ---- sampled profiles ---- */
 
+/* A sampled profile's stack; the last one's again (a function that runs
+ * a while is sampled so) is not interned again. */
 static int end_sample(struct ss_reader *r)
 {
-	uint32_t stack;
-	int rc = intern_frames(r, r->frames, r->nframes_in_sample, &stack);
+	size_t n = r->nframes_in_sample;
+	uint32_t stack = r->last_stack;
+	int rc = 0;
 
+	if (!stack || n != r->nlast ||
+	    memcmp(r->frames, r->last_frames, n * sizeof(*r->frames)) != 0) {
+		rc = intern_frames(r, r->frames, n, &stack);
+		if (!rc && pki_grow(&r->last_frames, &r->last_frames_cap, n + 1,
+				    sizeof(*r->last_frames)) < 0)
+			rc = oom(r);
+		if (!rc) {
+			memcpy(r->last_frames, r->frames, n * sizeof(*r->frames));
+			r->nlast = n;
+			r->last_stack = stack;
+		}
+	}
 	r->prof.nsamples++;
 	if (!rc)
 		rc = push_stack(r, stack);
@@ -600,6 +623,7 @@ static int profile_field(struct ss_reader *r, int id, const struct pki_json_valu
 	}
 	if (id == NAME) {
 		pr->has_name = 1;
+		pr->has_labels = 0;
 		pr->name = pk_profile_intern(target(r), v->text, v->len);
 		return pr->name || !v->len ? pump(r) : oom(r);
 	}
@@ -766,6 +790,7 @@ static void release(struct ss_reader *r)
 	free(r->prof.times);
 	free(r->prof.open);
 	free(r->frames);
+	free(r->last_frames);
 	free(r->locs);
 	free(r->values);
 	free(r->totals);
