@@ -46,6 +46,7 @@ struct frame {
 	uint32_t member;	/* the current member's or elements' node */
 	int is_array;
 	uint64_t count;		/* values begun in it */
+	uint64_t start;		/* the offset of its '{' or '[' */
 	size_t key_at, key_len;	/* the current key, in keys */
 };
 
@@ -229,18 +230,34 @@ static int add_path_text(const struct pki_json_reader *jr, struct pk_strbuf *b)
 	return rc;
 }
 
+/* "offset N ($.path)" into b. */
+static int add_where(const struct pki_json_reader *jr, uint64_t offset,
+		     struct pk_strbuf *b)
+{
+	char at[48];
+
+	snprintf(at, sizeof(at), "offset %llu (", (unsigned long long)offset);
+	return pki_strbuf_adds(b, at) || add_path_text(jr, b) || pki_strbuf_adds(b, ")");
+}
+
+void pki_json_reader_where(struct pki_json_reader *jr, char *buf, size_t size)
+{
+	jr->scratch.len = 0;
+	snprintf(buf, size, "%s", add_where(jr, jr->value_start, &jr->scratch) ?
+		 "somewhere" : jr->scratch.s);
+}
+
 static int set_errorv(struct pki_json_reader *jr, uint64_t offset,
 		      const char *fmt, va_list ap)
 {
-	char at[48], what[512];
+	char what[512];
 
 	if (jr->rc)
 		return jr->rc;
 	vsnprintf(what, sizeof(what), fmt, ap);
-	snprintf(at, sizeof(at), "offset %llu (", (unsigned long long)offset);
 	jr->error.len = 0;
-	if (pki_strbuf_adds(&jr->error, at) || add_path_text(jr, &jr->error) ||
-	    pki_strbuf_adds(&jr->error, "): ") || pki_strbuf_adds(&jr->error, what))
+	if (add_where(jr, offset, &jr->error) || pki_strbuf_adds(&jr->error, ": ") ||
+	    pki_strbuf_adds(&jr->error, what))
 		return jr->rc = jr->spec.enomem;
 	return jr->rc = jr->spec.einput;
 }
@@ -284,6 +301,11 @@ const char *pki_json_reader_error(const struct pki_json_reader *jr)
 uint64_t pki_json_reader_offset(const struct pki_json_reader *jr)
 {
 	return jr->base;
+}
+
+uint64_t pki_json_reader_value_offset(const struct pki_json_reader *jr)
+{
+	return jr->value_start;
 }
 
 uint64_t pki_json_reader_index(const struct pki_json_reader *jr)
@@ -484,6 +506,24 @@ static const char *type_name(enum pki_json_type t)
 	};
 
 	return names[t];
+}
+
+static int expect_type(struct pki_json_reader *jr, const struct pki_json_value *v,
+		       enum pki_json_type begin, enum pki_json_type end)
+{
+	return v->type == begin || v->type == end ? 0 :
+	       pki_json_reader_fail(jr, "expected %s, not %s", type_name(begin),
+				    type_name(v->type));
+}
+
+int pki_json_expect_object(struct pki_json_reader *jr, const struct pki_json_value *v)
+{
+	return expect_type(jr, v, PKI_JSON_BEGIN_OBJECT, PKI_JSON_END_OBJECT);
+}
+
+int pki_json_expect_array(struct pki_json_reader *jr, const struct pki_json_value *v)
+{
+	return expect_type(jr, v, PKI_JSON_BEGIN_ARRAY, PKI_JSON_END_ARRAY);
 }
 
 int pki_json_expect_string(struct pki_json_reader *jr, const struct pki_json_value *v)
@@ -704,7 +744,7 @@ static int begin_container(struct pki_json_reader *jr, int is_array, uint64_t st
 	}
 	f = &jr->frames[jr->depth++];
 	*f = (struct frame){
-		.node = node, .is_array = is_array, .key_at = jr->keys.len,
+		.node = node, .is_array = is_array, .key_at = jr->keys.len, .start = start,
 		.member = is_array ? element_node(jr, node) : NO_NODE,
 	};
 	return 1;
@@ -714,8 +754,9 @@ static int end_container(struct pki_json_reader *jr, int is_array, uint64_t star
 {
 	const struct frame *f = &jr->frames[--jr->depth];
 
+	/* what is said about the object or array is said where it begins */
 	jr->keys.len = f->key_at;
-	jr->value_start = start;
+	jr->value_start = f->start;
 	jr->last_end = start + 1;
 	return deliver(jr, f->node, is_array ? PKI_JSON_END_ARRAY : PKI_JSON_END_OBJECT);
 }

@@ -168,10 +168,22 @@ int pki_json_reader_code(const struct pki_json_reader *jr);
 uint64_t pki_json_reader_index(const struct pki_json_reader *jr);
 const char *pki_json_reader_key(const struct pki_json_reader *jr, size_t *len);
 
+/* Where the current value starts. */
+uint64_t pki_json_reader_value_offset(const struct pki_json_reader *jr);
+
+/* "offset N ($.path)" of the current value, for a message given later
+ * (a frame index found out of range once the frames are known). */
+void pki_json_reader_where(struct pki_json_reader *jr, char *buf, size_t size);
+
 /*
  * Checks with the reader's message for what they expect: each returns 0
- * with the value at *out, or fails as pki_json_reader_fail does.
+ * (with the value at *out), or fails as pki_json_reader_fail does.
+ * An object or an array passes at its beginning and at its end.
  */
+int pki_json_expect_object(struct pki_json_reader *jr,
+			   const struct pki_json_value *v);
+int pki_json_expect_array(struct pki_json_reader *jr,
+			  const struct pki_json_value *v);
 int pki_json_expect_string(struct pki_json_reader *jr,
 			   const struct pki_json_value *v);
 int pki_json_expect_int(struct pki_json_reader *jr, const struct pki_json_value *v,
