@@ -27,8 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "firefox.h"
 #include "core/names.h"
 #include "transforms/value.h"
 #include "util/json.h"
@@ -1216,8 +1215,8 @@ static void firefox_release(struct firefox *w)
 	free(w->stack_node);
 }
 
-static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
-			 const struct pk_options *opts, struct pk_output *out)
+int pki_firefox_write(struct pk_context *ctx, const struct pk_profile *p,
+		      const struct pk_options *opts, struct pk_output *out)
 {
 	struct firefox w;
 	int rc;
@@ -1252,12 +1251,3 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	firefox_release(&w);
 	return rc;
 }
-
-const struct pki_format pki_format_firefox = {
-	.name = "firefox",
-	.write_description = "the Firefox Profiler's processed profile JSON "
-			     "(https://profiler.firefox.com), gzipped if named .gz",
-	.extension = ".firefox.json",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
-	.write = firefox_write,
-};
