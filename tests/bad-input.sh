@@ -57,6 +57,20 @@ crasher_expects() {
 	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
+	# chrome-trace: an "E" without its "B" is left out with a warning
+	# (--strict: an error), as speedscope does
+	end-without-begin) echo converts ;;
+	chunk-unknown-profile) echo "no V8 CPU samples" ;;
+	deep-nesting) echo "nested deeper than" ;;
+	huge-timestamp) echo "expected a number from" ;;
+	parent-cycle) echo "is its own ancestor" ;;
+	sample-unknown-node) echo "sample of node 7: no such node" ;;
+	# firefox
+	prefix-cycle) echo "not an earlier stack" ;;
+	func-out-of-range) echo "frameTable.func\[0\]): an index out of range" ;;
+	stack-out-of-range) echo "stack 99999 is not in the stack table" ;;
+	gecko-data-before-schema) echo "data before its schema" ;;
+	truncated) echo "ends inside the document" ;;
 	esac
 }
 
