@@ -162,6 +162,8 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.mutex", "gperftools-heap" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "chrome-trace/*.json*", "chrome-trace" },
+	{ "firefox/*.json", "firefox" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },
