@@ -27,6 +27,9 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
+	speedscope) ls "$t"/speedscope/*.json "$t"/bad/speedscope/* ;;
+	v8) ls "$t"/v8/*.cpuprofile "$t"/bad/v8/* ;;
 	chrome-trace) ls "$t"/chrome-trace/*.json* "$t"/bad/chrome-trace/* ;;
 	firefox) ls "$t"/firefox/*.json "$t"/bad/firefox/* ;;
 	esac
@@ -36,7 +39,8 @@ own() {
 others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
-		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz
+		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
+		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

@@ -47,10 +47,34 @@ value_for() {
 }
 
 # what_for COMMAND KEY: the arguments that run COMMAND's writer or test
+writers=$(profkit-convert --list-formats | sed -n '/^Output formats/,$ s/^  \([a-z0-9-]*\) .*/\1/p')
+is_writer() { echo "$writers" | grep -qx "$1"; }
+
+# what_for COMMAND KEY: the --to a key's flag is tried with (a reader's
+# key: folded output of an input of that format, from testdata/FORMAT/)
 what_for() {
 	case $1:$2 in
-	profkit-convert:*) echo "--to=${2%%:*}" ;;
+	profkit-convert:*)
+		if is_writer "${2%%:*}"; then
+			echo "--to=${2%%:*}"
+		else
+			echo "--to=folded"
+		fi ;;
 	*) echo "" ;;
+	esac
+}
+
+# input_for KEY: the input a key is tried on
+input_for() {
+	scope=${1%%:*}
+	case $1 in
+	flamegraph:diff) echo testdata/flamegraph/diff.folded ;;
+	*:*) if [ -d "testdata/$scope" ] && ! is_writer "$scope"; then
+		ls "testdata/$scope"/*."$scope" 2>/dev/null | head -n 1
+	     else
+		echo "$input"
+	     fi ;;
+	*) echo "$input" ;;
 	esac
 }
 
@@ -75,8 +99,7 @@ for c in $commands; do
 	[ -s "$tmpdir/$c.map" ] || { fail "$c --help maps no flag onto a key"; continue; }
 	while read -r key value_name flag; do
 		to=$(what_for "$c" "$key")
-		in=$input
-		[ "$key" = flamegraph:diff ] && in=testdata/flamegraph/diff.folded
+		in=$(input_for "$key")
 		if [ "$value_name" = - ]; then
 			run flag "$c" $to "--$flag" "$in"
 			run key "$c" $to -X "$key" "$in"

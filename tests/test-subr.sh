@@ -173,6 +173,26 @@ testrun_fails() {
 	fi
 }
 
+# refused_as READER: for each "NAME<TAB>MESSAGE" line of standard input,
+# testdata/bad/READER/NAME read --from=READER must exit 1, write nothing
+# and say exactly "profkit-convert: FILE: MESSAGE"
+refused_as() {
+	while IFS='	' read -r bad message; do
+		f=testdata/bad/$1/$bad
+		rm -rf "$outdir" && mkdir "$outdir" || exit 99
+		profkit-convert -q --from="$1" --to=pprof -o "$outdir/out.pb.gz" "$f" \
+			2>"$tmpdir/err"
+		got=$?
+		if [ $got = 1 ] && [ -z "$(ls -A "$outdir")" ] &&
+			grep -F -x -q "profkit-convert: $f: $message" "$tmpdir/err"; then
+			pass "$bad: refused: $message"
+		else
+			fail "$bad: exit $got, want 1 and: $message"
+			diag_file "$tmpdir/err"
+		fi
+	done
+}
+
 finish() {
 	[ "$tap_failed" -eq 0 ]
 	exit $?

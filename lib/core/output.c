@@ -151,6 +151,34 @@ static char *temporary_prefix(const char *path, size_t *dir_len)
 	return prefix;
 }
 
+/*
+ * Whether the process PID has ended. A killed job whose parent died too
+ * stays a zombie until its new parent reaps it, and in a container whose
+ * first process never reaps, that is forever: kill() still finds it, so
+ * Linux's /proc is asked for its state too.
+ */
+static int writer_gone(long pid)
+{
+	char path[48], stat[128], *state;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	state = strrchr(stat, ')');
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
 /* Remove DIR/.BASE.tmp.PID.N files left by runs that were killed. */
 static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 {
@@ -169,7 +197,7 @@ static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 			continue;
 		pid = strtol(e->d_name + name_len, &end, 10);
 		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		    !writer_gone(pid))
 			continue;
 		if (asprintf(&path, "%s/%s", dir, e->d_name) >= 0) {
 			unlink(path);

@@ -13,12 +13,14 @@
 
 #define PKI_FORMATS(FORMAT) \
 	FORMAT(perf_data) \
+	FORMAT(jfr) \
 	FORMAT(gperftools_cpu) \
 	FORMAT(gperftools_heap) \
 	FORMAT(perf_script) \
 	FORMAT(folded) \
 	FORMAT(pprof) \
 	FORMAT(speedscope) \
+	FORMAT(v8) \
 	FORMAT(chrome_trace) \
 	FORMAT(gprof2dot) \
 	FORMAT(dot) \

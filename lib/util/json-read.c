@@ -103,6 +103,10 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 {
 	uint32_t i, *link;
 
+	/* first: the links below point into the array */
+	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
+		     sizeof(*jr->nodes)) < 0)
+		return NO_NODE;
 	for (link = parent == NO_NODE ? NULL : &jr->nodes[parent].first_child;
 	     link && *link != NO_NODE; link = &jr->nodes[*link].next_sibling) {
 		const struct path_node *n = &jr->nodes[*link];
@@ -111,9 +115,6 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 		    (!key_len || memcmp(n->key, key, key_len) == 0))
 			return *link;
 	}
-	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
-		     sizeof(*jr->nodes)) < 0)
-		return NO_NODE;
 	i = (uint32_t)jr->nnodes++;
 	jr->nodes[i] = (struct path_node){
 		.step = step, .key = key, .key_len = key_len,
@@ -194,38 +195,47 @@ static uint64_t token_end(const struct pki_json_reader *jr)
 	return jr->base + yajl_get_bytes_consumed(jr->yajl);
 }
 
-/* "$.nodes[12].callFrame.url" into b: the current value's path. */
+/* One step of the current value's path: ".key", "[\"a key\"]" or "[12]". */
+static int add_step(const struct pki_json_reader *jr, const struct frame *f,
+		    struct pk_strbuf *b)
+{
+	const char *key = f->key_len ? jr->keys.s + f->key_at : "";
+	size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
+	char num[32];
+
+	if (!f->count)
+		return 0;	/* no element or key yet */
+	if (f->is_array) {
+		snprintf(num, sizeof(num), "[%llu]", (unsigned long long)(f->count - 1));
+		return pki_strbuf_adds(b, num);
+	}
+	for (i = 0; i < f->key_len && ident; i++)
+		ident = key[i] == '_' || key[i] == '$' ||
+			(key[i] >= '0' && key[i] <= '9') ||
+			((key[i] | 0x20) >= 'a' && (key[i] | 0x20) <= 'z');
+	if (ident)
+		return pki_strbuf_add(b, ".", 1) || pki_strbuf_add(b, key, f->key_len);
+	return pki_strbuf_add(b, "[", 1) || pki_strbuf_add_json(b, key, f->key_len) ||
+	       pki_strbuf_add(b, "]", 1);
+}
+
+/* "$.nodes[12].callFrame.url" into b: the current value's path, its
+ * middle left out when it is deep ("$.a[0][0]...(100 more)...[0][0]"). */
 static int add_path_text(const struct pki_json_reader *jr, struct pk_strbuf *b)
 {
-	size_t d;
+	size_t d, ends = 8;
 	int rc = pki_strbuf_add(b, "$", 1);
+	char more[48];
 
 	for (d = 0; d < jr->depth && !rc; d++) {
-		const struct frame *f = &jr->frames[d];
-		const char *key = jr->keys.s + f->key_at;
-		size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
-		char num[32];
-
-		if (f->is_array) {
-			if (f->count) {
-				snprintf(num, sizeof(num), "[%llu]",
-					 (unsigned long long)(f->count - 1));
-				rc = pki_strbuf_adds(b, num);
-			}
+		if (jr->depth > 2 * ends + 1 && d == ends) {
+			snprintf(more, sizeof(more), "...(%zu more)...",
+				 jr->depth - 2 * ends);
+			rc = pki_strbuf_adds(b, more);
+			d = jr->depth - ends - 1;
 			continue;
 		}
-		if (!f->count)
-			continue;	/* no key yet */
-		for (i = 0; i < f->key_len && ident; i++)
-			ident = key[i] == '_' || key[i] == '$' ||
-				(key[i] >= '0' && key[i] <= '9') ||
-				((key[i] | 0x20) >= 'a' && (key[i] | 0x20) <= 'z');
-		if (ident)
-			rc = pki_strbuf_add(b, ".", 1) || pki_strbuf_add(b, key, f->key_len);
-		else
-			rc = pki_strbuf_add(b, "[", 1) ||
-			     pki_strbuf_add_json(b, key, f->key_len) ||
-			     pki_strbuf_add(b, "]", 1);
+		rc = add_step(jr, &jr->frames[d], b);
 	}
 	return rc;
 }

@@ -43,8 +43,10 @@
  *                                   a whole number from 1 to 2147483647"
  *     pki_json_reader_free(jr);
  *
- * (lib/core's pki_input_read_json feeds an input and turns the message
- * into the context's error, "FILE: offset 812 ($.nodes[3].id): ...".)
+ * A format's reader calls lib/core's pki_input_read_json(in, paths,
+ * on_value, &state) instead, which makes the reader, feeds it the input
+ * and turns its message into the context's error, "FILE: offset 812
+ * ($.nodes[3].id): ...".
  *
  * Paths. "$" is the document; ".key" a member of an object, "[]" any
  * element of an array, ".*" any member of an object (an exact key in
@@ -75,7 +77,7 @@
 #include <stdint.h>
 
 #define PKI_JSON_READ_MAX_DEPTH 128
-#define PKI_JSON_READ_MAX_STRING (64u << 20)
+#define PKI_JSON_READ_MAX_STRING (16u << 20)
 
 enum pki_json_type {
 	PKI_JSON_NULL,

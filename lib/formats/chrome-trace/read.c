@@ -1387,20 +1387,13 @@ static int chrome_read(struct pk_context *ctx, struct pk_input *in,
 		       struct pk_profile *p, const struct pk_options *opts)
 {
 	struct chrome_reader r = { .ctx = ctx, .in = in, .p = p };
-	const struct pki_json_read_spec spec = {
-		.paths = paths, .value = on_value, .arg = &r,
-		.einput = PK_EINPUT, .enomem = PK_ENOMEM,
-	};
-	struct pki_json_reader *jr;
 	int rc;
 
 	(void)opts;
 	r.keep_order = (pk_profile_flags(p) & PK_PROFILE_KEEP_ORDER) != 0;
 	r.names = pk_profile_new(0);
 	r.keys = pk_profile_new(0);
-	jr = r.names && r.keys ? pki_json_reader_new(&spec) : NULL;
-	rc = jr ? pki_input_read_json(in, jr) : oom(&r);
-	pki_json_reader_free(jr);
+	rc = r.names && r.keys ? pki_input_read_json(in, paths, on_value, &r) : oom(&r);
 	if (!rc)
 		rc = add_everything(&r);
 	if (!rc && !pk_profile_sample_count(p) &&

@@ -1373,22 +1373,14 @@ static int firefox_read(struct pk_context *ctx, struct pk_input *in,
 			struct pk_profile *p, const struct pk_options *opts)
 {
 	struct firefox_reader r = { .ctx = ctx, .in = in, .p = p, .interval_ms = 1 };
-	const struct pki_json_read_spec spec = {
-		.paths = paths, .value = on_value, .arg = &r,
-		.einput = PK_EINPUT, .enomem = PK_ENOMEM,
-	};
-	struct pki_json_reader *jr = NULL;
 	int rc;
 
 	(void)opts;
 	r.keep_order = (pk_profile_flags(p) & PK_PROFILE_KEEP_ORDER) != 0;
 	r.names = pk_profile_new(0);
 	rc = r.names ? begin_process(&r) : oom(&r);
-	if (!rc && !(jr = pki_json_reader_new(&spec)))
-		rc = oom(&r);
 	if (!rc)
-		rc = pki_input_read_json(in, jr);
-	pki_json_reader_free(jr);
+		rc = pki_input_read_json(in, paths, on_value, &r);
 	if (!rc)
 		rc = add_everything(&r);
 	if (!rc && !pk_profile_sample_count(p) &&

@@ -330,8 +330,10 @@ static uint32_t find_thread(struct firefox *w, uint32_t labels)
 	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid;
+	/* a thread without ids (a speedscope profile) is known by its name */
 	for (i = 0; i < w->nthreads; i++)
-		if (w->threads[i].tid == tid && w->threads[i].pid == pid)
+		if (w->threads[i].tid == tid && w->threads[i].pid == pid &&
+		    (tid >= 0 || w->threads[i].comm == t.comm))
 			break;
 	if (i == w->nthreads) {
 		if (pki_grow(&w->threads, &w->threads_cap, i + 1,
