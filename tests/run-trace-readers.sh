@@ -85,31 +85,22 @@ profkit-convert -q --to=firefox -o "$tmpdir/ours.firefox.json" testdata/gperftoo
 detected firefox "$tmpdir/ours.firefox.json"
 
 # ---- the Firefox Profiler's own view ----
-profiler_cli=${PROFILER_CLI:-$(command -v profiler-cli 2>/dev/null)}
-if [ -z "$profiler_cli" ] || [ ! -x "$profiler_cli" ] || ! command -v node >/dev/null; then
+. "$top_srcdir/tests/profiler-cli.sh"
+if [ -z "$profiler_cli" ] || ! command -v node >/dev/null; then
 	for i in 1 2 3 4 5; do
 		skip "the Firefox Profiler's view" "no profiler-cli (npm install @firefox-devtools/profiler-cli)"
 	done
 	finish
 fi
-PROFILER_CLI_SESSION_DIR=$tmpdir/sessions PROFILER_CLI_NO_SYMBOLICATE=1
-export PROFILER_CLI_SESSION_DIR PROFILER_CLI_NO_SYMBOLICATE
-trap '"$profiler_cli" stop --all >/dev/null 2>&1; rm -rf "$tmpdir"' EXIT
 
-# self_shares FILE: "THREAD<TAB>FUNCTION<TAB>SELF%" per thread (by its
-# place in the list) for functions summed by name, shares of the
-# thread's samples other than "(idle)" (the Chrome importer's Idle
-# category, which profiler-cli leaves out), rows of 0.1% or more; an
-# unsymbolicated frame, named by its address, as "[unknown]"
+# self_shares FILE: "THREAD<TAB>FUNCTION<TAB>SELF%" per thread (its
+# handle) for functions summed by name, shares of the thread's samples
+# other than "(idle)" (the Chrome importer's Idle category, which
+# profiler-cli leaves out), rows of 0.1% or more; an unsymbolicated
+# frame, named by its address, as "[unknown]"
 self_shares() {
-	"$profiler_cli" stop --all >/dev/null 2>&1
-	"$profiler_cli" load "$1" >"$tmpdir/load.log" 2>&1
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		"$profiler_cli" thread list --json >"$tmpdir/threads" 2>/dev/null && break
-		sleep 1
-	done
-	node -e 'for (const t of JSON.parse(require("fs").readFileSync(process.argv[1])).threads)
-		console.log(t.threadHandle)' "$tmpdir/threads" | sort -t- -k2n |
+	profiler_load "$1" || return 1
+	awk '{ h = $1 == "*" ? $2 : $1 } h ~ /^t-[0-9]+$/ { print h }' "$tmpdir/threads" |
 	while read -r h; do
 		"$profiler_cli" thread functions --thread "$h" --limit 0 --json </dev/null 2>/dev/null |
 			H=$h node -e '
@@ -133,39 +124,17 @@ self_shares() {
 	done | sort
 }
 
-# within NAME POINTS THEIRS OURS: the same functions, shares within POINTS
-within() {
-	if [ -s "$3" ] && awk -F'\t' -v pts="$2" 'NR == FNR { ref[$1 FS $2] = $3; next }
-		{ ours[$1 FS $2] = $3 }
-		END {
-			for (k in ref) keys[k] = 1
-			for (k in ours) keys[k] = 1
-			for (k in keys) {
-				a = ref[k] + 0; b = ours[k] + 0
-				if (!(k in ref) && b >= 0.5 || !(k in ours) && a >= 0.5 ||
-				    a - b > pts || b - a > pts) {
-					printf "# %s: profiler %s, profkit %s\n", k, ref[k], ours[k]
-					bad = 1
-				}
-			}
-			exit bad
-		}' "$3" "$4"; then
+# compare NAME POINTS ORIGINAL: the profiler's view of the original and
+# of our --to=firefox output of it, every function within POINTS
+compare() {
+	if profkit-convert -q --no-symbolize --to=firefox -o "$tmpdir/ours.json" "$3" &&
+		self_shares "$3" >"$tmpdir/theirs" &&
+		self_shares "$tmpdir/ours.json" >"$tmpdir/ours" &&
+		[ -s "$tmpdir/theirs" ] && within_points 0.1 "$2" "$tmpdir/theirs" "$tmpdir/ours"; then
 		pass "$1"
 	else
 		fail "$1"
-		awk -F'\t' -v pts="$2" 'NR == FNR { ref[$1 FS $2] = $3; next }
-			{ k = $1 FS $2; if (!(k in ref) || ref[k] - $3 > pts || $3 - ref[k] > pts)
-				print "# " k ": profiler " ref[k] ", profkit " $3 }' "$3" "$4" | head -n 20
 	fi
-}
-
-# compare NAME POINTS ORIGINAL: the profiler's view of the original and
-# of our --to=firefox output of it
-compare() {
-	profkit-convert -q --no-symbolize --to=firefox -o "$tmpdir/ours.json" "$3" &&
-		self_shares "$3" >"$tmpdir/theirs" &&
-		self_shares "$tmpdir/ours.json" >"$tmpdir/ours"
-	within "$1" "$2" "$tmpdir/theirs" "$tmpdir/ours"
 }
 
 profkit-convert -q --to=chrome-trace -o "$tmpdir/gperf.trace.json" testdata/gperftools/c-fp.cpu
