@@ -1100,6 +1100,19 @@ static int closing_order(const void *a, const void *b, void *arg)
 	return mark_order(a, b, arg, 1);
 }
 
+/* Marks sorted by order; a pass first, as most traces come in time order
+ * and then the sort's n log n comparisons are the most of the work. */
+static void sort_marks(uint32_t *marks, size_t n, const struct slice *slices,
+		       int (*order)(const void *, const void *, void *))
+{
+	size_t i = 1;
+
+	while (i < n && order(&marks[i - 1], &marks[i], (void *)slices) < 0)
+		i++;
+	if (i < n)
+		qsort_r(marks, n, sizeof(*marks), order, (void *)slices);
+}
+
 static uint32_t slice_location(struct chrome_reader *r, pk_str name)
 {
 	struct pk_function f = { 0 };
@@ -1227,8 +1240,8 @@ static int nest_thread(struct chrome_reader *r, const uint32_t *idx, size_t coun
 		if (ph != 'B')
 			e[ne++] = idx[i];
 	}
-	qsort_r(b, nb, sizeof(*b), opening_order, r->slices);
-	qsort_r(e, ne, sizeof(*e), closing_order, r->slices);
+	sort_marks(b, nb, r->slices, opening_order);
+	sort_marks(e, ne, r->slices, closing_order);
 	n->nopen = 0;
 	n->labels = thread_labels(r, t->pid, t->tid);
 	for (i = j = 0; !rc && (i < nb || j < ne);) {
