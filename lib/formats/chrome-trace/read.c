@@ -157,6 +157,8 @@ struct profile {
 	struct pk_profile *hit_keys;	/* node id -> hits index + 1 */
 	struct hits *hits;
 	size_t hits_cap;
+	uint32_t last_node;	/* the last sample's, and its hits index + 1 */
+	pk_str last_hit;
 	uint64_t nsamples, ndeltas;
 	int64_t delta_sum, first_delta;	/* ns */
 	/* with the samples kept in order: each one's node and time */
@@ -376,14 +378,19 @@ static int add_sample(struct chrome_reader *r, struct profile *pr,
 		      uint32_t node, uint64_t offset)
 {
 	size_t before = pk_profile_string_count(pr->hit_keys);
-	pk_str id = pk_profile_intern(pr->hit_keys, (const char *)&node,
-				      sizeof(node));
+	pk_str id = pr->last_hit;
 
-	if (!id || pki_grow(&pr->hits, &pr->hits_cap, (size_t)id,
-			    sizeof(*pr->hits)) < 0)
-		return oom(r);
-	if (pk_profile_string_count(pr->hit_keys) != before)
-		pr->hits[id - 1] = (struct hits){ .node = node, .offset = offset };
+	/* samples come in runs of one node (an idle thread, a hot loop) */
+	if (!id || pr->last_node != node) {
+		id = pk_profile_intern(pr->hit_keys, (const char *)&node, sizeof(node));
+		if (!id || pki_grow(&pr->hits, &pr->hits_cap, (size_t)id,
+				    sizeof(*pr->hits)) < 0)
+			return oom(r);
+		if (pk_profile_string_count(pr->hit_keys) != before)
+			pr->hits[id - 1] = (struct hits){ .node = node, .offset = offset };
+		pr->last_node = node;
+		pr->last_hit = id;
+	}
 	pr->hits[id - 1].count++;
 	pr->nsamples++;
 	if (!r->keep_order)

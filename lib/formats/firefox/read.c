@@ -219,6 +219,8 @@ struct thread {
 	struct pk_profile *stack_keys;	/* stack index -> totals + 1 */
 	struct stack_total *totals;
 	size_t totals_cap;
+	int64_t last_stack;	/* the last sample's, and its totals + 1 */
+	pk_str last_total;
 	struct timed *timed;
 	size_t ntimed, timed_cap;
 };
@@ -458,13 +460,18 @@ static int add_samples(struct firefox_reader *r, int64_t stack, int64_t time,
 			return oom(r);
 		t->timed[t->ntimed++] = (struct timed){ stack, time, count, wall, bytes };
 	}
-	before = pk_profile_string_count(t->stack_keys);
-	id = pk_profile_intern(t->stack_keys, (const char *)&stack, sizeof(stack));
-	if (!id || pki_grow(&t->totals, &t->totals_cap, id, sizeof(*t->totals)) < 0)
-		return oom(r);
+	/* samples come in runs of one stack (an idle thread, a hot loop) */
+	if (!(id = t->last_total) || t->last_stack != stack) {
+		before = pk_profile_string_count(t->stack_keys);
+		id = pk_profile_intern(t->stack_keys, (const char *)&stack, sizeof(stack));
+		if (!id || pki_grow(&t->totals, &t->totals_cap, id, sizeof(*t->totals)) < 0)
+			return oom(r);
+		if (pk_profile_string_count(t->stack_keys) != before)
+			t->totals[id - 1] = (struct stack_total){ .stack = stack, .offset = offset };
+		t->last_stack = stack;
+		t->last_total = id;
+	}
 	s = &t->totals[id - 1];
-	if (pk_profile_string_count(t->stack_keys) != before)
-		*s = (struct stack_total){ .stack = stack, .offset = offset };
 	s->count += count;
 	s->wall += wall;
 	s->bytes += bytes;
