@@ -10,6 +10,7 @@
 #   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
+#   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
 #   Chrome trace, Firefox -> folded (none: trace-readers.sh) >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
@@ -17,14 +18,15 @@
 # shared); RSS is GNU time's peak. The best run reads compressed debug
 # files (libc's) from their plain copies in ~/.cache/profkit, made by the
 # first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
-# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), perf
+# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), valgrind
+# (callgrind_annotate, and python3 for the second callgrind row), perf
 # (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
 # tracepoint), Go pprof ($PPROF or pprof on PATH).
 #
 #   bench/all.sh            (run from a built tree; TEXT_MB=200
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
-#                            NSTACKS=100000 REPEAT=3)
+#                            NSTACKS=100000 CALLGRIND_MB=100 REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -192,6 +194,26 @@ else
 	row "jfr (large) -> folded" 0 "n/a n/a" "jfr print" "n/a n/a" - 200 -
 fi
 rm -f "$tmp/large.jfr"
+
+# ---- callgrind: a real recording's dumps to 100 MB (bench/callgrind.sh) ----
+# callgrind_row CASE RECORDING MIN-RATIO MIN-MBS: 100 MB of RECORDING's
+# parts to pprof, against callgrind_annotate reading it (one run)
+callgrind_row() {
+	if [ -s "$2" ]; then
+		callgrind_large "$2" "$tmp/large.callgrind" "${CALLGRIND_MB:-100}"
+		cat "$tmp/large.callgrind" >/dev/null
+		ours=$(best "$tmp/ours.pb.gz" "$convert" -q --to=pprof "$tmp/large.callgrind")
+		theirs=$(repeat=1 best "$tmp/annotate.txt" callgrind_annotate "$tmp/large.callgrind")
+		row "$1" "$(stat -c %s "$tmp/large.callgrind")" "$ours" callgrind_annotate \
+			"$theirs" "$3" "$4" -
+		rm -f "$tmp/large.callgrind"
+	else
+		row "$1" 0 "n/a n/a" callgrind_annotate "n/a n/a" "$3" "$4" -
+	fi
+}
+callgrind_recordings || true
+callgrind_row "callgrind -> pprof" "$tmp/callgraph.callgrind" 40 200
+callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
 
 # ---- Chrome traces (V8 samples, X slices), a Firefox Profiler file:
 # 120 MB each (bench/trace-readers.sh, which sets profiler-cli beside) ----

@@ -97,3 +97,43 @@ off_cpu_recordings() {
 			{ cat "$tmp/record.err" >&2; return 1; }
 	done
 }
+
+# callgrind_recordings: $tmp/callgraph.callgrind, valgrind --tool=callgrind
+# (instructions and jumps too, as --dump-instr=yes --collect-jumps=yes
+# write large files) of testdata/src/callgraph.c, with a second thread:
+# recursion, three callers of one function, libc; and where python3 is,
+# $tmp/python.callgrind of a json and re workload: a deep, recursive graph
+# of some 2000 functions. 1 without valgrind.
+callgrind_recordings() {
+	command -v valgrind >/dev/null || { echo "no valgrind" >&2; return 1; }
+	${CC:-cc} -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/callgraph" \
+		"$top/testdata/src/callgraph.c"
+	valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes \
+		--callgrind-out-file="$tmp/callgraph.callgrind" "$tmp/callgraph" 300 100 \
+		>/dev/null 2>"$tmp/valgrind.err" || { cat "$tmp/valgrind.err" >&2; return 1; }
+	# the interpreter itself, not a wrapper script (pyenv's) valgrind would record
+	python=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || true)
+	[ -z "$python" ] ||
+		valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes \
+			--callgrind-out-file="$tmp/python.callgrind" "$python" -c '
+import json, re
+d = {str(i): [i, i * 2, {"a": i}] for i in range(2000)}
+s = json.dumps(d)
+for i in range(20): json.loads(s)
+print(len(re.findall(r"\d+", s)))' >/dev/null 2>"$tmp/valgrind.err" ||
+			rm -f "$tmp/python.callgrind"
+}
+
+# callgrind_large RECORDING OUT MB: OUT holds RECORDING's header, then its
+# body again and again as parts 1, 2, ... (the dumps valgrind's
+# --dump-every-bb makes of one run) until it has MB megabytes
+callgrind_large() {
+	sed -n '1,/^events:/p' "$1" >"$2"
+	sed '1,/^events:/d' "$1" >"$tmp/body"
+	part=0
+	while [ "$(stat -c %s "$2")" -lt $(($3 * 1000000)) ]; do
+		part=$((part + 1))
+		{ echo "part: $part"; cat "$tmp/body"; } >>"$2"
+	done
+	rm -f "$tmp/body"
+}

@@ -30,6 +30,10 @@ own() {
 	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
 	speedscope) ls "$t"/speedscope/*.json "$t"/bad/speedscope/* ;;
 	v8) ls "$t"/v8/*.cpuprofile "$t"/bad/v8/* ;;
+	# not callgraph.callgrind: its 20000 stacks through every writer take
+	# longer than libFuzzer's timeout under the sanitizers
+	callgrind) ls "$t"/callgrind/hand-*.callgrind "$t"/callgrind/callgraph-instr.callgrind \
+		"$t"/callgrind/c-fp.callgrind "$t"/callgrind/multi.callgrind "$t"/bad/callgrind/* ;;
 	chrome-trace) ls "$t"/chrome-trace/*.json* "$t"/bad/chrome-trace/* ;;
 	firefox) ls "$t"/firefox/*.json "$t"/bad/firefox/* ;;
 	esac
@@ -40,7 +44,8 @@ others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
 		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
-		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile
+		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile \
+		"$t"/callgrind/hand-lines.callgrind
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

@@ -8,7 +8,8 @@
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 inputs="testdata/perf-script/c-fp.txt testdata/perf-script/cxx-dwarf.txt
-	testdata/perf-script/c-fp.folded testdata/folded/diff.folded"
+	testdata/perf-script/c-fp.folded testdata/folded/diff.folded
+	testdata/callgrind/hand-lines.callgrind testdata/callgrind/callgraph-instr.callgrind"
 for f in testdata/perf-data/c-fp.perf.data testdata/perf-data/pipe.perf.data \
 	testdata/perf-data/tp-fields.pipe.perf.data \
 	testdata/perf-data/zstd-sym.perf.data testdata/gperftools/*.cpu testdata/gperftools/*.heap \
@@ -77,6 +78,20 @@ crasher_expects() {
 	gecko-data-before-schema) echo "data before its schema" ;;
 	truncated) echo "ends inside the document" ;;
 	*.jfr) echo "offset 0x[0-9a-f]*: " ;;	# tests/run-jfr-bad.sh: each message
+	name-number-largest) echo converts ;;
+	name-number-too-large) echo "line 3: fn=(9*\.\.\.: the number does not fit in 64 bits" ;;
+	name-used-before-given) echo "line 5: cfn=(7) names nothing" ;;
+	calls-without-cost|calls-at-end) echo "line 6: calls= without the cost line that must follow it" ;;
+	cost-too-large) echo "line 4: a cost does not fit in 64 bits" ;;
+	cost-past-63-bits) echo "line 4: cost 9223372036854775808 does not fit in 63 bits" ;;
+	costs-add-up-too-much) echo "line 5: the self costs of event Ir add up to more than 64 bits hold" ;;
+	more-costs-than-events) echo "line 4: more costs than events (1)" ;;
+	cost-before-function) echo "line 3: a cost line before any fn= line" ;;
+	no-events) echo "line 1: costs or names before an events: line" ;;
+	position-below-zero) echo "line 4: position -5 from 0 is below 0" ;;
+	version-2) echo "line 1: format version 2: this reader knows version 1" ;;
+	binary-name) echo "line 3: binary data in a text profile" ;;
+	events-33) echo "line 1: more than 32 events" ;;
 	esac
 }
 
@@ -133,6 +148,8 @@ half_expects() {
 	cxx-dwarf.txt) echo "line 710: the file ends mid-line (truncated file?)" ;;
 	c-fp.folded) echo "line 4: not a folded stack: 'c-fp;__libc_start_call_main'" ;;
 	diff.folded) echo "line 2: not a folded stack: 'java;mai'" ;;
+	hand-lines.callgrind) echo "line 21: the file ends mid-line (truncated file?)" ;;
+	callgraph-instr.callgrind) echo "line 252: the file ends mid-line (truncated file?)" ;;
 	c-fp.perf.data) echo "offset 0x108: the data section (107112 bytes) is cut short at 55170 bytes" ;;
 	pipe.perf.data) echo "offset 0x43e0: the last record is cut short (truncated file?)" ;;
 	tp-fields.pipe.perf.data) echo "offset 0x4928: the last record is cut short (truncated file?)" ;;
@@ -141,6 +158,7 @@ half_expects() {
 	be32.cpu) echo "offset 0x88: the memory map ends mid-line (truncated file?)" ;;
 	c-fp.cpu) echo "offset 0xc83: the memory map ends mid-line (truncated file?)" ;;
 	cxx-threads.cpu) echo "offset 0xf8b: the memory map ends mid-line (truncated file?)" ;;
+	rusty-v0.cpu) echo "offset 0x1184: the memory map ends mid-line (truncated file?)" ;;
 	alloc-threads.heap) echo "line 41: the file ends mid-line (truncated file?)" ;;
 	app.heap|server.contention) echo "line 7: the file ends mid-line (truncated file?)" ;;
 	c-fp.heap) echo "line 35: the file ends mid-line (truncated file?)" ;;

@@ -28,24 +28,40 @@ while read -r fmt description; do
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
 	printf '  %-24s %s\n' "$out/$file" "$how"
 done
-# a profile read from another profiler's format: V8's, where node is at hand
+# profiles read from other profilers' formats, recorded here where the
+# profiler is installed
 src=$(cd "$(dirname "$0")/.." && pwd)
+
+# V8's, where node is at hand
 if command -v node >/dev/null 2>&1 &&
 	(cd "$out" && node --cpu-prof --cpu-prof-name node.cpuprofile "$src/testdata/src/shape.js" 300); then
 	echo "Recorded testdata/src/shape.js with node --cpu-prof into $out/node.cpuprofile:"
 	"$convert" -q --to=flamegraph -o "$out/node.svg" "$out/node.cpuprofile"
 	"$convert" -q --to=pprof -o "$out/node.pb.gz" "$out/node.cpuprofile"
-	printf '  %-24s %s
-' "$out/node.svg" "its flame graph: open it in a web browser" \
+	printf '  %-24s %s\n' "$out/node.svg" "its flame graph: open it in a web browser" \
 		"$out/node.pb.gz" "pprof -top $out/node.pb.gz (wall time; -sample_index=samples counts)"
 else
 	echo "(no node here: no V8 CPU profile recorded to convert)"
 fi
+
+# valgrind's call graph: recorded here where valgrind is installed
+cg=$src/testdata/callgrind/callgraph.callgrind
+if command -v valgrind >/dev/null 2>&1 &&
+	valgrind --tool=callgrind --callgrind-out-file="$out/callgraph.callgrind" \
+		"$src/testdata/bin/callgraph" 20 10 >/dev/null 2>&1; then
+	cg=$out/callgraph.callgrind
+	echo "Recorded $cg (valgrind --tool=callgrind of testdata/src/callgraph.c), converted:"
+else
+	echo "Converting $cg (valgrind --tool=callgrind of testdata/src/callgraph.c):"
+fi
+"$convert" -q --to=pprof -o "$out/callgraph.pb.gz" "$cg"
+"$convert" -q --to=flamegraph -o "$out/callgraph.svg" "$cg"
+printf '  %-24s %s\n' "$out/callgraph.pb.gz" "pprof -top $out/callgraph.pb.gz (sample type Ir: instructions)"
+printf '  %-24s %s\n' "$out/callgraph.svg" "open $out/callgraph.svg in a web browser"
 echo "A flame graph of any profile, in one step: profkit-flamegraph PROFILE > cpu.svg"
 
 # Java: a Flight Recorder file of testdata/src/JfrShape.java, recorded now
 # where java is installed, else the one recorded for the tests
-src=$(cd "$(dirname "$0")/.." && pwd)
 jfr=$src/testdata/jfr/shape.jfr
 if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
 	mkdir -p "$out/java"

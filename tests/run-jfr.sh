@@ -97,22 +97,26 @@ done
 
 # --- recorded here: JDK 17, settings=profile with the TLAB events on, in
 # several chunks (1 MB each at most, and a JFR.dump on the way starts a
-# new one) ---
+# new one). The program runs until stopped, so that a loaded machine,
+# where the JVM and jcmd start late, still dumps it while it runs ---
 if [ $have_java = yes ]; then
 	mkdir "$tmpdir/java"
 	javac -d "$tmpdir/java" testdata/src/JfrShape.java
 	(cd "$tmpdir/java" && exec java -XX:FlightRecorderOptions:maxchunksize=1M \
 		"-XX:StartFlightRecording=name=live,filename=live.jfr,settings=profile,settings=$top_srcdir/testdata/src/jfr-shape.jfc" \
-		JfrShape 4000 >java.out 2>&1) &
+		JfrShape 600000 >java.out 2>&1) &
 	java_pid=$!
-	# the dump as soon as the JVM takes it (a slow machine starts late)
 	tries=0
 	sleep 1
 	until jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" \
-		>/dev/null 2>&1 || [ $tries -ge 20 ]; do
+		>/dev/null 2>&1 || [ $tries -ge 120 ]; do
 		tries=$((tries + 1))
 		sleep 0.5
 	done
+	# some work in the chunk the dump started, then the JVM's exit (a
+	# SIGTERM runs its shutdown hooks) writes the recording to live.jfr
+	sleep 2
+	kill -TERM $java_pid
 	wait $java_pid
 	live=$tmpdir/java/live.jfr
 	chunks=$(profkit-info "$live" 2>/dev/null | sed -n 's/^  jfr-chunks: //p')

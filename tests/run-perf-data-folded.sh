@@ -10,8 +10,11 @@
 #   HOME=empty perf script --symfs=ROOT --kallsyms=K -i X | stackcollapse-perf.pl
 #
 # except where doc/formats.md lists the perl script's faults (threads,
-# tp-prog: comms; cxx-fp, cxx-dwarf*: names cut at "("), and plt-ibt, whose
-# .plt.sec stubs perf 6.1 leaves [unknown].
+# tp-prog: comms; cxx-fp, cxx-dwarf*, rusty-v0*: names cut at "("), and
+# plt-ibt, whose .plt.sec stubs perf 6.1 leaves [unknown]. The Rust
+# recordings name their functions in both manglings, legacy and v0, and
+# pltcxx calls libstdc++ through a PLT stub of a C++ name, which perf
+# shows demangled.
 #
 # The *-dwarf recordings (--call-graph dwarf) are unwound here from their
 # registers and stack copies, with their inlined functions, as perf
@@ -31,7 +34,8 @@
 d=testdata/perf-data
 bin=$(pwd)/testdata/bin
 recordings="c-fp threads multi pipe tp-prog cxx-fp stripped zstd-sym node
-	c-dwarf cxx-dwarf cxx-dwarf-threads plt"
+	c-dwarf cxx-dwarf cxx-dwarf-threads plt rusty-v0 rusty-legacy
+	rusty-v0-dwarf pltcxx"
 
 # the root: each recorded path -> the file here
 root=$tmpdir/root
@@ -45,6 +49,7 @@ link "$bin/c-dwarf" /tmp/rec3/c-dwarf
 link "$bin/cxx-threads" /tmp/rec3/cxx-threads
 link "$bin/plt" /tmp/rec4/plt
 link "$bin/plt-ibt" /tmp/rec4/plt-ibt
+for b in rusty-v0 rusty-legacy pltcxx; do link "$bin/$b" /tmp/rec6/$b; done
 link "$(pwd)/$d/perf-1262.map" /tmp/perf-1262.map
 mkdir "$tmpdir/home"	# no ~/.debug build-id cache: the root only
 

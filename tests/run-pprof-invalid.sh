@@ -27,7 +27,8 @@ plan $(( $(echo "$reasons" | grep -c '|') * 2 + 2 ))
 while IFS='|' read -r fault reason; do
 	[ -n "$fault" ] || continue
 	f=$d/$fault.pb
-	# an empty file is no profile any probe knows: made here, not kept
+	# an empty file, made here: as pprof it is none (without --from,
+	# a profile of no samples: tests/run-empty.sh)
 	[ "$fault" = empty ] && : >"$tmpdir/empty.pb" && f=$tmpdir/empty.pb
 	if [ -z "$pprof" ]; then
 		skip "$fault: pprof -raw rejects it" "no Go pprof"

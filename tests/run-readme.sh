@@ -5,8 +5,8 @@
 # must succeed and every file it writes (-o FILE, > FILE) must not be
 # empty. The one change made to the text: /srv/container-root becomes a
 # root made here. A block whose outside tool is missing (perf that can
-# record, Go pprof, flamegraph.pl, dot, gperftools' libraries) is
-# skipped with the reason (failed with PROFKIT_REQUIRE_TOOLS=1, but for
+# record, Go pprof, flamegraph.pl, dot, gperftools' libraries, valgrind)
+# is skipped with the reason (failed with PROFKIT_REQUIRE_TOOLS=1, but for
 # flamegraph.pl); the recordings it would have made then come from
 # testdata/, their binaries in the build-id cache (~/.debug) as perf
 # record leaves them, so that later blocks read them as they would
@@ -39,6 +39,7 @@ missing() {
 	case $1 in *"${nl}pprof "*) [ -n "$pprof" ] || { echo "no Go pprof"; return; } ;; esac
 	case $1 in *flamegraph.pl*) [ -f "$work/bin/flamegraph.pl" ] || { echo "$reference_missing"; return; } ;; esac
 	case $1 in *"dot -T"*) command -v dot >/dev/null || { echo "no dot (graphviz)"; return; } ;; esac
+	case $1 in *"valgrind "*) command -v valgrind >/dev/null || { echo "no valgrind"; return; } ;; esac
 	case $1 in *libprofiler.so*) has_lib libprofiler.so || { echo "no libprofiler.so (libgoogle-perftools-dev)"; return; } ;; esac
 	case $1 in *libtcmalloc.so*) has_lib libtcmalloc.so || { echo "no libtcmalloc.so (libgoogle-perftools-dev)"; return; } ;; esac
 }
@@ -59,6 +60,7 @@ stand_ins() {
 	[ -f "$work/sched.data" ] || cp testdata/perf-data/blocking.perf.data "$work/sched.data"
 	[ -f "$work/server.prof" ] || cp testdata/gperftools/c-fp.cpu "$work/server.prof"
 	[ -f "$work/server.0001.heap" ] || cp testdata/gperftools/c-fp.heap "$work/server.0001.heap"
+	[ -f "$work/callgrind.out" ] || cp testdata/callgrind/callgraph.callgrind "$work/callgrind.out"
 }
 
 run_block() {

@@ -430,8 +430,12 @@ static void test_edges(void)
 
 	set_option(opts, "pprof:gzip", "0");
 	msg = write_and_unpack(p, opts, &rc);
-	ok(msg && msg->n_string_table == 1 && msg->n_sample == 0 &&
-	   !msg->period_type, "an empty profile is a valid empty message");
+	/* pprof reads no profile without a sample type: samples/count */
+	ok(msg && msg->n_string_table == 3 && msg->n_sample == 0 &&
+	   msg->n_sample_type == 1 && !msg->period_type &&
+	   !strcmp(msg->string_table[msg->sample_type[0]->type], "samples") &&
+	   !strcmp(msg->string_table[msg->sample_type[0]->unit], "count"),
+	   "an empty profile is a valid message of no samples");
 	if (msg)
 		perftools__profiles__profile__free_unpacked(msg, NULL);
 	pk_options_free(opts);

@@ -160,6 +160,7 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.threads", "gperftools-heap" },
 	{ "gperftools/*.contention", "gperftools-heap" },
 	{ "gperftools/*.mutex", "gperftools-heap" },
+	{ "callgrind/*.callgrind", "callgrind" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
 	{ "jfr/*.jfr", "jfr" },

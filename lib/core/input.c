@@ -407,6 +407,14 @@ const unsigned char *pk_input_peek(struct pk_input *in, size_t want,
 	return in->buf ? in->buf + in->pos : (const unsigned char *)"";
 }
 
+int pki_input_is_empty(struct pk_input *in)
+{
+	size_t got;
+
+	pk_input_peek(in, 1, &got);
+	return got == 0 && !in->failed;
+}
+
 const char *pk_input_line(struct pk_input *in, size_t *len)
 {
 	size_t scanned = 0;

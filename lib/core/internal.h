@@ -69,6 +69,9 @@ size_t pki_profile_cut_stacks(const struct pk_profile *p);
  * used up; the block lives until pk_input_close.
  */
 const unsigned char *pki_input_map(struct pk_input *in, size_t *size);
+/* Whether the (decompressed) input has no bytes at all; not after an
+ * error reading it, which the context holds. */
+int pki_input_is_empty(struct pk_input *in);
 /* Skip n bytes that pk_input_peek showed (fewer if fewer are there). */
 void pki_input_skip(struct pk_input *in, size_t n);
 /* Bytes of the block read: a mapped file's pages read leave the
@@ -116,6 +119,17 @@ int pki_is_shared_library(const char *path);
  * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;
 int pki_output_gzip_if_named(struct pk_output *out);
+/*
+ * A profile of nothing (no samples and no sample types: an empty input)
+ * for a format that cannot be without a sample type (pprof, the Firefox
+ * Profiler's): write writes a profile of no samples with the one a count
+ * of samples has instead.
+ */
+int pki_profile_is_nothing(const struct pk_profile *p);
+int pki_write_nothing(struct pk_context *ctx, const struct pk_options *opts,
+		      struct pk_output *out,
+		      int (*write)(struct pk_context *, const struct pk_profile *,
+				   const struct pk_options *, struct pk_output *));
 /*
  * Write data (malloc'd, n bytes) and free it. A gzip output compresses
  * it on a thread of its own meanwhile, so the caller can make the next

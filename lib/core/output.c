@@ -125,6 +125,28 @@ static const char *output_name(const struct pk_output *o)
 	return o->path ? o->path : "<stdout>";
 }
 
+int pki_profile_is_nothing(const struct pk_profile *p)
+{
+	return !pk_profile_sample_count(p) && !pk_profile_sample_type_count(p);
+}
+
+int pki_write_nothing(struct pk_context *ctx, const struct pk_options *opts,
+		      struct pk_output *out,
+		      int (*write)(struct pk_context *, const struct pk_profile *,
+				   const struct pk_options *, struct pk_output *))
+{
+	struct pk_profile *counts = pk_profile_new(0);
+	int rc;
+
+	if (!counts || pk_profile_add_sample_type(counts, "samples", "count",
+						  NULL, PK_VALUE_COUNT) < 0)
+		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	else
+		rc = write(ctx, counts, opts, out);
+	pk_profile_free(counts);
+	return rc;
+}
+
 int pki_output_gzip_if_named(struct pk_output *o)
 {
 	return o->path && pki_ends_with(o->path, ".gz") ? pk_output_start_gzip(o) : 0;

@@ -1212,6 +1212,34 @@ static void read_options(struct flamegraph *fg, const struct pk_options *opts)
 	fg->max_depth = pki_option_uint(opts, &d[MAX_DEPTH]);
 }
 
+/*
+ * A profile of no samples (an empty input): what flamegraph.pl draws for
+ * no input, a 60 pixel high SVG that says so, with the title.
+ */
+static int write_empty(struct flamegraph *fg, struct pk_output *out)
+{
+	const char *title = fg->title ? fg->title :
+		fg->icicle ? "Icicle Graph" : "Flame Graph";
+	struct pk_strbuf *b = &fg->buf;
+
+	b->len = 0;
+	if (sb_add_xml(b, title, strlen(title)))
+		return PK_ENOMEM;
+	return pk_output_printf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+		"\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+		"<svg version=\"1.1\" width=\"%u\" height=\"60\" "
+		"viewBox=\"0 0 %u 60\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+		"<!-- written by profkit -->\n"
+		"<text x=\"%u\" y=\"24\" text-anchor=\"middle\" "
+		"style=\"font-family: Verdana, sans-serif; font-size: %dpx\">"
+		"%s: no samples</text>\n"
+		"</svg>\n", fg->width, fg->width, fg->width / 2,
+		FG_FONT_SIZE + 5, b->s);
+}
+
 static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 			    const struct pk_options *opts,
 			    struct pk_output *out)
@@ -1223,8 +1251,9 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	fg.ctx = ctx;
 	fg.p = p;
 	read_options(&fg, opts);
-	rc = pick_columns(&fg);
-	if (!rc)
+	if (!pk_profile_sample_count(p))
+		rc = write_empty(&fg, out);
+	else if (!(rc = pick_columns(&fg)))
 		rc = render(&fg, out);
 	if (rc == PK_ENOMEM && !pk_context_error(ctx)->code)
 		pk_error_set(ctx, rc, "flamegraph: out of memory (the call "

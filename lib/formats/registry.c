@@ -155,12 +155,37 @@ int pk_reader_detect(struct pk_context *ctx, struct pk_input *in,
 	return 0;
 }
 
+/*
+ * An input of no bytes is a profile of no samples, of no format (perf
+ * script of an empty recording prints nothing): said once, as
+ * stackcollapse-perf.pl and inferno read it, an error with --strict.
+ * An input whose reader found no samples in it is said alike, but where
+ * the caller keeps empty profiles to describe them (profkit-info).
+ */
+static void note_no_samples(struct pk_context *ctx, struct pk_input *in,
+			    const struct pk_profile *p, int empty)
+{
+	if (empty)
+		pk_warn(ctx, "%s: the input is empty: no samples", pk_input_name(in));
+	else if (!(pk_profile_flags(p) & PK_PROFILE_KEEP_EMPTY))
+		pk_warn(ctx, "%s: no samples in the input", pk_input_name(in));
+}
+
 int pk_read(struct pk_context *ctx, struct pk_input *in,
 	    const struct pk_reader *reader, struct pk_profile *p,
 	    const struct pk_options *opts)
 {
+	size_t samples = pk_profile_sample_count(p);
 	int rc;
 
+	/* read as the format named, an empty input is what its reader says
+	 * (pprof rejects one, as pprof does) */
+	if (!reader && pki_input_is_empty(in)) {
+		if (!pk_profile_meta(p, PK_META_INPUT))
+			pk_profile_set_meta(p, PK_META_INPUT, pk_input_name(in));
+		note_no_samples(ctx, in, p, 1);
+		return 0;
+	}
 	if (!reader) {
 		rc = pk_reader_detect(ctx, in, &reader);
 		if (rc)
@@ -184,6 +209,8 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 				  pk_input_name(in),
 				  (unsigned long long)(pk_context_max_memory(ctx) >> 20));
 	}
+	if (!rc && pk_profile_sample_count(p) == samples)
+		note_no_samples(ctx, in, p, 0);
 	if (!rc && pki_profile_cut_stacks(p))
 		pk_warn(ctx, "%s: %zu %s deeper than %zu frames: cut to "
 			"their %zu leaf-side frames (see --max-stack)",

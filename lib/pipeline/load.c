@@ -11,6 +11,7 @@
 
 #include <sys/utsname.h>
 
+#include "symbolize/demangle.h"
 #include "symbolize/symbolizer.h"
 
 #include "core/format.h"
@@ -19,13 +20,6 @@
 /* perf record -g: frame pointers; dwarf: a copy of the user stack */
 #define CALL_CHAINS_RECIPE "perf record -g (--call-graph dwarf for " \
 	"programs built without frame pointers)"
-/* The symbolizer's styles, by the index of the "demangle" choices
- * (lib/core/options.c: perf, pprof, full, none). */
-static const enum pk_demangle demangle_styles[] = {
-	PK_DEMANGLE_SHORT, PK_DEMANGLE_SIMPLE, PK_DEMANGLE_FULL,
-	PK_DEMANGLE_NONE,
-};
-
 /* Was the recording made on the kernel running now? */
 static int same_kernel(const struct pk_profile *p)
 {
@@ -56,10 +50,8 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	so.symfs = opts->symfs;
 	so.kallsyms = opts->kallsyms;
 	so.local_kernel = same_kernel(p);
-	if (opts->demangle >= 0 && (size_t)opts->demangle < PK_ARRAY_SIZE(demangle_styles))
-		so.demangle = demangle_styles[opts->demangle];
-	else if (flags & PKI_READ_PPROF_NAMES)
-		so.demangle = PK_DEMANGLE_SIMPLE;
+	so.demangle = pki_demangle_style(opts, flags & PKI_READ_PPROF_NAMES ?
+					 PK_DEMANGLE_SIMPLE : PK_DEMANGLE_SHORT);
 	so.no_inline = !opts->inline_frames &&
 		       (flags & PKI_READ_NO_INLINE) && !unwound;
 	so.names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
@@ -75,8 +67,12 @@ static int find_reader(struct pk_context *ctx, struct pk_input *in,
 		       const struct pk_options *opts,
 		       const struct pk_reader **reader)
 {
-	if (!opts->from || strcmp(opts->from, "auto") == 0)
+	if (!opts->from || strcmp(opts->from, "auto") == 0) {
+		/* an empty input has no format: pk_read says it is empty */
+		if (pki_input_is_empty(in))
+			return 0;
 		return pk_reader_detect(ctx, in, reader);
+	}
 	*reader = pk_reader_find(opts->from);
 	if (!*reader)
 		return pk_error_set(ctx, PK_EUSAGE, "unknown input format '%s' "
@@ -152,12 +148,14 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 		rc = pk_read(ctx, in, reader, p, opts);
 	unwound = *unwinding_fact(p) != '\0';
 	/* user stacks copied (--call-graph dwarf) are chains to unwind */
-	if (!rc && is_perf_recording(reader) && !unwound && !opts->no_unwind)
+	if (!rc && reader && is_perf_recording(reader) && !unwound &&
+	    !opts->no_unwind)
 		note_no_call_chains(ctx, p, reader);
 	if (!unwound && *earlier)
 		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, earlier);
 	free(earlier);
-	if (!rc && !opts->no_symbolize)
+	/* no reader: an empty input, nothing read, nothing to name */
+	if (!rc && reader && !opts->no_symbolize)
 		rc = symbolize(ctx, p, opts, reader, unwound);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "demangle.h"
 #include "dl.h"
+#include "rust-v0.h"
 #include "core/internal.h"
 
 /*
@@ -17,9 +18,9 @@
  * demangler, libiberty's cplus_demangle is a static library outside our
  * dependencies, and libstdc++ is on every machine with a C++ runtime
  * (perf links it for the same purpose). It handles C++ and legacy Rust
- * (_ZN...17h<hash>E, cleaned up below); Rust v0 names (_R...) stay
- * mangled. libstdc++ is opened at the first mangled name (dl.h): a C
- * profile, or --version, does without it.
+ * (_ZN...17h<hash>E, cleaned up below); Rust v0 names (_R...) have a
+ * demangler of their own (rust-v0.c). libstdc++ is opened at the first
+ * mangled name (dl.h): a C profile, or --version, does without it.
  */
 static char *(*cxa_demangle)(const char *mangled, char *buf, size_t *len,
 			     int *status);
@@ -254,13 +255,32 @@ static void drop_template_args(char *s)
 	s[w] = '\0';
 }
 
+enum pk_demangle pki_demangle_style(const struct pk_options *opts,
+				    enum pk_demangle unset)
+{
+	static const enum pk_demangle styles[] = {
+		PK_DEMANGLE_SHORT, PK_DEMANGLE_SIMPLE, PK_DEMANGLE_FULL,
+		PK_DEMANGLE_NONE,
+	};
+
+	if (opts && opts->demangle >= 0 &&
+	    (size_t)opts->demangle < PK_ARRAY_SIZE(styles))
+		return styles[opts->demangle];
+	return unset;
+}
+
 /* The demangled name (malloc'd), or NULL to use the mangled one. */
 static char *demangle_unversioned(enum pk_demangle mode, const char *mangled)
 {
 	char *full, *out, *hash;
 	int status = 0;
 
-	if (mode == PK_DEMANGLE_NONE || !pki_starts_with(mangled, "_Z"))
+	if (mode == PK_DEMANGLE_NONE)
+		return NULL;
+	/* the same in every style, as rustfilt and perf print them */
+	if (pki_starts_with(mangled, "_R"))
+		return sym_rust_v0_demangle(mangled);
+	if (!pki_starts_with(mangled, "_Z"))
 		return NULL;
 	pthread_once(&cxa_once, cxa_open);
 	if (!cxa_demangle)
@@ -326,4 +346,48 @@ char *sym_demangle(enum pk_demangle mode, const char *mangled)
 		snprintf(out, size, "%s%s", d, at);
 	free(d);
 	return out;
+}
+
+/* Where "::h" and a legacy Rust hash of 16 hex digits end s[0, len)
+ * ("core::fmt::write::h0123456789abcdef"), or 0. */
+static size_t rust_hash_at(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len <= 19 || memcmp(s + len - 19, "::h", 3) != 0)
+		return 0;
+	for (i = len - 16; i < len; i++)
+		if (!(s[i] >= '0' && s[i] <= '9') && !(s[i] >= 'a' && s[i] <= 'f'))
+			return 0;
+	return len - 19;
+}
+
+/*
+ * perf leaves a legacy Rust name half demangled where its check of the
+ * name fails: the escapes and hash stay. Finished as rustc-demangle
+ * finishes them, as perf shows the names it does demangle (so the
+ * element "_$u7b$$u7b$closure$u7d$$u7d$" is "{{closure}}", where
+ * inferno keeps the underscore).
+ */
+char *sym_demangle_printed(enum pk_demangle mode, const char *printed,
+			   size_t len)
+{
+	size_t hash;
+	char *s, *d = NULL;
+
+	if (mode == PK_DEMANGLE_NONE || len < 3)
+		return NULL;
+	if (printed[0] == '_' && (printed[1] == 'R' || printed[1] == 'Z')) {
+		if (!(s = strndup(printed, len)))
+			return NULL;
+		if (printed[1] == 'R' || is_rust_legacy(s))
+			d = sym_demangle(mode, s);
+		free(s);
+		return d;
+	}
+	hash = rust_hash_at(printed, len);
+	if (!hash || !(s = strndup(printed, hash)))
+		return NULL;
+	rust_unescape(s);
+	return s;
 }

@@ -28,11 +28,12 @@ void sym_naming_init(struct sym_naming *nm,
 
 void sym_frame_from_symbol(struct sym_frame *f, const char *sym)
 {
-	/* mangled, or versioned ("memcpy@@GLIBC_2.14"): the display name
-	 * is decided when interned; "_Znam@plt" stays as perf shows it */
-	if (!pki_ends_with(sym, "@plt") &&
-	    (pki_starts_with(sym, "_Z") || pki_starts_with(sym, "_R") ||
-	     (sym[0] && strchr(sym + 1, '@')))) {
+	/* mangled, PLT stubs of mangled names too ("_Znam@plt", which
+	 * perf shows as "operator new[]@plt"), or versioned
+	 * ("memcpy@@GLIBC_2.14"): the display name is decided when
+	 * interned; "memcmp@plt" is a name as it is */
+	if (pki_starts_with(sym, "_Z") || pki_starts_with(sym, "_R") ||
+	    (!pki_ends_with(sym, "@plt") && sym[0] && strchr(sym + 1, '@'))) {
 		f->linkage = sym;
 		f->name = NULL;
 	} else {
@@ -134,17 +135,11 @@ void sym_name_frames(const struct sym_naming *nm, struct sym_a2l *a2l,
 		sym_frame_from_symbol(&frames[n - 1], sym->name);
 }
 
-void sym_symbol_frame(const struct sym_naming *nm, struct sym_frame *f,
-		      const struct sym *sym, const char *src, int lineno)
+void sym_symbol_frame(struct sym_frame *f, const struct sym *sym,
+		      const char *src, int lineno)
 {
 	memset(f, 0, sizeof(*f));
 	sym_frame_from_symbol(f, sym->name);
-	/* where perf asks addr2line, "_Znam@plt" is demangled too */
-	if (nm->addr2line && !f->linkage && pki_ends_with(f->name, "@plt") &&
-	    pki_starts_with(f->name, "_Z")) {
-		f->linkage = f->name;
-		f->name = NULL;
-	}
 	f->file = src;
 	f->line = src ? lineno : 0;
 }

@@ -64,7 +64,7 @@ void sym_name_frames(const struct sym_naming *nm, struct sym_a2l *a2l,
 
 /* The one frame of an address DWARF knows nothing of, by its symbol;
  * src:lineno from the line table, if it had one. */
-void sym_symbol_frame(const struct sym_naming *nm, struct sym_frame *f,
-		      const struct sym *sym, const char *src, int lineno);
+void sym_symbol_frame(struct sym_frame *f, const struct sym *sym,
+		      const char *src, int lineno);
 
 #endif

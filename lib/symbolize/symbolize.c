@@ -265,7 +265,7 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 	}
 	if (!sym)
 		return 0;
-	sym_symbol_frame(nm, &frames[0], sym, src, lineno);
+	sym_symbol_frame(&frames[0], sym, src, lineno);
 	return 1;
 }
 

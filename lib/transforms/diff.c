@@ -33,7 +33,8 @@ int pk_profile_diff(struct pk_context *ctx, struct pk_profile *base,
 	int64_t tn = column >= 0 ? pk_profile_total(new, (size_t)column) : 0;
 	size_t n = pk_profile_sample_type_count(base), i;
 
-	if (!rc)
+	/* an empty input is no samples of the other's kind */
+	if (!rc && !pki_profile_is_nothing(new) && !pki_profile_is_nothing(base))
 		rc = pk_profile_check_compatible(ctx, new, base, "BASE");
 	/* as difffolded.pl -n: every BASE value times NEW's total over BASE's */
 	for (i = 0; !rc && (flags & PK_DIFF_NORMALIZE) && tb && tb != tn && i < n; i++)

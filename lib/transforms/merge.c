@@ -247,6 +247,14 @@ int pk_profile_accumulate(struct pk_context *ctx, struct pk_profile **sum,
 	struct pk_profile *t;
 	int column;
 
+	/* an empty input adds nothing, nor its lack of sample types */
+	if (pki_profile_is_nothing(*sum)) {
+		t = *sum;
+		*sum = *p;
+		*p = t;
+	}
+	if (pki_profile_is_nothing(*p))
+		return 0;
 	if (is_plain(*sum) && !is_plain(*p)) {
 		t = *sum;	/* the richer profile becomes the sum */
 		*sum = *p;

@@ -119,7 +119,8 @@ static json_t *describe(const char *name, const struct pk_profile *p)
 			json_object_set_new(facts, k, json_string(v));
 	}
 	pk_profile_time_span(p, &first, &last);
-	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
+	/* no format: an empty input, which no reader read */
+	return json_pack("{s:s, s:s?, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
 		"file", name, "format", pk_profile_meta(p, PK_META_FORMAT),
 		"sample_types", describe_types(p), "events", describe_events(p),
 		"distinct_samples", (json_int_t)pk_profile_sample_count(p),
@@ -151,7 +152,10 @@ static void write_text(struct pk_output *out, json_t *d)
 	size_t i;
 	char num[32];
 
-	pk_output_printf(out, "%s: %s profile\n", text(d, "file"), text(d, "format"));
+	if (text(d, "format"))
+		pk_output_printf(out, "%s: %s profile\n", text(d, "file"), text(d, "format"));
+	else
+		pk_output_printf(out, "%s: empty input\n", text(d, "file"));
 	if (json_array_size(types))
 		pk_output_puts(out, "  sample types:\n");
 	json_array_foreach(types, i, v)

@@ -5,9 +5,8 @@
 
 void pki_idtab_release(struct pk_idtab *t)
 {
-	free(t->ids);
-	free(t->hashes);
-	t->ids = t->hashes = NULL;
+	free(t->slots);
+	t->slots = NULL;
 	t->mask = t->count = 0;
 }
 
@@ -18,52 +17,51 @@ uint32_t pki_idtab_find(const struct pk_idtab *t, uint64_t hash,
 	uint32_t h = (uint32_t)hash;
 	size_t i;
 
-	if (!t->ids) {
+	if (!t->slots) {
 		*slot = 0;
 		return 0;
 	}
 	for (i = hash & t->mask;; i = (i + 1) & t->mask) {
-		uint32_t id = t->ids[i];
+		const struct pk_idtab_slot *s = &t->slots[i];
 
-		if (!id) {
+		if (!s->id) {
 			*slot = i;
 			return 0;
 		}
-		if (t->hashes[i] == h && match(owner, id, key))
-			return id;
+		if (s->hash == h && match(owner, s->id, key))
+			return s->id;
 	}
+}
+
+/* The free slot for HASH in a table that has one. */
+static size_t free_slot(const struct pk_idtab *t, uint32_t hash)
+{
+	size_t i;
+
+	for (i = hash & t->mask; t->slots[i].id; i = (i + 1) & t->mask)
+		;
+	return i;
 }
 
 static int idtab_resize(struct pk_idtab *t, size_t size)
 {
-	uint32_t *ids = calloc(size, sizeof(*ids));
-	uint32_t *hashes = malloc(size * sizeof(*hashes));
-	size_t i, mask = size - 1;
+	struct pk_idtab old = *t;
+	size_t i;
 
-	if (!ids || !hashes) {
-		free(ids);
-		free(hashes);
+	t->slots = calloc(size, sizeof(*t->slots));
+	if (!t->slots) {
+		t->slots = old.slots;
 		return -1;
 	}
 	/*
 	 * Only 32 bits of each hash are kept, so the low bits pick the slot:
 	 * a table never outgrows 2^32 slots, as ids are 32-bit anyway.
 	 */
-	for (i = 0; t->ids && i <= t->mask; i++) {
-		size_t j;
-
-		if (!t->ids[i])
-			continue;
-		for (j = t->hashes[i] & mask; ids[j]; j = (j + 1) & mask)
-			;
-		ids[j] = t->ids[i];
-		hashes[j] = t->hashes[i];
-	}
-	free(t->ids);
-	free(t->hashes);
-	t->ids = ids;
-	t->hashes = hashes;
-	t->mask = mask;
+	t->mask = size - 1;
+	for (i = 0; old.slots && i <= old.mask; i++)
+		if (old.slots[i].id)
+			t->slots[free_slot(t, old.slots[i].hash)] = old.slots[i];
+	free(old.slots);
 	return 0;
 }
 
@@ -72,22 +70,20 @@ int pki_idtab_insert(struct pk_idtab *t, size_t slot, uint64_t hash,
 {
 	uint32_t h = (uint32_t)hash;
 
-	if (!t->ids || (t->count + 1) * 2 > t->mask + 1) {
-		size_t size = t->ids ? (t->mask + 1) * 2 : 64;
+	if (!t->slots || (t->count + 1) * 2 > t->mask + 1) {
+		size_t size = t->slots ? (t->mask + 1) * 2 : 64;
 
 		if (size > ((size_t)1 << 32) || idtab_resize(t, size) < 0)
 			return -1;
-		for (slot = h & t->mask; t->ids[slot];
-		     slot = (slot + 1) & t->mask)
-			;
+		slot = free_slot(t, h);
 	}
-	t->ids[slot] = id;
-	t->hashes[slot] = h;
+	t->slots[slot].id = id;
+	t->slots[slot].hash = h;
 	t->count++;
 	return 0;
 }
 
 size_t pki_idtab_bytes(const struct pk_idtab *t)
 {
-	return t->ids ? (t->mask + 1) * 2 * sizeof(uint32_t) : 0;
+	return t->slots ? (t->mask + 1) * sizeof(*t->slots) : 0;
 }

@@ -9,9 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * A slot holds the id beside its hash, so that a probe of a table larger
+ * than the caches (a million distinct stacks) costs one miss, not two.
+ */
+struct pk_idtab_slot {
+	uint32_t id;		/* 0 marks an empty slot */
+	uint32_t hash;
+};
+
 struct pk_idtab {
-	uint32_t *ids;		/* 0 marks an empty slot */
-	uint32_t *hashes;
+	struct pk_idtab_slot *slots;
 	size_t mask;
 	size_t count;
 };

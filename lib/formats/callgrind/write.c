@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "formats/registry.h"
+#include "callgrind.h"
 #include "util/idtab.h"
 #include "core/internal.h"
 #include "core/names.h"
@@ -654,8 +654,8 @@ static void callgrind_release(struct callgrind *c)
 	free(c->name.s);
 }
 
-static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
-			   const struct pk_options *opts, struct pk_output *out)
+int pki_callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
+			const struct pk_options *opts, struct pk_output *out)
 {
 	struct callgrind c;
 	int rc;
@@ -677,11 +677,3 @@ static int callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
 	callgrind_release(&c);
 	return rc;
 }
-
-const struct pki_format pki_format_callgrind = {
-	.name = "callgrind",
-	.write_description = "callgrind profile for kcachegrind, qcachegrind and "
-			     "callgrind_annotate",
-	.extension = ".callgrind",
-	.write = callgrind_write,
-};

@@ -1223,6 +1223,8 @@ int pki_firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	struct firefox w;
 	int rc;
 
+	if (pki_profile_is_nothing(p))
+		return pki_write_nothing(ctx, opts, out, pki_firefox_write);
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.p = p;

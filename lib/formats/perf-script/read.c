@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "perf-script.h"
+#include "symbolize/demangle.h"
 #include "transforms/copy.h"
 #include "formats/registry.h"
 #include "util/idtab.h"
@@ -90,6 +91,7 @@ struct ps_reader {
 	uint32_t pending[32];	/* "(inlined)" frames not yet merged */
 	size_t npending;
 	pk_str str_inlined;
+	enum pk_demangle demangle;	/* for the Rust names perf left */
 
 	/*
 	 * frame text -> location, so a repeated line costs one lookup keyed
@@ -564,6 +566,22 @@ static int is_chain_arrow(const char *s, size_t len, size_t i)
 	       !(i >= n && memcmp(s + i - n, op, n) == 0);
 }
 
+/*
+ * A function perf printed: by the name it printed, and where that is a
+ * Rust name it left mangled or half demangled, shown as perf shows the
+ * ones it demangles (sym_demangle_printed).
+ */
+static uint32_t printed_function(struct ps_reader *r, const char *s, size_t len)
+{
+	struct pk_function f = { 0 };
+	char *d = sym_demangle_printed(r->demangle, s, len);
+
+	f.system_name = pk_profile_intern(r->p, s, len);
+	f.name = d ? pk_profile_intern_cstr(r->p, d) : f.system_name;
+	free(d);
+	return pk_profile_intern_function(r->p, &f);
+}
+
 static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 			      const struct token *sym, const struct token *dso)
 {
@@ -579,13 +597,11 @@ static uint32_t make_location(struct ps_reader *r, uint64_t addr,
 	 * model wants lines innermost first.
 	 */
 	for (i = 0; i <= len; i++) {
-		struct pk_function f = { 0 };
-
 		if (i < len && !is_chain_arrow(sym->s, len, i))
 			continue;
-		f.name = f.system_name = pk_profile_intern(r->p, sym->s + start, i - start);
 		if (nlines < PK_ARRAY_SIZE(lines))
-			lines[nlines++].function = pk_profile_intern_function(r->p, &f);
+			lines[nlines++].function =
+				printed_function(r, sym->s + start, i - start);
 		start = i + 2;
 		i++;
 	}
@@ -1617,6 +1633,7 @@ static int part_init(struct ps_part *part, struct ps_reader *whole)
 		pki_profile_set_max_stack(p, pki_profile_max_stack(whole->p));
 	if (reader_init(&part->r, ctx, whole->in, p))
 		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
+	part->r.demangle = whole->demangle;
 	return 0;
 }
 
@@ -1824,6 +1841,7 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	size_t size;
 	int rc = reader_init(&r, ctx, in, p);
 
+	r.demangle = pki_demangle_style(opts, PK_DEMANGLE_SHORT);
 	if (!rc) {
 		data = (const char *)pki_input_map(in, &size);
 		if (data) {
@@ -1902,6 +1920,11 @@ static int perf_script_probe(const unsigned char *buf, size_t len)
 		s = nl ? nl + 1 : end;
 	}
 	others += pending;
+	/* perf script --header of a recording without samples: the header
+	 * perf writes, and nothing else */
+	if (!headers && !frames && pki_starts_with_n((const char *)buf, len,
+						     "# ========\n# captured on"))
+		return 60;
 	if (headers && others * 4 <= headers + frames)
 		return headers + frames >= 4 ? 80 : 50;
 	if (!headers && laid_out >= 4 && others * 4 <= frames)

@@ -13,6 +13,7 @@
 
 #include "pprof.h"
 #include "formats/registry.h"
+#include "symbolize/demangle.h"
 #include "proto/profile.pb-c.h"
 
 /* pprof ids are arbitrary numbers: a sorted table maps them to ours. */
@@ -33,6 +34,7 @@ struct pprof_reader {
 	int64_t *values;
 	struct pk_label *labels;
 	size_t labels_cap;
+	enum pk_demangle demangle;
 };
 
 /* pprof's reason for rejecting the profile, after the input's name. */
@@ -280,6 +282,25 @@ static int read_mappings(struct pprof_reader *r)
 	return rc;
 }
 
+/*
+ * pprof demangles the names a profile left mangled (a function whose
+ * name is its system name), in its simple style unless told another:
+ * so does profkit, Rust's v0 names too.
+ */
+static pk_str shown_name(struct pprof_reader *r, pk_str name)
+{
+	const char *s = pk_profile_string(r->p, name);
+	char *d;
+	pk_str shown;
+
+	if (s[0] != '_' || (s[1] != 'Z' && s[1] != 'R') ||
+	    !(d = sym_demangle(r->demangle, s)))
+		return name;
+	shown = pk_profile_intern_cstr(r->p, d);
+	free(d);
+	return shown ? shown : name;
+}
+
 static int read_functions(struct pprof_reader *r)
 {
 	size_t i, n = r->pb->n_function;
@@ -295,6 +316,8 @@ static int read_functions(struct pprof_reader *r)
 		rc = string_of(r, pf->name, &f.name);
 		if (!rc)
 			rc = string_of(r, pf->system_name, &f.system_name);
+		if (!rc && f.name == f.system_name)
+			f.name = shown_name(r, f.name);
 		if (!rc)
 			rc = string_of(r, pf->filename, &f.filename);
 		f.start_line = pf->start_line;
@@ -632,7 +655,6 @@ static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 	size_t size;
 	int rc;
 
-	(void)opts;
 	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(ctx) / 4, &data, &size);
 	if (rc)
 		return rc;
@@ -646,6 +668,7 @@ static int pprof_read(struct pk_context *ctx, struct pk_input *in,
 	r.ctx = ctx;
 	r.p = p;
 	r.name = pk_input_name(in);
+	r.demangle = pki_demangle_style(opts, PK_DEMANGLE_SIMPLE);
 	r.pb = size ? perftools__profiles__profile__unpack(NULL, size, data) : NULL;
 	free(data);
 	if (!size)	/* which protobuf-c would read as a profile of nothing */

@@ -710,6 +710,8 @@ int pki_pprof_write(struct pk_context *ctx, const struct pk_profile *p,
 	struct pprof_writer w;
 	int rc;
 
+	if (pki_profile_is_nothing(p))
+		return pki_write_nothing(ctx, opts, out, pki_pprof_write);
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.p = p;
