@@ -12,6 +12,7 @@
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
 #   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
 #   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
+#   Chrome trace, Firefox -> folded (none: trace-readers.sh) >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
@@ -182,6 +183,22 @@ callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
 bench_sourced=yes
 . "$top/bench/json-readers.sh"
 json_reader_rows "${JSON_MB:-50}"
+# ---- Chrome traces (V8 samples, X slices), a Firefox Profiler file:
+# 120 MB each (bench/trace-readers.sh, which sets profiler-cli beside) ----
+mkdir "$tmp/traces"
+made=$(sh "$top/bench/trace-readers.sh" --make "$tmp/traces" >/dev/null 2>&1 && echo yes || true)
+for name in v8 slices firefox; do
+	f=$tmp/traces/$name.json
+	case $name in v8|slices) label="chrome-trace $name -> folded" ;; *) label="$name -> folded" ;; esac
+	if [ -n "$made" ]; then
+		cat "$f" >/dev/null
+		row "$label" "$(stat -c %s "$f")" \
+			"$(best "$tmp/ours.folded" "$convert" -q --to=folded "$f")" - "n/a n/a" - 200 -
+	else
+		row "$label" 0 "n/a n/a" - "n/a n/a" - 200 -
+	fi
+done
+rm -rf "$tmp/traces"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----

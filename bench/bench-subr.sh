@@ -57,6 +57,20 @@ best() {
 	printf '%.4f %s\n' "$(echo "scale=4; $min / 1000000000" | bc)" "$rss"
 }
 
+# cpu OUT COMMAND...: "wall-s cpu-s peak-RSS-KiB" of the run of least
+# CPU of $repeat (default 3; the CPU time says more than the wall clock
+# on a shared machine); needs GNU time
+cpu() {
+	out=$1
+	shift
+	: >"$tmp/runs"
+	for run in $(seq "${repeat:-3}"); do
+		/usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$@" >"$out" 2>/dev/null
+		awk '{ printf "%.3f %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >>"$tmp/runs"
+	done
+	sort -n -k2 "$tmp/runs" | head -n 1
+}
+
 # off_cpu_recordings ROUNDS: $tmp/off.data, testdata/src/naps.c blocking
 # about two and a half times a round (perf record -e sched:sched_switch
 # --switch-events -g), and $tmp/on.data, testdata/src/c-fp.c on the CPU

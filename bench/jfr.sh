@@ -46,20 +46,6 @@ make_large "$large"
 bytes=$(stat -c %s "$large")
 cat "$large" >/dev/null	# in the page cache for every run
 
-# cpu OUT COMMAND...: "wall-s cpu-s peak-RSS-KiB" of the least CPU of
-# three runs (the CPU time says more than the wall clock on a shared
-# machine)
-cpu() {
-	out=$1
-	shift
-	: >"$tmp/runs"
-	for run in 1 2 3; do
-		/usr/bin/time -f '%e %U %S %M' -o "$tmp/t" "$@" >"$out" 2>/dev/null
-		awk '{ printf "%.3f %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >>"$tmp/runs"
-	done
-	sort -n -k2 "$tmp/runs" | head -n 1
-}
-
 # row CASE "WALL CPU KIB": MB/s by wall clock and by CPU time
 row() {
 	set -- "$1" $2

@@ -42,6 +42,8 @@ own() {
 	macos-sample|instruments|vtune|vsprof|ghc-prof|ljp|xctrace) ls "$t/$1"/* "$t/bad/$1"/* ;;
 	pprof-raw) ls "$t"/pprof-raw/*.txt "$t"/bad/pprof-raw/* "$t"/pprof/*.raw \
 		"$t"/gperftools/*.pprof-raw.txt "$shared"/gperftools/*.string ;;
+	chrome-trace) ls "$t"/chrome-trace/*.json* "$t"/bad/chrome-trace/* ;;
+	firefox) ls "$t"/firefox/*.json "$t"/bad/firefox/* ;;
 	esac
 }
 

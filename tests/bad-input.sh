@@ -51,6 +51,20 @@ crasher_expects() {
 	gzip-pprof) echo "no folded stacks found" ;;
 	count-too-large) echo "line [0-9]*: count too large" ;;
 	no-frames|no-running-thread) echo "no .* stacks found" ;;
+	# chrome-trace: an "E" without its "B" is left out with a warning
+	# (--strict: an error), as speedscope does
+	end-without-begin) echo converts ;;
+	chunk-unknown-profile) echo "no V8 CPU samples" ;;
+	deep-nesting) echo "nested deeper than" ;;
+	huge-timestamp) echo "expected a number from" ;;
+	parent-cycle) echo "is its own ancestor" ;;
+	sample-unknown-node) echo "sample of node 7: no such node" ;;
+	# firefox
+	prefix-cycle) echo "not an earlier stack" ;;
+	func-out-of-range) echo "frameTable.func\[0\]): an index out of range" ;;
+	stack-out-of-range) echo "stack 99999 is not in the stack table" ;;
+	gecko-data-before-schema) echo "data before its schema" ;;
+	truncated) echo "ends inside the document" ;;
 	*.jfr) echo "offset 0x[0-9a-f]*: " ;;	# tests/run-jfr-bad.sh: each message
 	name-number-largest) echo converts ;;
 	name-number-too-large) echo "line 3: fn=(9*\.\.\.: the number does not fit in 64 bits" ;;

@@ -176,6 +176,8 @@ static const struct rule testdata_rules[] = {
 	{ "jfr/*.jfr", "jfr" },
 	{ "speedscope/*.json", "speedscope" },
 	{ "v8/*.cpuprofile", "v8" },
+	{ "chrome-trace/*.json*", "chrome-trace" },
+	{ "firefox/*.json", "firefox" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },

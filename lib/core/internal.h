@@ -98,6 +98,10 @@ int pki_input_read_json(struct pk_input *in, const struct pki_json_path *paths,
 void pki_profile_absorb_counts(struct pk_profile *p,
 			       const struct pk_profile *part);
 size_t pki_profile_label_set_count(const struct pk_profile *p);
+/* The column of this type and unit (an earlier input's, when inputs are
+ * summed into p), else a new one; -1 when out of memory. */
+int pki_profile_column(struct pk_profile *p, const char *type, const char *unit,
+		       const char *event, enum pk_value_kind kind);
 
 /* Reorder a profile's columns: column i becomes old column order[i] (a
  * permutation); its events follow. 0 or PK_ENOMEM (then nothing moved). */

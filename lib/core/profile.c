@@ -402,6 +402,18 @@ int pk_profile_add_sample_type(struct pk_profile *p, const char *type,
 	return (int)p->ntypes++;
 }
 
+int pki_profile_column(struct pk_profile *p, const char *type, const char *unit,
+		       const char *event, enum pk_value_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntypes; i++)
+		if (!strcmp(pk_profile_string(p, p->types[i].type), type) &&
+		    !strcmp(pk_profile_string(p, p->types[i].unit), unit))
+			return (int)i;
+	return pk_profile_add_sample_type(p, type, unit, event, kind);
+}
+
 size_t pk_profile_sample_type_count(const struct pk_profile *p)
 {
 	return p->ntypes;

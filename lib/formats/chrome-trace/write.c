@@ -38,8 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "chrome-trace.h"
 #include "core/names.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -748,8 +747,8 @@ static void chrome_release(struct chrome *c)
 	free(c->open_since);
 }
 
-static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
-			const struct pk_options *opts, struct pk_output *out)
+int pki_chrome_trace_write(struct pk_context *ctx, const struct pk_profile *p,
+			   const struct pk_options *opts, struct pk_output *out)
 {
 	struct chrome c = { .ctx = ctx, .p = p };
 	int rc;
@@ -772,12 +771,3 @@ static int chrome_write(struct pk_context *ctx, const struct pk_profile *p,
 	chrome_release(&c);
 	return rc;
 }
-
-const struct pki_format pki_format_chrome_trace = {
-	.name = "chrome-trace",
-	.write_description = "Chrome Trace Event Format JSON, per-thread samples "
-			     "and slices (ui.perfetto.dev, chrome://tracing)",
-	.extension = ".trace.json",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
-	.write = chrome_write,
-};

@@ -27,8 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "firefox.h"
 #include "core/names.h"
 #include "transforms/value.h"
 #include "util/json.h"
@@ -1218,14 +1217,14 @@ static void firefox_release(struct firefox *w)
 	free(w->stack_node);
 }
 
-static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
-			 const struct pk_options *opts, struct pk_output *out)
+int pki_firefox_write(struct pk_context *ctx, const struct pk_profile *p,
+		      const struct pk_options *opts, struct pk_output *out)
 {
 	struct firefox w;
 	int rc;
 
 	if (pki_profile_is_nothing(p))
-		return pki_write_nothing(ctx, opts, out, firefox_write);
+		return pki_write_nothing(ctx, opts, out, pki_firefox_write);
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.p = p;
@@ -1256,12 +1255,3 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	firefox_release(&w);
 	return rc;
 }
-
-const struct pki_format pki_format_firefox = {
-	.name = "firefox",
-	.write_description = "the Firefox Profiler's processed profile JSON "
-			     "(https://profiler.firefox.com), gzipped if named .gz",
-	.extension = ".firefox.json",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
-	.write = firefox_write,
-};
