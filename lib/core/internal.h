@@ -94,6 +94,32 @@ int64_t pki_profile_duration(const struct pk_profile *p);
  * PK_ENOMEM (then idx is as it was). */
 int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
 int pki_is_shared_library(const char *path);
+
+/*
+ * Formats whose values are whole (pprof, OTLP) write a fractional column
+ * at its scale and say so in its unit: "count/10", the value 115 being
+ * 11.5 counts. pki_scaled_unit makes that unit (malloc'd; NULL when out
+ * of memory); pki_unit_scale reads one back: the length of the unit
+ * without the scale, and the scale at *scale (1 when it has none).
+ */
+char *pki_scaled_unit(const char *unit, int64_t scale);
+size_t pki_unit_scale(const char *unit, int64_t *scale);
+
+/*
+ * What a writer's output holds of the model, by id: loc[id] is set
+ * (non-zero) by the caller for each location its samples reach, in an
+ * array of pk_profile_location_count() + 1; pki_reached_number marks the
+ * functions and mappings those locations use (a line whose function does
+ * not exist is none), then numbers each table's marks from 1 in id
+ * order, with the counts, and the lines of the locations whose function
+ * exists. 0 or PK_ENOMEM. pki_reached_release frees the three arrays.
+ */
+struct pki_reached {
+	uint32_t *loc, *fn, *map;
+	size_t nlocs, nfns, nmaps, nlines;
+};
+int pki_reached_number(const struct pk_profile *p, struct pki_reached *r);
+void pki_reached_release(struct pki_reached *r);
 /* JSON viewers open gzipped files: compress what is written from now on
  * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;

@@ -503,6 +503,78 @@ int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale)
 			(unsigned long long)frac);
 }
 
+char *pki_scaled_unit(const char *unit, int64_t scale)
+{
+	char *s = malloc(strlen(unit) + 24);
+
+	if (s)
+		sprintf(s, "%s/%lld", unit, (long long)scale);
+	return s;
+}
+
+size_t pki_unit_scale(const char *unit, int64_t *scale)
+{
+	const char *slash = strrchr(unit, '/'), *s;
+
+	*scale = 1;
+	if (!slash || slash[1] != '1' || !slash[2] || strlen(slash + 2) > 18)
+		return strlen(unit);
+	for (s = slash + 2; *s == '0'; s++)
+		;
+	if (*s)
+		return strlen(unit);
+	for (s = slash + 2; *s; s++)
+		*scale *= 10;
+	return (size_t)(slash - unit);
+}
+
+/* Marks in slot[1..n] become numbers from 1 in id order; the count. */
+static size_t number_marked(uint32_t *slot, size_t n)
+{
+	size_t used = 0, id;
+
+	for (id = 1; id <= n; id++)
+		if (slot[id])
+			slot[id] = (uint32_t)++used;
+	return used;
+}
+
+int pki_reached_number(const struct pk_profile *p, struct pki_reached *r)
+{
+	size_t id, i;
+
+	r->fn = calloc(p->nfunctions + 1, sizeof(*r->fn));
+	r->map = calloc(p->nmappings + 1, sizeof(*r->map));
+	if (!r->fn || !r->map)
+		return PK_ENOMEM;
+	for (id = 1; id <= p->nlocations; id++) {
+		const struct pk_location *loc = &p->locations[id - 1];
+		const struct pk_line *lines = pk_profile_location_lines(p, loc);
+
+		if (!r->loc[id])
+			continue;
+		if (pk_profile_mapping(p, loc->mapping))
+			r->map[loc->mapping] = 1;
+		for (i = 0; i < loc->nlines; i++) {
+			if (!pk_profile_function(p, lines[i].function))
+				continue;
+			r->fn[lines[i].function] = 1;
+			r->nlines++;
+		}
+	}
+	r->nlocs = number_marked(r->loc, p->nlocations);
+	r->nfns = number_marked(r->fn, p->nfunctions);
+	r->nmaps = number_marked(r->map, p->nmappings);
+	return 0;
+}
+
+void pki_reached_release(struct pki_reached *r)
+{
+	free(r->loc);
+	free(r->fn);
+	free(r->map);
+}
+
 int pk_profile_find_column(const struct pk_profile *p, pk_str event,
 			   enum pk_value_kind kind)
 {
