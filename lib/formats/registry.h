@@ -18,6 +18,7 @@
 	FORMAT(perf_script) \
 	FORMAT(folded) \
 	FORMAT(pprof) \
+	FORMAT(otlp) \
 	FORMAT(speedscope) \
 	FORMAT(chrome_trace) \
 	FORMAT(gprof2dot) \
@@ -25,6 +26,7 @@
 	FORMAT(callgrind) \
 	FORMAT(flamegraph) \
 	FORMAT(firefox) \
+	FORMAT(otlp_json) \
 	/* the end of the list */
 
 #define PKI_DECLARE_FORMAT(id) extern const struct pki_format pki_format_##id;
