@@ -16,6 +16,7 @@
 
 #include "decompress.h"
 #include "internal.h"
+#include "util/json-read.h"
 
 #define INPUT_CHUNK (1024 * 1024)
 /* Longer lines are an error: no text format we read needs them. */
@@ -587,4 +588,25 @@ int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
 	*data = buf;
 	*size = len;
 	return 0;
+}
+
+int pki_input_read_json(struct pk_input *in, struct pki_json_reader *jr)
+{
+	unsigned char *buf = malloc(INPUT_CHUNK);
+	ssize_t got = 0;
+	int rc = buf ? 0 : PK_ENOMEM;
+
+	while (!rc && (got = pk_input_read(in, buf, INPUT_CHUNK)) > 0)
+		rc = pki_json_reader_feed(jr, buf, (size_t)got);
+	free(buf);
+	if (!rc && got < 0)
+		return (int)got;
+	if (!rc)
+		rc = pki_json_reader_finish(jr);
+	if (rc == PK_ENOMEM)
+		return pk_error_set(in->ctx, rc, "%s: out of memory", in->name);
+	if (rc && *pki_json_reader_error(jr))
+		return pk_error_set(in->ctx, rc, "%s: %s", in->name,
+				    pki_json_reader_error(jr));
+	return rc;
 }

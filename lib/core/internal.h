@@ -76,6 +76,15 @@ void pki_input_skip(struct pk_input *in, size_t n);
 void pki_input_unmap_part(const struct pk_input *in, const void *start,
 			  size_t len);
 
+/*
+ * Read the rest of in as one JSON document through jr (util/json-read.h,
+ * made with the codes PK_EINPUT and PK_ENOMEM). Returns 0 or the first
+ * error, set in the context: the reader's message after the input's name
+ * ("NAME: offset N ($.path): what was expected"), or what a callback set.
+ */
+struct pki_json_reader;
+int pki_input_read_json(struct pk_input *in, struct pki_json_reader *jr);
+
 /* Fold into p what a part of its input read apart (the perf script reader's
  * chunks) counted: the stacks it cut, its samples' time span. */
 void pki_profile_absorb_counts(struct pk_profile *p,

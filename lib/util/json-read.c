@@ -1,0 +1,1200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON read as a stream over yajl's callbacks (json-read.h says what it
+ * gives), with a fast path for arrays of numbers (below). The reader keeps a stack of the objects and arrays open, each
+ * with its member's key or element's index, for messages, and with its
+ * node in a tree of the reader's paths, for dispatch: a value is the
+ * caller's when the stack's nodes lead to a node with an id.
+ */
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "json-read.h"
+#include "json.h"
+#include "strbuf.h"
+
+/* yajl gets the input in slices of this much: how far a token can grow
+ * past max_string before the reader sees it. */
+#define SLICE (1u << 20)
+/* The longest number or literal the fast path keeps over two feeds. */
+#define CARRY_MAX 64
+/* Bytes of a key kept for messages and pki_json_reader_key. */
+#define KEY_KEEP 256
+#define NO_NODE UINT32_MAX
+
+/* ---- the paths, as a tree ---- */
+
+enum step { STEP_ROOT, STEP_KEY, STEP_ANY_KEY, STEP_INDEX };
+
+struct path_node {
+	enum step step;
+	const char *key;	/* STEP_KEY's, in the caller's table */
+	size_t key_len;
+	int id;
+	uint32_t first_child, next_sibling;	/* NO_NODE: none */
+};
+
+/* An object or array open, outermost first. */
+struct frame {
+	uint32_t node;		/* its path node, or NO_NODE */
+	uint32_t member;	/* the current member's or elements' node */
+	int is_array;
+	uint64_t count;		/* values begun in it */
+	size_t key_at, key_len;	/* the current key, in keys */
+};
+
+/* A number's decimal digits: value = mant * 10^exp10. */
+struct decimal {
+	uint64_t mant;		/* the first 19 significant digits */
+	long exp10;
+	int negative;
+	int inexact;		/* non-zero digits past the 19th */
+};
+
+struct pki_json_reader {
+	struct pki_json_read_spec spec;
+	yajl_handle yajl;
+	locale_t c_locale;
+
+	struct path_node *nodes;
+	size_t nnodes, nodes_cap;
+
+	struct frame *frames;
+	size_t depth, frames_cap;
+	struct pk_strbuf keys;
+
+	struct pki_json_value value;
+	struct pk_strbuf scratch;	/* a number's text for strtod_l */
+
+	const unsigned char *slice;	/* what yajl parses now */
+	size_t slice_len;
+	uint64_t base;			/* offset of slice */
+	uint64_t last_end;		/* where the last token ended */
+	uint64_t value_start;		/* where the current value starts */
+	int bom;			/* bytes of a byte order mark seen; 3: done */
+	uint64_t doc_start;		/* after the byte order mark */
+	int rc;				/* the first error, kept */
+
+	/* the fast path (below) */
+	int fast;			/* it has the input now */
+	int engage;			/* yajl stopped for it */
+	int replaying;			/* yajl parses our JSON, not the input */
+	enum { EXPECT_FIRST, EXPECT_VALUE, EXPECT_COMMA } fast_state;
+	unsigned char carry[CARRY_MAX];	/* a token cut at the end of a feed */
+	size_t carry_len;
+	uint64_t carry_start;
+	uint64_t fast_since;		/* where it took over */
+	uint64_t fast_after;		/* not before this offset */
+	unsigned short_runs;		/* it read little, this many times */
+	struct pk_strbuf error;
+};
+
+/* ---- paths ---- */
+
+static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
+			 enum step step, const char *key, size_t key_len)
+{
+	uint32_t i, *link;
+
+	for (link = parent == NO_NODE ? NULL : &jr->nodes[parent].first_child;
+	     link && *link != NO_NODE; link = &jr->nodes[*link].next_sibling) {
+		const struct path_node *n = &jr->nodes[*link];
+
+		if (n->step == step && n->key_len == key_len &&
+		    (!key_len || memcmp(n->key, key, key_len) == 0))
+			return *link;
+	}
+	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
+		     sizeof(*jr->nodes)) < 0)
+		return NO_NODE;
+	i = (uint32_t)jr->nnodes++;
+	jr->nodes[i] = (struct path_node){
+		.step = step, .key = key, .key_len = key_len,
+		.first_child = NO_NODE, .next_sibling = NO_NODE,
+	};
+	if (link)
+		*link = i;
+	return i;
+}
+
+/* "$.a[].b.*": -1 for a path that does not parse or no memory. */
+static int add_path(struct pki_json_reader *jr, const char *s, int id)
+{
+	uint32_t node = 0;
+
+	if (*s++ != '$')
+		return -1;
+	while (*s && node != NO_NODE) {
+		if (s[0] == '[' && s[1] == ']') {
+			node = add_node(jr, node, STEP_INDEX, NULL, 0);
+			s += 2;
+		} else if (s[0] == '.' && s[1] == '*' && (!s[2] || strchr(".[", s[2]))) {
+			node = add_node(jr, node, STEP_ANY_KEY, NULL, 0);
+			s += 2;
+		} else if (s[0] == '.') {
+			size_t len = strcspn(++s, ".[");
+
+			if (!len)
+				return -1;
+			node = add_node(jr, node, STEP_KEY, s, len);
+			s += len;
+		} else {
+			return -1;
+		}
+	}
+	if (node == NO_NODE)
+		return -1;
+	jr->nodes[node].id = id;
+	return 0;
+}
+
+/* The node of a member with this key under node, or NO_NODE. */
+static uint32_t member_node(const struct pki_json_reader *jr, uint32_t node,
+			    const unsigned char *key, size_t len)
+{
+	uint32_t c, any = NO_NODE;
+
+	if (node == NO_NODE)
+		return NO_NODE;
+	for (c = jr->nodes[node].first_child; c != NO_NODE; c = jr->nodes[c].next_sibling) {
+		const struct path_node *n = &jr->nodes[c];
+
+		if (n->step == STEP_KEY && n->key_len == len && memcmp(n->key, key, len) == 0)
+			return c;
+		if (n->step == STEP_ANY_KEY)
+			any = c;
+	}
+	return any;
+}
+
+static uint32_t element_node(const struct pki_json_reader *jr, uint32_t node)
+{
+	uint32_t c;
+
+	if (node == NO_NODE)
+		return NO_NODE;
+	for (c = jr->nodes[node].first_child; c != NO_NODE; c = jr->nodes[c].next_sibling)
+		if (jr->nodes[c].step == STEP_INDEX)
+			return c;
+	return NO_NODE;
+}
+
+/* ---- where the parser is ---- */
+
+/* Where yajl's last token ended (in its callbacks: the current one's). */
+static uint64_t token_end(const struct pki_json_reader *jr)
+{
+	return jr->base + yajl_get_bytes_consumed(jr->yajl);
+}
+
+/* "$.nodes[12].callFrame.url" into b: the current value's path. */
+static int add_path_text(const struct pki_json_reader *jr, struct pk_strbuf *b)
+{
+	size_t d;
+	int rc = pki_strbuf_add(b, "$", 1);
+
+	for (d = 0; d < jr->depth && !rc; d++) {
+		const struct frame *f = &jr->frames[d];
+		const char *key = jr->keys.s + f->key_at;
+		size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
+		char num[32];
+
+		if (f->is_array) {
+			if (f->count) {
+				snprintf(num, sizeof(num), "[%llu]",
+					 (unsigned long long)(f->count - 1));
+				rc = pki_strbuf_adds(b, num);
+			}
+			continue;
+		}
+		if (!f->count)
+			continue;	/* no key yet */
+		for (i = 0; i < f->key_len && ident; i++)
+			ident = key[i] == '_' || key[i] == '$' ||
+				(key[i] >= '0' && key[i] <= '9') ||
+				((key[i] | 0x20) >= 'a' && (key[i] | 0x20) <= 'z');
+		if (ident)
+			rc = pki_strbuf_add(b, ".", 1) || pki_strbuf_add(b, key, f->key_len);
+		else
+			rc = pki_strbuf_add(b, "[", 1) ||
+			     pki_strbuf_add_json(b, key, f->key_len) ||
+			     pki_strbuf_add(b, "]", 1);
+	}
+	return rc;
+}
+
+static int set_errorv(struct pki_json_reader *jr, uint64_t offset,
+		      const char *fmt, va_list ap)
+{
+	char at[48], what[512];
+
+	if (jr->rc)
+		return jr->rc;
+	vsnprintf(what, sizeof(what), fmt, ap);
+	snprintf(at, sizeof(at), "offset %llu (", (unsigned long long)offset);
+	jr->error.len = 0;
+	if (pki_strbuf_adds(&jr->error, at) || add_path_text(jr, &jr->error) ||
+	    pki_strbuf_adds(&jr->error, "): ") || pki_strbuf_adds(&jr->error, what))
+		return jr->rc = jr->spec.enomem;
+	return jr->rc = jr->spec.einput;
+}
+
+static int set_error(struct pki_json_reader *jr, uint64_t offset,
+		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int set_error(struct pki_json_reader *jr, uint64_t offset,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = set_errorv(jr, offset, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int pki_json_reader_fail(struct pki_json_reader *jr, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = set_errorv(jr, jr->value_start, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int pki_json_reader_code(const struct pki_json_reader *jr)
+{
+	return jr->rc;
+}
+
+const char *pki_json_reader_error(const struct pki_json_reader *jr)
+{
+	return jr->error.len ? jr->error.s : "";
+}
+
+uint64_t pki_json_reader_offset(const struct pki_json_reader *jr)
+{
+	return jr->base;
+}
+
+uint64_t pki_json_reader_index(const struct pki_json_reader *jr)
+{
+	const struct frame *f = jr->depth ? &jr->frames[jr->depth - 1] : NULL;
+
+	return f && f->is_array && f->count ? f->count - 1 : 0;
+}
+
+const char *pki_json_reader_key(const struct pki_json_reader *jr, size_t *len)
+{
+	const struct frame *f = jr->depth ? &jr->frames[jr->depth - 1] : NULL;
+
+	*len = f && !f->is_array ? f->key_len : 0;
+	return *len ? jr->keys.s + f->key_at : "";
+}
+
+/* ---- numbers ---- */
+
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void parse_decimal(const char *s, size_t len, struct decimal *d)
+{
+	const char *end = s + len;
+	int digits = 0, fraction = 0;
+	long e = 0;
+	int eneg = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (s < end && *s == '-')
+		d->negative = 1, s++;
+	for (; s < end; s++) {
+		if (*s == '.') {
+			fraction = 1;
+			continue;
+		}
+		if (*s < '0' || *s > '9')
+			break;
+		if (digits < 19) {
+			if (d->mant || *s != '0')
+				digits++;
+			d->mant = d->mant * 10 + (uint64_t)(*s - '0');
+			d->exp10 -= fraction;
+		} else {
+			d->inexact |= *s != '0';
+			d->exp10 += !fraction;
+		}
+	}
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < end && (*s == '-' || *s == '+'))
+			eneg = *s++ == '-';
+		for (; s < end && *s >= '0' && *s <= '9'; s++)
+			if (e < 100000000)
+				e = e * 10 + (*s - '0');
+	}
+	d->exp10 += eneg ? -e : e;
+}
+
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/*
+ * mant * 10^exp10 rounded to a whole number (half away from zero) into
+ * *out as a magnitude. -1 when it passes UINT64_MAX; *exact says whether
+ * nothing was rounded.
+ */
+static int decimal_magnitude(const struct decimal *d, long exp10, uint64_t *out,
+			     int *exact)
+{
+	uint64_t m = d->mant;
+
+	*exact = !d->inexact;
+	if (!m || exp10 == 0) {
+		*out = m;
+		return 0;
+	}
+	if (exp10 > 0) {
+		if (exp10 > 19 || m > UINT64_MAX / pow10_u64[exp10])
+			return -1;
+		*out = m * pow10_u64[exp10];
+		return 0;
+	}
+	if (exp10 < -19) {
+		*out = 0;	/* m < 2e19: under half of 10^20 */
+		*exact = 0;
+		return 0;
+	}
+	*out = m / pow10_u64[-exp10];
+	m %= pow10_u64[-exp10];
+	*exact &= m == 0;
+	*out += m >= pow10_u64[-exp10] - m;
+	return 0;
+}
+
+/* A magnitude with its sign as an int64 in [min, max]; -1 if not. */
+static int signed_in(uint64_t mag, int negative, int64_t min, int64_t max,
+		     int64_t *out)
+{
+	int64_t v;
+
+	if (negative) {
+		if (mag > (uint64_t)INT64_MAX + 1)
+			return -1;
+		v = mag ? (int64_t)(0 - mag) : 0;	/* two's complement, as C23 says */
+	} else {
+		if (mag > (uint64_t)INT64_MAX)
+			return -1;
+		v = (int64_t)mag;
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static double number_double(struct pki_json_reader *jr, const struct decimal *d,
+			    const char *text, size_t len)
+{
+	static const double pow10_exact[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	double v;
+
+	/* both factors exact: one rounding, as strtod's */
+	if (!d->inexact && d->mant <= (1ULL << 53) && d->exp10 >= -22 && d->exp10 <= 22) {
+		v = (double)d->mant;
+		v = d->exp10 < 0 ? v / pow10_exact[-d->exp10] : v * pow10_exact[d->exp10];
+		return d->negative ? -v : v;
+	}
+	jr->scratch.len = 0;
+	if (pki_strbuf_add(&jr->scratch, text, len))
+		return NAN;
+	return strtod_l(jr->scratch.s, NULL, jr->c_locale);
+}
+
+/*
+ * Most numbers are plain integers that fit, without a decimal point, an
+ * exponent or more than 18 digits: 1 and the value for one of those
+ * (exactly a JSON number: no leading zero), 0 for anything else.
+ */
+static int plain_int(const char *s, size_t len, int64_t *out)
+{
+	size_t sign = s[0] == '-', i;
+	uint64_t mag = 0;
+
+	if (len == sign || len - sign > 18 || (s[sign] == '0' && len - sign > 1))
+		return 0;
+	for (i = sign; i < len; i++) {
+		if (!is_digit((unsigned char)s[i]))
+			return 0;
+		mag = mag * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = sign ? -(int64_t)mag : (int64_t)mag;
+	return 1;
+}
+
+/* The value of a number token: is_int and i where whole, d always. */
+static int set_number(struct pki_json_reader *jr, const char *text, size_t len)
+{
+	struct pki_json_value *v = &jr->value;
+	struct decimal d;
+	uint64_t mag;
+	int exact;
+
+	if (plain_int(text, len, &v->i)) {
+		v->is_int = 1;
+		v->d = (double)v->i;
+		return 0;
+	}
+	parse_decimal(text, len, &d);
+	v->is_int = !decimal_magnitude(&d, d.exp10, &mag, &exact) && exact &&
+		    !signed_in(mag, d.negative, INT64_MIN, INT64_MAX, &v->i);
+	v->d = v->is_int ? (double)v->i : number_double(jr, &d, text, len);
+	if (isnan(v->d))
+		return jr->rc = jr->spec.enomem;
+	return 0;
+}
+
+/* ---- the checks readers share ---- */
+
+static const char *type_name(enum pki_json_type t)
+{
+	static const char *const names[] = {
+		[PKI_JSON_NULL] = "null", [PKI_JSON_BOOL] = "a boolean",
+		[PKI_JSON_NUMBER] = "a number", [PKI_JSON_STRING] = "a string",
+		[PKI_JSON_BEGIN_OBJECT] = "an object", [PKI_JSON_END_OBJECT] = "an object",
+		[PKI_JSON_BEGIN_ARRAY] = "an array", [PKI_JSON_END_ARRAY] = "an array",
+	};
+
+	return names[t];
+}
+
+int pki_json_expect_string(struct pki_json_reader *jr, const struct pki_json_value *v)
+{
+	return v->type == PKI_JSON_STRING ? 0 :
+	       pki_json_reader_fail(jr, "expected a string, not %s", type_name(v->type));
+}
+
+int pki_json_expect_int(struct pki_json_reader *jr, const struct pki_json_value *v,
+			int64_t min, int64_t max, int64_t *out)
+{
+	if (v->type == PKI_JSON_NUMBER && v->is_int && v->i >= min && v->i <= max) {
+		*out = v->i;
+		return 0;
+	}
+	if (v->type != PKI_JSON_NUMBER)
+		return pki_json_reader_fail(jr, "expected a whole number from %lld "
+					    "to %lld, not %s", (long long)min,
+					    (long long)max, type_name(v->type));
+	return pki_json_reader_fail(jr, "expected a whole number from %lld to "
+				    "%lld, not %.*s", (long long)min, (long long)max,
+				    v->len > 40 ? 40 : (int)v->len, v->text);
+}
+
+int pki_json_expect_number(struct pki_json_reader *jr,
+			   const struct pki_json_value *v, double *out)
+{
+	if (v->type == PKI_JSON_NUMBER && isfinite(v->d)) {
+		*out = v->d;
+		return 0;
+	}
+	if (v->type != PKI_JSON_NUMBER)
+		return pki_json_reader_fail(jr, "expected a number, not %s",
+					    type_name(v->type));
+	return pki_json_reader_fail(jr, "expected a finite number, not %.*s",
+				    v->len > 40 ? 40 : (int)v->len, v->text);
+}
+
+/* v / 10^decimals as a decimal, for messages (32 bytes hold any). */
+static const char *scaled_text(char *buf, int64_t v, int decimals)
+{
+	uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	uint64_t div = decimals > 0 && decimals < 20 ? pow10_u64[decimals] : 1;
+	int n = snprintf(buf, 32, "%s%llu", v < 0 ? "-" : "",
+			 (unsigned long long)(mag / div));
+
+	if (div > 1 && mag % div)
+		snprintf(buf + n, (size_t)(32 - n), ".%0*llu", decimals,
+			 (unsigned long long)(mag % div));
+	return buf;
+}
+
+int pki_json_expect_scaled(struct pki_json_reader *jr,
+			   const struct pki_json_value *v, int decimals,
+			   int64_t min, int64_t max, int64_t *out)
+{
+	struct decimal d;
+	uint64_t mag;
+	int exact;
+
+	if (v->type != PKI_JSON_NUMBER)
+		return pki_json_reader_fail(jr, "expected a number, not %s",
+					    type_name(v->type));
+	parse_decimal(v->text, v->len, &d);
+	if (decimal_magnitude(&d, d.exp10 + decimals, &mag, &exact) ||
+	    signed_in(mag, d.negative, min, max, out)) {
+		char lo[32], hi[32];
+
+		return pki_json_reader_fail(jr, "expected a number from %s to %s, "
+					    "not %.*s", scaled_text(lo, min, decimals),
+					    scaled_text(hi, max, decimals),
+					    v->len > 40 ? 40 : (int)v->len, v->text);
+	}
+	return 0;
+}
+
+int pki_json_decimals(const struct pki_json_value *v)
+{
+	struct decimal d;
+
+	if (v->type != PKI_JSON_NUMBER || v->is_int)
+		return 0;
+	parse_decimal(v->text, v->len, &d);
+	while (d.mant && d.exp10 < 0 && d.mant % 10 == 0)
+		d.mant /= 10, d.exp10++;
+	return !d.mant || d.exp10 >= 0 ? 0 : d.exp10 < -18 ? 18 : (int)-d.exp10;
+}
+
+/* ---- values, as yajl or the fast path finds them ---- */
+
+static int wanted(const struct pki_json_reader *jr, uint32_t node)
+{
+	return node != NO_NODE && jr->nodes[node].id;
+}
+
+/* The node of the value at [start, end), counted in its array. */
+static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
+			    uint64_t end)
+{
+	struct frame *f;
+
+	jr->value_start = start;
+	jr->last_end = end;
+	if (!jr->depth)
+		return 0;	/* the document: the root node */
+	f = &jr->frames[jr->depth - 1];
+	if (f->is_array)
+		f->count++;
+	return f->member;
+}
+
+/* Hand the current value to the caller if its node has an id. 0 stops
+ * the parse, its reason kept in rc. */
+static int deliver(struct pki_json_reader *jr, uint32_t node, enum pki_json_type type)
+{
+	int rc;
+
+	if (!wanted(jr, node))
+		return 1;
+	jr->value.type = type;
+	rc = jr->spec.value(jr->spec.arg, jr, jr->nodes[node].id, &jr->value);
+	if (rc && !jr->rc)
+		jr->rc = rc;
+	return !rc;
+}
+
+static int take_literal(struct pki_json_reader *jr, enum pki_json_type type,
+			int truth, uint64_t start, uint64_t end)
+{
+	uint32_t node = begin_value(jr, start, end);
+
+	jr->value.truth = truth;
+	return deliver(jr, node, type);
+}
+
+static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
+		       uint64_t start)
+{
+	uint32_t node = begin_value(jr, start, start + len);
+
+	if (!wanted(jr, node))
+		return 1;
+	jr->value.text = text;
+	jr->value.len = len;
+	return !set_number(jr, text, len) && deliver(jr, node, PKI_JSON_NUMBER);
+}
+
+/* A plain integer whose value is in jr->value.i already. */
+static int take_int(struct pki_json_reader *jr, const char *text, size_t len,
+		    uint64_t start)
+{
+	uint32_t node = begin_value(jr, start, start + len);
+
+	jr->value.text = text;
+	jr->value.len = len;
+	jr->value.is_int = 1;
+	jr->value.d = (double)jr->value.i;
+	return deliver(jr, node, PKI_JSON_NUMBER);
+}
+
+static int too_long(struct pki_json_reader *jr, size_t len)
+{
+	if (len <= jr->spec.max_string)
+		return 0;
+	set_error(jr, jr->value_start, "a string of %zu bytes, over the limit "
+		  "of %zu", len, jr->spec.max_string);
+	return 1;
+}
+
+static int take_string(struct pki_json_reader *jr, const unsigned char *s,
+		       size_t len, uint64_t start, uint64_t end)
+{
+	uint32_t node = begin_value(jr, start, end);
+
+	if (too_long(jr, len))
+		return 0;
+	jr->value.text = (const char *)s;
+	jr->value.len = len;
+	return deliver(jr, node, PKI_JSON_STRING);
+}
+
+static int take_key(struct pki_json_reader *jr, const unsigned char *key,
+		    size_t len, uint64_t start, uint64_t end)
+{
+	struct frame *f = &jr->frames[jr->depth - 1];
+
+	jr->value_start = start;
+	jr->last_end = end;
+	if (too_long(jr, len))
+		return 0;
+	f->count++;
+	f->member = member_node(jr, f->node, key, len);
+	jr->keys.len = f->key_at;
+	f->key_len = len < KEY_KEEP ? len : KEY_KEEP;
+	if (pki_strbuf_add(&jr->keys, (const char *)key, f->key_len)) {
+		jr->rc = jr->spec.enomem;
+		return 0;
+	}
+	return 1;
+}
+
+static int begin_container(struct pki_json_reader *jr, int is_array, uint64_t start)
+{
+	uint32_t node = begin_value(jr, start, start + 1);
+	struct frame *f;
+
+	if (jr->depth >= jr->spec.max_depth) {
+		set_error(jr, start, "objects and arrays nested deeper than %u",
+			  jr->spec.max_depth);
+		return 0;
+	}
+	if (!deliver(jr, node, is_array ? PKI_JSON_BEGIN_ARRAY : PKI_JSON_BEGIN_OBJECT))
+		return 0;
+	if (pki_grow(&jr->frames, &jr->frames_cap, jr->depth + 1,
+		     sizeof(*jr->frames)) < 0) {
+		jr->rc = jr->spec.enomem;
+		return 0;
+	}
+	f = &jr->frames[jr->depth++];
+	*f = (struct frame){
+		.node = node, .is_array = is_array, .key_at = jr->keys.len,
+		.member = is_array ? element_node(jr, node) : NO_NODE,
+	};
+	return 1;
+}
+
+static int end_container(struct pki_json_reader *jr, int is_array, uint64_t start)
+{
+	const struct frame *f = &jr->frames[--jr->depth];
+
+	jr->keys.len = f->key_at;
+	jr->value_start = start;
+	jr->last_end = start + 1;
+	return deliver(jr, f->node, is_array ? PKI_JSON_END_ARRAY : PKI_JSON_END_OBJECT);
+}
+
+/* ---- yajl's callbacks ---- */
+
+/*
+ * While a yajl of our own is brought to where the fast path left off
+ * (replay), what it parses is ours, not the input's: nothing of it goes
+ * further. The replay holds only [, {, "" keys, null and commas.
+ */
+
+static int on_null(void *ctx)
+{
+	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
+
+	return jr->replaying || take_literal(jr, PKI_JSON_NULL, 0, end - 4, end);
+}
+
+static int on_boolean(void *ctx, int truth)
+{
+	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
+
+	return take_literal(jr, PKI_JSON_BOOL, truth, end - (truth ? 4 : 5), end);
+}
+
+static int on_number(void *ctx, const char *text, size_t len)
+{
+	struct pki_json_reader *jr = ctx;
+
+	return take_number(jr, text, len, token_end(jr) - len);
+}
+
+/* Where a string token of len decoded bytes that ends at end began. */
+static uint64_t string_start(const struct pki_json_reader *jr,
+			     const unsigned char *s, size_t len, uint64_t end)
+{
+	if (jr->slice && s >= jr->slice && s <= jr->slice + jr->slice_len)
+		return jr->base + (uint64_t)(s - jr->slice) - 1;
+	return end - len - 2;	/* escapes or a token over two feeds: near */
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
+
+	return take_string(jr, s, len, string_start(jr, s, len, end), end);
+}
+
+static int on_key(void *ctx, const unsigned char *key, size_t len)
+{
+	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
+
+	return jr->replaying || take_key(jr, key, len, string_start(jr, key, len, end), end);
+}
+
+static int on_begin_object(void *ctx)
+{
+	struct pki_json_reader *jr = ctx;
+
+	return jr->replaying || begin_container(jr, 0, token_end(jr) - 1);
+}
+
+static int on_end_object(void *ctx)
+{
+	struct pki_json_reader *jr = ctx;
+
+	return end_container(jr, 0, token_end(jr) - 1);
+}
+
+static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end);
+
+/* An array whose elements start as numbers do is the fast path's: yajl
+ * stops right after its '['. */
+static int on_begin_array(void *ctx)
+{
+	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
+
+	if (jr->replaying)
+		return 1;
+	if (!begin_container(jr, 1, end - 1))
+		return 0;
+	if (!fast_path_fits(jr, end))
+		return 1;
+	jr->engage = 1;
+	return 0;
+}
+
+static int on_end_array(void *ctx)
+{
+	struct pki_json_reader *jr = ctx;
+
+	return end_container(jr, 1, token_end(jr) - 1);
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = on_null,
+	.yajl_boolean = on_boolean,
+	.yajl_number = on_number,
+	.yajl_string = on_string,
+	.yajl_start_map = on_begin_object,
+	.yajl_map_key = on_key,
+	.yajl_end_map = on_end_object,
+	.yajl_start_array = on_begin_array,
+	.yajl_end_array = on_end_array,
+};
+
+/* yajl stopped: a callback's reason, or yajl's own message. */
+static int parse_failed(struct pki_json_reader *jr, yajl_status status,
+			int at_end)
+{
+	unsigned char *msg;
+	uint64_t at = at_end ? jr->base : token_end(jr);
+
+	if (status == yajl_status_client_canceled || jr->rc)
+		return jr->rc ? jr->rc : jr->spec.einput;
+	if (at_end && !jr->depth && jr->last_end == jr->doc_start)
+		return set_error(jr, jr->base, "no JSON document (an empty input?)");
+	msg = yajl_get_error(jr->yajl, 0, NULL, 0);
+	if (msg && strstr((const char *)msg, "premature EOF"))
+		set_error(jr, at, "the input ends inside the document (truncated?)");
+	else
+		set_error(jr, at, "not JSON: %.*s", msg ? (int)strcspn((const char *)msg, "\n") : 0,
+			  msg ? (const char *)msg : "");
+	if (msg)
+		yajl_free_error(jr->yajl, msg);
+	return jr->rc;
+}
+
+static int new_yajl(struct pki_json_reader *jr)
+{
+	if (jr->yajl)
+		yajl_free(jr->yajl);
+	jr->yajl = yajl_alloc(&callbacks, NULL, jr);
+	if (!jr->yajl)
+		return jr->rc = jr->spec.enomem;
+	/* UTF-8 is the model's to keep as bytes: not checked twice */
+	yajl_config(jr->yajl, yajl_dont_validate_strings, 1);
+	return 0;
+}
+
+/* ---- the fast path ---- */
+
+/*
+ * Profiles are mostly long arrays of numbers (samples, time deltas,
+ * stacks of frame indexes), which yajl reads at about 100 MB/s. Arrays
+ * of numbers, literals and such arrays are read here instead, at
+ * several times that: yajl stops after the '[' of an array whose first
+ * element is one, and takes over again at the first token that is
+ * anything else (an object, a string, a bad number, a stray comma),
+ * which it then judges as it would have. To take over, a new yajl is
+ * fed what brings it to the same place ("[{\"\":[null," for an element
+ * expected in an array in an object in an array); a number or literal
+ * cut at the end of a feed waits in carry for the next.
+ */
+
+static int is_space(unsigned char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* What a number or literal is made of (a run of these is one token). */
+static int is_token_char(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || c == '.' || c == '-' ||
+	       c == '+' || c == 'E';
+}
+
+static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end)
+{
+	size_t i = (size_t)(end - jr->base);
+
+	if (jr->spec.no_fast_path || end < jr->fast_after || !jr->slice ||
+	    jr->slice == jr->carry)
+		return 0;
+	while (i < jr->slice_len && is_space(jr->slice[i]))
+		i++;
+	return i < jr->slice_len && (is_digit(jr->slice[i]) ||
+				     jr->slice[i] == '-' || jr->slice[i] == '[');
+}
+
+/* Whether s is exactly one JSON number. */
+static int is_number(const unsigned char *s, size_t len)
+{
+	size_t i = s[0] == '-';
+
+	if (i < len && s[i] == '0')
+		i++;
+	else if (i < len && s[i] >= '1' && s[i] <= '9')
+		while (i < len && is_digit(s[i]))
+			i++;
+	else
+		return 0;
+	if (i < len && s[i] == '.') {
+		if (++i == len || !is_digit(s[i]))
+			return 0;
+		while (i < len && is_digit(s[i]))
+			i++;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		if (++i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i == len || !is_digit(s[i]))
+			return 0;
+		while (i < len && is_digit(s[i]))
+			i++;
+	}
+	return i == len;
+}
+
+/* A number or literal at start: 1 taken, 0 none (for yajl to judge),
+ * -1 refused by the caller. */
+static int fast_token(struct pki_json_reader *jr, const unsigned char *s,
+		      size_t len, uint64_t start)
+{
+	int taken;
+
+	if (jr->fast_state == EXPECT_COMMA)
+		return 0;
+	if (len == 4 && memcmp(s, "null", 4) == 0)
+		taken = take_literal(jr, PKI_JSON_NULL, 0, start, start + 4);
+	else if (len == 4 && memcmp(s, "true", 4) == 0)
+		taken = take_literal(jr, PKI_JSON_BOOL, 1, start, start + 4);
+	else if (len == 5 && memcmp(s, "false", 5) == 0)
+		taken = take_literal(jr, PKI_JSON_BOOL, 0, start, start + 5);
+	else if (plain_int((const char *)s, len, &jr->value.i))
+		taken = take_int(jr, (const char *)s, len, start);
+	else if (is_number(s, len))
+		taken = take_number(jr, (const char *)s, len, start);
+	else
+		return 0;
+	jr->fast_state = EXPECT_COMMA;
+	return taken ? 1 : -1;
+}
+
+/* The yajl state of the stack, as JSON that leads there. */
+static int add_replay(const struct pki_json_reader *jr, struct pk_strbuf *b)
+{
+	size_t d;
+	int rc = 0;
+
+	for (d = 0; d < jr->depth && !rc; d++) {
+		int inner = d + 1 == jr->depth;
+
+		if (!jr->frames[d].is_array)
+			rc = pki_strbuf_adds(b, inner ? "{\"\":null" : "{\"\":");
+		else if (!inner || jr->fast_state == EXPECT_FIRST)
+			rc = pki_strbuf_adds(b, "[");
+		else
+			rc = pki_strbuf_adds(b, jr->fast_state == EXPECT_COMMA ?
+					     "[null" : "[null,");
+	}
+	return rc || (!jr->depth && pki_strbuf_adds(b, "null"));
+}
+
+/* yajl reads on from at (where the carry, if any, began). */
+static void hand_over(struct pki_json_reader *jr, uint64_t at)
+{
+	uint64_t base = jr->base;
+	yajl_status status;
+
+	jr->fast = 0;
+	jr->last_end = at;
+	/* arrays of few numbers: yajl keeps the next MiB */
+	jr->short_runs = at - jr->fast_since < 64 ? jr->short_runs + 1 : 0;
+	if (jr->short_runs >= 8) {
+		jr->fast_after = at + SLICE;
+		jr->short_runs = 0;
+	}
+	jr->scratch.len = 0;
+	if (new_yajl(jr) || add_replay(jr, &jr->scratch)) {
+		jr->rc = jr->spec.enomem;
+		return;
+	}
+	jr->replaying = 1;
+	status = yajl_parse(jr->yajl, (const unsigned char *)jr->scratch.s, jr->scratch.len);
+	jr->replaying = 0;
+	if (status == yajl_status_ok && jr->carry_len) {
+		jr->base = jr->carry_start;
+		jr->slice = jr->carry;
+		jr->slice_len = jr->carry_len;
+		status = yajl_parse(jr->yajl, jr->carry, jr->carry_len);
+		jr->carry_len = 0;
+	}
+	if (status != yajl_status_ok)
+		parse_failed(jr, status, 0);
+	jr->base = base;
+}
+
+/* The token waiting in carry, completed from p: bytes of p used. */
+static size_t finish_carry(struct pki_json_reader *jr, const unsigned char *p,
+			   size_t n)
+{
+	size_t i = 0;
+	int taken;
+
+	while (i < n && is_token_char(p[i])) {
+		if (jr->carry_len == CARRY_MAX) {
+			hand_over(jr, jr->carry_start);
+			return i;
+		}
+		jr->carry[jr->carry_len++] = p[i++];
+	}
+	if (i == n)
+		return n;	/* it may go on */
+	taken = fast_token(jr, jr->carry, jr->carry_len, jr->carry_start);
+	if (taken < 0)
+		return i;
+	if (!taken)
+		hand_over(jr, jr->carry_start);
+	jr->carry_len = 0;
+	return i;
+}
+
+/* Read on in arrays of numbers; the bytes of p used. */
+static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size_t n)
+{
+	size_t i = 0, j;
+
+	if (jr->carry_len && ((i = finish_carry(jr, p, n)) == n || !jr->fast || jr->rc))
+		return i;
+	for (; i < n; i++) {
+		unsigned char c = p[i];
+		uint64_t at = jr->base + i;
+		int taken;
+
+		if (is_space(c))
+			continue;
+		if (c == ',' && jr->fast_state == EXPECT_COMMA) {
+			jr->fast_state = EXPECT_VALUE;
+		} else if (c == '[' && jr->fast_state != EXPECT_COMMA) {
+			if (!begin_container(jr, 1, at))
+				return i;
+			jr->fast_state = EXPECT_FIRST;
+		} else if (c == ']' && jr->fast_state != EXPECT_VALUE) {
+			if (!end_container(jr, 1, at))
+				return i;
+			jr->fast_state = EXPECT_COMMA;
+			if (!jr->depth || !jr->frames[jr->depth - 1].is_array) {
+				hand_over(jr, at + 1);
+				return i + 1;
+			}
+		} else if (is_token_char(c)) {
+			for (j = i; j < n && is_token_char(p[j]); j++)
+				;
+			if (j == n && n - i <= CARRY_MAX) {
+				memcpy(jr->carry, p + i, n - i);
+				jr->carry_len = n - i;
+				jr->carry_start = at;
+				return n;
+			}
+			taken = j == n ? 0 : fast_token(jr, p + i, j - i, at);
+			if (taken < 0)
+				return i;
+			if (!taken)
+				break;
+			i = j - 1;
+		} else {
+			break;
+		}
+	}
+	if (i < n)
+		hand_over(jr, jr->base + i);
+	return i;
+}
+
+/* ---- feeding ---- */
+
+/* Up to a slice of p through yajl; the bytes of p used. */
+static size_t yajl_slice(struct pki_json_reader *jr, const unsigned char *p, size_t n)
+{
+	size_t len = n < SLICE ? n : SLICE;
+	yajl_status status;
+
+	jr->slice = p;
+	jr->slice_len = len;
+	status = yajl_parse(jr->yajl, p, len);
+	if (status == yajl_status_ok) {
+		if (jr->base + len - jr->last_end > jr->spec.max_string)
+			set_error(jr, jr->last_end, "no value ends within %zu bytes: "
+				  "a string, number or white space over the limit",
+				  jr->spec.max_string);
+		return len;
+	}
+	if (jr->engage && !jr->rc) {
+		jr->engage = 0;
+		jr->fast = 1;
+		jr->fast_state = EXPECT_FIRST;
+		jr->fast_since = token_end(jr);
+		return yajl_get_bytes_consumed(jr->yajl);
+	}
+	parse_failed(jr, status, 0);
+	return 0;
+}
+
+int pki_json_reader_feed(struct pki_json_reader *jr, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	if (jr->rc)
+		return jr->rc;
+	/* a byte order mark, even fed a byte at a time, is no JSON */
+	while (jr->bom < 3 && n && *p == (unsigned char)"\xef\xbb\xbf"[jr->bom]) {
+		jr->bom++, p++, n--;
+		jr->base = jr->last_end = jr->doc_start = (uint64_t)jr->bom;
+	}
+	if (n && jr->bom < 3) {
+		if (jr->bom)
+			return set_error(jr, 0, "not JSON: a broken byte order mark");
+		jr->bom = 3;
+	}
+	while (n && !jr->rc) {
+		size_t used = jr->fast ? fast_scan(jr, p, n) : yajl_slice(jr, p, n);
+
+		jr->base += used;
+		p += used;
+		n -= used;
+	}
+	return jr->rc;
+}
+
+int pki_json_reader_finish(struct pki_json_reader *jr)
+{
+	yajl_status status;
+
+	if (!jr->rc && jr->fast)
+		hand_over(jr, jr->carry_len ? jr->carry_start : jr->base);
+	if (jr->rc)
+		return jr->rc;
+	jr->slice = NULL;
+	jr->slice_len = 0;
+	status = yajl_complete_parse(jr->yajl);
+	return status == yajl_status_ok ? 0 : parse_failed(jr, status, 1);
+}
+
+/* ---- life ---- */
+
+struct pki_json_reader *pki_json_reader_new(const struct pki_json_read_spec *spec)
+{
+	struct pki_json_reader *jr = calloc(1, sizeof(*jr));
+	const struct pki_json_path *path;
+
+	if (!jr)
+		return NULL;
+	jr->spec = *spec;
+	if (!jr->spec.max_depth)
+		jr->spec.max_depth = PKI_JSON_READ_MAX_DEPTH;
+	if (!jr->spec.max_string)
+		jr->spec.max_string = PKI_JSON_READ_MAX_STRING;
+	jr->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!jr->c_locale || new_yajl(jr) ||
+	    add_node(jr, NO_NODE, STEP_ROOT, NULL, 0) == NO_NODE)
+		goto fail;
+	for (path = spec->paths; path && path->path; path++)
+		if (add_path(jr, path->path, path->id))
+			goto fail;
+	return jr;
+fail:
+	pki_json_reader_free(jr);
+	return NULL;
+}
+
+void pki_json_reader_free(struct pki_json_reader *jr)
+{
+	if (!jr)
+		return;
+	if (jr->yajl)
+		yajl_free(jr->yajl);
+	if (jr->c_locale)
+		freelocale(jr->c_locale);
+	free(jr->nodes);
+	free(jr->frames);
+	free(jr->keys.s);
+	free(jr->scratch.s);
+	free(jr->error.s);
+	free(jr);
+}
