@@ -101,6 +101,7 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 			 enum step step, const char *key, size_t key_len)
 {
 	uint32_t i, *link;
+	ptrdiff_t at;
 
 	for (link = parent == NO_NODE ? NULL : &jr->nodes[parent].first_child;
 	     link && *link != NO_NODE; link = &jr->nodes[*link].next_sibling) {
@@ -110,9 +111,12 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 		    (!key_len || memcmp(n->key, key, key_len) == 0))
 			return *link;
 	}
+	/* link points into nodes, which may move */
+	at = link ? (char *)link - (char *)jr->nodes : -1;
 	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
 		     sizeof(*jr->nodes)) < 0)
 		return NO_NODE;
+	link = at < 0 ? NULL : (uint32_t *)(void *)((char *)jr->nodes + at);
 	i = (uint32_t)jr->nnodes++;
 	jr->nodes[i] = (struct path_node){
 		.step = step, .key = key, .key_len = key_len,
