@@ -19,8 +19,7 @@
 
 #include "otlp.h"
 
-/* "time_unix_nano" as "timeUnixNano" (protobuf's json_name). */
-static void camel_case(const char *name, char *out, size_t size)
+void otlp_json_name(const char *name, char *out, size_t size)
 {
 	size_t n = 0;
 	int upper = 0;
@@ -131,7 +130,7 @@ static void field_value(struct pki_json *j, const ProtobufCFieldDescriptor *f,
 	}
 }
 
-static size_t value_size(ProtobufCType type)
+size_t otlp_value_size(ProtobufCType type)
 {
 	switch (type) {
 	case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64:
@@ -162,7 +161,7 @@ static int is_default(const ProtobufCFieldDescriptor *f, const void *p)
 	case PROTOBUF_C_TYPE_BYTES:
 		return ((const ProtobufCBinaryData *)p)->len == 0;
 	default:
-		return memcmp(p, zeros, value_size(f->type)) == 0;
+		return memcmp(p, zeros, otlp_value_size(f->type)) == 0;
 	}
 }
 
@@ -189,7 +188,7 @@ void otlp_json_message(struct pki_json *j, const ProtobufCMessage *m)
 		}
 		if (!n)
 			continue;
-		camel_case(f->name, key, sizeof(key));
+		otlp_json_name(f->name, key, sizeof(key));
 		pki_json_key(j, key);
 		if (f->label != PROTOBUF_C_LABEL_REPEATED) {
 			field_value(j, f, p);
@@ -197,7 +196,7 @@ void otlp_json_message(struct pki_json *j, const ProtobufCMessage *m)
 		}
 		pki_json_begin_array(j);
 		for (k = 0; k < n; k++)
-			field_value(j, f, p + k * value_size(f->type));
+			field_value(j, f, p + k * otlp_value_size(f->type));
 		pki_json_end_array(j);
 	}
 	pki_json_end_object(j);

@@ -108,6 +108,12 @@ int pki_otlp_json_write(struct pk_context *ctx, const struct pk_profile *p,
  * base64 but trace and span ids in hex, enums as numbers.
  */
 void otlp_json_message(struct pki_json *j, const ProtobufCMessage *m);
+/* A field's JSON name: "time_unix_nano" is "timeUnixNano" (protobuf's
+ * json_name), cut to size. */
+void otlp_json_name(const char *name, char *out, size_t size);
+/* The bytes of one value of a field of this type in a protobuf-c
+ * message (an element of a repeated field). */
+size_t otlp_value_size(ProtobufCType type);
 
 /* ---- reading ---- */
 
@@ -119,6 +125,17 @@ void otlp_json_message(struct pki_json *j, const ProtobufCMessage *m);
  */
 const char *otlp_wire_check(const uint8_t *data, size_t size,
 			    const ProtobufCMessageDescriptor *desc, size_t *bad);
+/*
+ * OTLP JSON in data into messages of desc, one a document (parse.c):
+ * message(arg, m) is called with each, which is freed after it. What is
+ * allocated comes from alloc. 0, an error in the context, or what
+ * message returned.
+ */
+int otlp_json_parse(struct pk_context *ctx, const char *name, const char *data,
+		    size_t size, ProtobufCAllocator *alloc,
+		    int (*message)(void *arg, const ProtobufCMessage *m), void *arg,
+		    const ProtobufCMessageDescriptor *desc);
+
 /*
  * How much of buf, the start of an input, reads as desc's message: the
  * number of fields, every one of the schema's, nested ones too (0 when

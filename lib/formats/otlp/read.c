@@ -834,24 +834,32 @@ static void counted_free(void *data, void *p)
 	free(p);
 }
 
+static void counted_init(struct counted_allocator *a, struct pk_context *ctx)
+{
+	a->base.alloc = counted_alloc;
+	a->base.free = counted_free;
+	a->base.allocator_data = a;
+	a->used = 0;
+	a->limit = pk_context_max_memory(ctx);
+}
+
 static int read_binary(struct pk_context *ctx, struct pk_profile *p,
 		       const char *name, const uint8_t *data, size_t size)
 {
-	struct counted_allocator a = { { counted_alloc, counted_free, &a }, 0,
-				       pk_context_max_memory(ctx) };
+	const ProtobufCMessageDescriptor *desc =
+		&opentelemetry__proto__profiles__v1development__profiles_data__descriptor;
+	struct counted_allocator a;
 	const char *why;
 	otlp_data *msg;
 	size_t at = 0;
 	int rc;
 
-	why = otlp_wire_check(data, size,
-			      &opentelemetry__proto__profiles__v1development__profiles_data__descriptor,
-			      &at);
+	why = otlp_wire_check(data, size, desc, &at);
 	if (why)
 		return pk_error_set(ctx, PK_EINPUT, "%s: not OTLP profiles: at "
 				    "offset %zu (0x%zx), %s", name, at, at, why);
-	msg = opentelemetry__proto__profiles__v1development__profiles_data__unpack(
-		&a.base, size, data);
+	counted_init(&a, ctx);
+	msg = (otlp_data *)protobuf_c_message_unpack(desc, &a.base, size, data);
 	if (!msg)
 		return a.used + size > a.limit ?
 			pk_error_set(ctx, PK_ENOMEM, "%s: its messages take more than "
@@ -859,8 +867,35 @@ static int read_binary(struct pk_context *ctx, struct pk_profile *p,
 			pk_error_set(ctx, PK_EINPUT, "%s: not OTLP profiles (the "
 				     "protobuf does not decode as ProfilesData)", name);
 	rc = read_message(ctx, p, name, msg);
-	opentelemetry__proto__profiles__v1development__profiles_data__free_unpacked(msg, &a.base);
+	protobuf_c_message_free_unpacked(&msg->base, &a.base);
 	return rc;
+}
+
+/* ---- JSON ---- */
+
+struct json_read {
+	struct pk_context *ctx;
+	struct pk_profile *p;
+	const char *name;
+};
+
+static int json_message(void *arg, const ProtobufCMessage *m)
+{
+	struct json_read *jr = arg;
+
+	return read_message(jr->ctx, jr->p, jr->name, (const otlp_data *)m);
+}
+
+static int read_json(struct pk_context *ctx, struct pk_profile *p,
+		     const char *name, const uint8_t *data, size_t size)
+{
+	struct json_read jr = { ctx, p, name };
+	struct counted_allocator a;
+
+	counted_init(&a, ctx);
+	return otlp_json_parse(ctx, name, (const char *)data, size, &a.base,
+			       json_message, &jr,
+			       &opentelemetry__proto__profiles__v1development__profiles_data__descriptor);
 }
 
 /* The first byte that is no JSON whitespace, or NULL. */
@@ -888,7 +923,7 @@ static int otlp_read(struct pk_context *ctx, struct pk_input *in,
 	if (!size)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: empty input file", name);
 	else if (first && *first == '{')
-		rc = pk_error_set(ctx, PK_EINPUT, "%s: OTLP JSON is not read yet", name);
+		rc = read_json(ctx, p, name, data, size);
 	else
 		rc = read_binary(ctx, p, name, data, size);
 	free(data);
