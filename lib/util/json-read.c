@@ -205,7 +205,7 @@ static int add_path_text(const struct pki_json_reader *jr, struct pk_strbuf *b)
 
 	for (d = 0; d < jr->depth && !rc; d++) {
 		const struct frame *f = &jr->frames[d];
-		const char *key = jr->keys.s + f->key_at;
+		const char *key = f->key_len ? jr->keys.s + f->key_at : "";
 		size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
 		char num[32];
 
