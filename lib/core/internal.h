@@ -85,6 +85,17 @@ void pki_input_unmap_part(const struct pk_input *in, const void *start,
 struct pki_json_reader;
 int pki_input_read_json(struct pk_input *in, struct pki_json_reader *jr);
 
+/*
+ * The reader's sample times are dates (time_nanos places them on the wall
+ * clock): a profile made with PK_PROFILE_KEEP_WALL_ORDER keeps each sample
+ * from then on. Effective before the first sample only, so that a
+ * profile keeps all its samples or sums all. pki_profile_keeps_order:
+ * whether it keeps them (PK_PROFILE_KEEP_ORDER, or that).
+ */
+void pki_profile_set_wall_clock(struct pk_profile *p);
+int pki_profile_wall_clock(const struct pk_profile *p);
+int pki_profile_keeps_order(const struct pk_profile *p);
+
 /* Fold into p what a part of its input read apart (the perf script reader's
  * chunks) counted: the stacks it cut, its samples' time span. */
 void pki_profile_absorb_counts(struct pk_profile *p,

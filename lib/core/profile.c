@@ -30,6 +30,7 @@ struct meta {
 
 struct pk_profile {
 	unsigned flags;
+	int wall_clock;		/* the reader's times are dates */
 	int failed;
 	size_t bytes, limit;
 	size_t max_stack;	/* frames a stack keeps, leaf first; 0: all */
@@ -136,6 +137,23 @@ static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
 		return -1;
 	}
 	return 0;
+}
+
+void pki_profile_set_wall_clock(struct pk_profile *p)
+{
+	if (!p->nsamples)
+		p->wall_clock = 1;
+}
+
+int pki_profile_wall_clock(const struct pk_profile *p)
+{
+	return p->wall_clock;
+}
+
+int pki_profile_keeps_order(const struct pk_profile *p)
+{
+	return (p->flags & PK_PROFILE_KEEP_ORDER) ||
+	       ((p->flags & PK_PROFILE_KEEP_WALL_ORDER) && p->wall_clock);
 }
 
 struct pk_profile *pk_profile_new(unsigned flags)
@@ -1241,7 +1259,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	if (nvalues > n)
 		return PK_EUSAGE;
 	note_time(p, time);
-	if (!(p->flags & PK_PROFILE_KEEP_ORDER)) {
+	if (!pki_profile_keeps_order(p)) {
 		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
 		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
 				   &slot);
@@ -1257,7 +1275,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 		      sizeof(*p->values)))
 		return p->failed;
 	id = (uint32_t)p->nsamples + 1;
-	if (!(p->flags & PK_PROFILE_KEEP_ORDER) &&
+	if (!pki_profile_keeps_order(p) &&
 	    prof_tab_insert(p, &p->sample_tab, slot, hash, id))
 		return p->failed;
 	s = &p->samples[p->nsamples];
