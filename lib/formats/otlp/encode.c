@@ -3,10 +3,10 @@
  * The binary sink: ProfilesData in protobuf, gzipped when the output's
  * name ends in ".gz". A message's bytes are its fields' one after the
  * other, each a tag, a length and the bytes for a message, so the parts
- * are packed apart and framed here: a resource's Profiles are packed as
- * they come and go out behind its ResourceProfiles and ScopeProfiles
- * heads once all are there (a head holds the length of what follows);
- * the dictionary goes out a slice of a table at a time. A gzip output
+ * are packed apart and framed here: a resource's ResourceProfiles and
+ * ScopeProfiles heads go out first, their lengths from the sizes of the
+ * Profiles the writer measured, then each Profile as it is packed; the
+ * dictionary goes out a slice of a table at a time. A gzip output
  * compresses each part on its thread while the next is packed.
  */
 #include <stdlib.h>
@@ -130,58 +130,43 @@ static int start(struct binary_sink *b)
 }
 
 /*
- * The parts of a resource: [0] the head of ResourceProfiles, [1-2] its
- * resource, [3] the head of its ScopeProfiles, [4-5] the scope, then
- * the Profiles; the heads get their lengths at the end.
+ * A resource's head: ResourceProfiles' tag and length, its resource,
+ * the head of its one ScopeProfiles and the scope, the lengths from the
+ * sizes of the Profiles to come.
  */
 static int resource(struct otlp_sink *s, const otlp_resource *res,
-		    const otlp_scope *scope)
+		    const otlp_scope *scope, const size_t *sizes, size_t n)
 {
 	struct binary_sink *b = (struct binary_sink *)s;
+	size_t res_size = protobuf_c_message_get_packed_size(&res->base);
+	size_t scope_len = field_size(protobuf_c_message_get_packed_size(&scope->base)), i;
 	int rc = b->started ? 0 : start(b);
 
+	for (i = 0; i < n; i++)
+		scope_len += field_size(sizes[i]);
 	if (!rc)
-		rc = add_head(b, 1, 0);
+		rc = add_head(b, 1, field_size(res_size) + field_size(scope_len));
 	if (!rc)
 		rc = add_message(b, 1, &res->base);
 	if (!rc)
-		rc = add_head(b, 2, 0);
+		rc = add_head(b, 2, scope_len);
 	if (!rc)
 		rc = add_message(b, 1, &scope->base);
-	return rc;
+	return rc ? rc : give_parts(b);
 }
 
 static int profile(struct otlp_sink *s, const otlp_profile *prof)
 {
-	return add_message((struct binary_sink *)s, 2, &prof->base);
-}
+	struct binary_sink *b = (struct binary_sink *)s;
+	int rc = add_message(b, 2, &prof->base);
 
-/* Head i again, now that the length of what follows it is known. */
-static int reframe(struct binary_sink *b, size_t i, int field, size_t len)
-{
-	uint8_t *data = realloc(b->parts[i].data, 1 + varint_size(len));
-
-	if (!data)
-		return oom(b);
-	data[0] = TAG(field);
-	b->parts[i].data = data;
-	b->parts[i].len = (size_t)(put_varint(data + 1, len) - data);
-	return 0;
+	return rc ? rc : give_parts(b);
 }
 
 static int resource_end(struct otlp_sink *s)
 {
-	struct binary_sink *b = (struct binary_sink *)s;
-	size_t scope_len = 0, resource_len, i;
-	int rc;
-
-	for (i = 4; i < b->nparts; i++)
-		scope_len += b->parts[i].len;
-	resource_len = b->parts[1].len + b->parts[2].len + field_size(scope_len);
-	rc = reframe(b, 0, 1, resource_len);
-	if (!rc)
-		rc = reframe(b, 3, 2, scope_len);
-	return rc ? rc : give_parts(b);
+	(void)s;
+	return 0;
 }
 
 /*
@@ -256,7 +241,7 @@ static void release(struct otlp_sink *s)
 }
 
 static const struct otlp_sink_ops ops = {
-	resource, profile, resource_end, dictionary, finish, release,
+	1, resource, profile, resource_end, dictionary, finish, release,
 };
 
 struct otlp_sink *otlp_binary_sink(struct pk_context *ctx, struct pk_output *out)

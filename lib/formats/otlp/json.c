@@ -223,12 +223,13 @@ static int start(struct json_sink *js)
 }
 
 static int resource(struct otlp_sink *s, const otlp_resource *res,
-		    const otlp_scope *scope)
+		    const otlp_scope *scope, const size_t *sizes, size_t n)
 {
 	struct json_sink *js = (struct json_sink *)s;
 	struct pki_json *j = &js->j;
 	int rc = js->started ? 0 : start(js);
 
+	(void)sizes, (void)n;
 	if (!js->resources++) {
 		pki_json_key(j, "resourceProfiles");
 		pki_json_begin_array(j);
@@ -297,7 +298,7 @@ static void release(struct otlp_sink *s)
 }
 
 static const struct otlp_sink_ops ops = {
-	resource, profile, resource_end, dictionary, finish, release,
+	0, resource, profile, resource_end, dictionary, finish, release,
 };
 
 struct otlp_sink *otlp_json_sink(struct pk_context *ctx, struct pk_output *out)

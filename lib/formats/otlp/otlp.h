@@ -38,6 +38,8 @@ typedef Opentelemetry__Proto__Resource__V1__Resource otlp_resource;
 typedef Opentelemetry__Proto__Common__V1__InstrumentationScope otlp_scope;
 typedef Opentelemetry__Proto__Common__V1__KeyValue otlp_key_value;
 typedef Opentelemetry__Proto__Common__V1__AnyValue otlp_any_value;
+#define otlp_data_descriptor \
+	opentelemetry__proto__profiles__v1development__profiles_data__descriptor
 
 /*
  * Attribute keys of OpenTelemetry's semantic conventions, and the model's
@@ -68,13 +70,18 @@ extern const char *const otlp_mapping_flags[4];
 
 /* ---- writing ---- */
 
-/* Where write.c gives the message, a piece at a time, in this order:
- * per resource its head, its profiles and its end; then the dictionary,
- * and finish. release frees the sink, finished or not. */
+/*
+ * Where write.c gives the message, a piece at a time, in this order: per
+ * resource its head, its Profiles and its end; then the dictionary, and
+ * finish. A sink that is sized gets the packed size of each Profile of
+ * the resource with its head (n of them); release frees the sink,
+ * finished or not.
+ */
 struct otlp_sink;
 struct otlp_sink_ops {
+	int sized;
 	int (*resource)(struct otlp_sink *s, const otlp_resource *res,
-			const otlp_scope *scope);
+			const otlp_scope *scope, const size_t *sizes, size_t n);
 	int (*profile)(struct otlp_sink *s, const otlp_profile *prof);
 	int (*resource_end)(struct otlp_sink *s);
 	int (*dictionary)(struct otlp_sink *s, const otlp_dictionary *dict);
@@ -120,11 +127,12 @@ size_t otlp_value_size(ProtobufCType type);
 /*
  * Whether binary input is protobuf of desc's schema whose messages nest
  * no deeper than the schema allows (attribute values hold values: depth
- * is bounded) (wire.c): NULL, or what is wrong, with the byte offset of
- * the fault at *bad.
+ * is bounded) (wire.c): 0, or -1 with where and what is wrong in why
+ * ("offset 0x1f: Sample.values (40 bytes) runs past ...").
  */
-const char *otlp_wire_check(const uint8_t *data, size_t size,
-			    const ProtobufCMessageDescriptor *desc, size_t *bad);
+int otlp_wire_check(const uint8_t *data, size_t size,
+		    const ProtobufCMessageDescriptor *desc, char *why, size_t why_size);
+
 /*
  * OTLP JSON in data into messages of desc, one a document (parse.c):
  * message(arg, m) is called with each, which is freed after it. What is

@@ -166,9 +166,10 @@ static void *append(struct parse *ps, ProtobufCMessage *m,
 		    !(grown = ps->alloc->alloc(ps->alloc->allocator_data,
 					       (*n ? 2 * *n : 1) * size)))
 			return NULL;
-		memcpy(grown, *array, *n * size);
-		if (*array)
+		if (*n) {
+			memcpy(grown, *array, *n * size);
 			ps->alloc->free(ps->alloc->allocator_data, *array);
+		}
 		*array = grown;
 	}
 	memset((char *)*array + *n * size, 0, size);
@@ -517,6 +518,22 @@ static size_t document_end(struct splitter *sp, const char *data, size_t n)
 	return n;
 }
 
+/* The reader's message about a document at start of the file, its
+ * offset ("offset 131 ($.path): ...", from the document's start) made the
+ * file's. */
+static void refused(struct pk_context *ctx, const char *name, size_t start,
+		    const char *why)
+{
+	unsigned long long at;
+	int n = 0;
+
+	if (start && sscanf(why, "offset %llu%n", &at, &n) == 1 && n > 0)
+		pk_error_set(ctx, PK_EINPUT, "%s: offset %llu%s", name, at + start,
+			     why + n);
+	else
+		pk_error_set(ctx, PK_EINPUT, "%s: %s", name, why);
+}
+
 int otlp_json_parse(struct pk_context *ctx, const char *name, const char *data,
 		    size_t size, ProtobufCAllocator *alloc,
 		    int (*message)(void *arg, const ProtobufCMessage *m), void *arg,
@@ -557,9 +574,7 @@ int otlp_json_parse(struct pk_context *ctx, const char *name, const char *data,
 		if (!rc)
 			rc = pki_json_reader_finish(jr);
 		if (rc == PK_EINPUT)
-			pk_error_set(ctx, rc, "%s: not OTLP JSON: the document at "
-				     "offset %zu: %s", name, start,
-				     pki_json_reader_error(jr));
+			refused(ctx, name, start, pki_json_reader_error(jr));
 		else if (!rc)
 			rc = message(arg, root);
 		pki_json_reader_free(jr);

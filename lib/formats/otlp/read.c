@@ -22,11 +22,6 @@
 #include "otlp.h"
 #include "formats/registry.h"
 
-/* A sample type of the input: the model's column for it. */
-struct column {
-	int32_t type, unit;	/* string indexes */
-};
-
 /* An aggregated sample of the resource being read, summed across its
  * Profiles. */
 struct pending {
@@ -53,13 +48,13 @@ struct otlp_reader {
 	const otlp_dictionary *dict;
 	char where[96];		/* the message being read, for errors */
 	size_t sample;		/* and its sample (1-based), or 0 */
+	char entry[48];		/* and the dictionary's entry it reached */
 
 	/* table index -> model id, 0 until converted */
 	pk_str *strings;
 	uint32_t *mappings, *functions, *locations, *stacks;
 
-	struct column *columns;
-	size_t ncolumns;
+	size_t ncolumns;	/* the model's, once the Profiles' are in */
 	uint32_t *profile_column;	/* per Profile, in reading order */
 	size_t nprofiles;
 	int has_period;
@@ -87,20 +82,23 @@ struct otlp_reader {
 static int bad(struct otlp_reader *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* What is wrong, after where: "resource 1, scope 1, profile 2, sample 3,
+ * location_table[4]: ...", the dictionary's entry named where the sample
+ * reached one that is bad. */
 static int bad(struct otlp_reader *r, const char *fmt, ...)
 {
-	char reason[256];
+	char reason[256], sample[32] = "";
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	char sample[32] = "";
-
 	if (r->sample)
 		snprintf(sample, sizeof(sample), ", sample %zu", r->sample);
-	return pk_error_set(r->ctx, PK_EINPUT, "%s: OTLP profiles: %s%s%s%s",
-			    r->name, r->where, sample, *r->where ? ": " : "", reason);
+	return pk_error_set(r->ctx, PK_EINPUT, "%s: OTLP profiles: %s%s%s%s%s%s",
+			    r->name, r->where, sample,
+			    *r->where && *r->entry ? ", " : "", r->entry,
+			    *r->where || *r->entry ? ": " : "", reason);
 }
 
 static int oom(struct otlp_reader *r)
@@ -108,19 +106,37 @@ static int oom(struct otlp_reader *r)
 	return pk_error_set(r->ctx, PK_ENOMEM, "%s: out of memory", r->name);
 }
 
-/* An index into a table of n entries: in range, or an error naming it. */
+/* An index into a table of n entries, or an error naming both. */
 static int check_index(struct otlp_reader *r, int64_t index, size_t n,
-		       const char *what)
+		       const char *field, const char *table)
 {
 	if (index >= 0 && (uint64_t)index < n)
 		return 0;
-	return bad(r, "%s %lld is out of range (the table has %zu entries)",
-		   what, (long long)index, n);
+	return bad(r, "%s %lld is out of range (the %s table has %zu entr%s)",
+		   field, (long long)index, table, n, n == 1 ? "y" : "ies");
+}
+
+/* The dictionary's entry being read, for errors: old keeps the one it
+ * replaces, for leave_entry. */
+static void enter_entry(struct otlp_reader *r, const char *table, int32_t index,
+			char old[sizeof(r->entry)])
+{
+	memcpy(old, r->entry, sizeof(r->entry));
+	snprintf(r->entry, sizeof(r->entry), "%s_table[%d]", table, index);
+}
+
+static int leave_entry(struct otlp_reader *r, const char old[sizeof(r->entry)],
+		       int rc)
+{
+	if (!rc)
+		memcpy(r->entry, old, sizeof(r->entry));
+	return rc;
 }
 
 static int string_of(struct otlp_reader *r, int64_t index, pk_str *out)
 {
-	int rc = check_index(r, index, r->dict->n_string_table, "string index");
+	int rc = check_index(r, index, r->dict->n_string_table, "string index",
+			     "string");
 
 	if (!rc)
 		*out = r->strings[index];
@@ -146,7 +162,8 @@ static int read_strings(struct otlp_reader *r)
  * is bad (an error then). */
 static const otlp_attribute *attribute_at(struct otlp_reader *r, int32_t index)
 {
-	if (check_index(r, index, r->dict->n_attribute_table, "attribute index"))
+	if (check_index(r, index, r->dict->n_attribute_table, "attribute index",
+			"attribute"))
 		return NULL;
 	return r->dict->attribute_table[index];
 }
@@ -279,12 +296,14 @@ static int read_mapping(struct otlp_reader *r, int32_t index, uint32_t *out)
 {
 	const otlp_mapping *m;
 	struct pk_mapping pm = { 0 };
+	char old[sizeof(r->entry)];
 	int rc;
 
 	*out = 0;
 	if (index == 0)
 		return 0;
-	if ((rc = check_index(r, index, r->dict->n_mapping_table, "mapping_index")))
+	if ((rc = check_index(r, index, r->dict->n_mapping_table, "mapping_index",
+			       "mapping")))
 		return rc;
 	if ((*out = r->mappings[index]))
 		return 0;
@@ -292,11 +311,12 @@ static int read_mapping(struct otlp_reader *r, int32_t index, uint32_t *out)
 	pm.start = m->memory_start;
 	pm.limit = m->memory_limit;
 	pm.offset = m->file_offset;
+	enter_entry(r, "mapping", index, old);
 	if ((rc = string_of(r, m->filename_strindex, &pm.file)) ||
 	    (rc = mapping_attributes(r, m, &pm)))
 		return rc;
 	r->mappings[index] = *out = pk_profile_intern_mapping(r->p, &pm);
-	return *out ? 0 : oom(r);
+	return leave_entry(r, old, *out ? 0 : oom(r));
 }
 
 /* Function index (0: none) as the model's function id at *out. */
@@ -304,23 +324,26 @@ static int read_function(struct otlp_reader *r, int32_t index, uint32_t *out)
 {
 	const otlp_function *f;
 	struct pk_function pf = { 0 };
+	char old[sizeof(r->entry)];
 	int rc;
 
 	*out = 0;
 	if (index == 0)
 		return 0;
-	if ((rc = check_index(r, index, r->dict->n_function_table, "function_index")))
+	if ((rc = check_index(r, index, r->dict->n_function_table, "function_index",
+			       "function")))
 		return rc;
 	if ((*out = r->functions[index]))
 		return 0;
 	f = r->dict->function_table[index];
+	enter_entry(r, "function", index, old);
 	if ((rc = string_of(r, f->name_strindex, &pf.name)) ||
 	    (rc = string_of(r, f->system_name_strindex, &pf.system_name)) ||
 	    (rc = string_of(r, f->filename_strindex, &pf.filename)))
 		return rc;
 	pf.start_line = f->start_line;
 	r->functions[index] = *out = pk_profile_intern_function(r->p, &pf);
-	return *out ? 0 : oom(r);
+	return leave_entry(r, old, *out ? 0 : oom(r));
 }
 
 /* Location index (0: the zero location, nowhere) as a model id. */
@@ -328,11 +351,13 @@ static int read_location(struct otlp_reader *r, int32_t index, uint32_t *out)
 {
 	struct pk_line small[32], *lines = small;
 	const otlp_location *l;
+	char old[sizeof(r->entry)];
 	uint32_t mapping = 0;
 	size_t i;
 	int rc;
 
-	if ((rc = check_index(r, index, r->dict->n_location_table, "location index")))
+	if ((rc = check_index(r, index, r->dict->n_location_table, "location index",
+			       "location")))
 		return rc;
 	if ((*out = r->locations[index]))
 		return 0;
@@ -340,6 +365,7 @@ static int read_location(struct otlp_reader *r, int32_t index, uint32_t *out)
 	if (l->n_lines > PK_ARRAY_SIZE(small) &&
 	    !(lines = malloc(l->n_lines * sizeof(*lines))))
 		return oom(r);
+	enter_entry(r, "location", index, old);
 	rc = read_mapping(r, l->mapping_index, &mapping);
 	for (i = 0; !rc && i < l->n_lines; i++) {
 		rc = read_function(r, l->lines[i]->function_index, &lines[i].function);
@@ -352,7 +378,7 @@ static int read_location(struct otlp_reader *r, int32_t index, uint32_t *out)
 	}
 	if (lines != small)
 		free(lines);
-	return rc;
+	return leave_entry(r, old, rc);
 }
 
 /* Stack index (0: the empty stack) as a model id; the leaf-side
@@ -361,9 +387,10 @@ static int read_stack(struct otlp_reader *r, int32_t index, uint32_t *out)
 {
 	size_t max = pki_profile_max_stack(r->p), depth, i;
 	const otlp_stack *s;
+	char old[sizeof(r->entry)];
 	int rc;
 
-	if ((rc = check_index(r, index, r->dict->n_stack_table, "stack_index")))
+	if ((rc = check_index(r, index, r->dict->n_stack_table, "stack_index", "stack")))
 		return rc;
 	if ((*out = r->stacks[index]))
 		return 0;
@@ -371,12 +398,13 @@ static int read_stack(struct otlp_reader *r, int32_t index, uint32_t *out)
 	depth = s->n_location_indices < max ? s->n_location_indices : max;
 	if (pki_grow(&r->stack, &r->stack_cap, depth + 1, sizeof(*r->stack)) < 0)
 		return oom(r);
+	enter_entry(r, "stack", index, old);
 	for (i = 0; i < depth; i++)
 		if ((rc = read_location(r, s->location_indices[i], &r->stack[i])))
 			return rc;
 	r->stacks[index] = *out = pk_profile_intern_stack(r->p, r->stack,
 							  s->n_location_indices);
-	return *out ? 0 : oom(r);
+	return leave_entry(r, old, *out ? 0 : oom(r));
 }
 
 static int alloc_tables(struct otlp_reader *r)
@@ -392,52 +420,41 @@ static int alloc_tables(struct otlp_reader *r)
 
 /* ---- sample types ---- */
 
-static int add_column(struct otlp_reader *r, pk_str type, pk_str unit)
-{
-	const char *u = pk_profile_string(r->p, unit);
-	int64_t scale;
-	size_t len = pki_unit_scale(u, &scale);
-	char *plain = strndup(u, len);
-	int column = plain ? pk_profile_add_sample_type(r->p,
-			pk_profile_string(r->p, type), plain, NULL,
-			strcmp(plain, "count") ? PK_VALUE_WEIGHT : PK_VALUE_COUNT) : -1;
-
-	free(plain);
-	if (column < 0 || pk_profile_set_sample_type_scale(r->p, (size_t)column, scale))
-		return oom(r);
-	return 0;
-}
-
-/* Each Profile's column: its sample type's, added on first sight. */
+/*
+ * The model's column of a Profile's sample type, added on first sight
+ * (documents before may have made it). A unit "count/10" is profkit's
+ * mark of a fractional column: values are tenths of a count.
+ */
 static int profile_column(struct otlp_reader *r, const otlp_profile *prof,
 			  uint32_t *column)
 {
-	struct column c = { 0, 0 };
+	const otlp_value_type *vt = prof->sample_type;
 	pk_str type, unit;
-	size_t i;
-	int rc;
+	int64_t scale;
+	size_t len, i;
+	int rc, added;
 
-	if (prof->sample_type) {
-		c.type = prof->sample_type->type_strindex;
-		c.unit = prof->sample_type->unit_strindex;
-	}
-	if ((rc = string_of(r, c.type, &type)) || (rc = string_of(r, c.unit, &unit)))
+	if ((rc = string_of(r, vt ? vt->type_strindex : 0, &type)) ||
+	    (rc = string_of(r, vt ? vt->unit_strindex : 0, &unit)))
 		return rc;
-	for (i = 0; i < r->ncolumns; i++)
-		if (r->strings[r->columns[i].type] == type &&
-		    r->strings[r->columns[i].unit] == unit)
-			break;
-	if (i == r->ncolumns) {
-		struct column *grown = realloc(r->columns, (i + 1) * sizeof(*grown));
+	len = pki_unit_scale(pk_profile_string(r->p, unit), &scale);
+	unit = pk_profile_intern(r->p, pk_profile_string(r->p, unit), len);
+	for (i = 0; i < pk_profile_sample_type_count(r->p); i++) {
+		const struct pk_value_type *t = pk_profile_sample_type(r->p, i);
 
-		if (!grown)
-			return oom(r);
-		r->columns = grown;
-		r->columns[r->ncolumns++] = c;
-		if ((rc = add_column(r, type, unit)))
-			return rc;
+		if (t->type == type && t->unit == unit &&
+		    pk_profile_sample_type_scale(r->p, i) == scale) {
+			*column = (uint32_t)i;
+			return 0;
+		}
 	}
-	*column = (uint32_t)i;
+	added = pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
+			pk_profile_string(r->p, unit), NULL,
+			strcmp(pk_profile_string(r->p, unit), "count") ?
+			PK_VALUE_WEIGHT : PK_VALUE_COUNT);
+	if (added < 0 || pk_profile_set_sample_type_scale(r->p, (size_t)added, scale))
+		return oom(r);
+	*column = (uint32_t)added;
 	return 0;
 }
 
@@ -517,6 +534,7 @@ static int read_headers(struct otlp_reader *r, const otlp_data *msg)
 		}
 	}
 	*r->where = '\0';
+	r->ncolumns = pk_profile_sample_type_count(r->p);
 	if (!rc && r->nprofiles && r->end >= r->start)
 		pk_profile_set_time(r->p, (int64_t)r->start, (int64_t)(r->end - r->start));
 	return rc;
@@ -635,7 +653,9 @@ static int flush_pending(struct otlp_reader *r)
 		rc = pk_profile_add_sample(r->p, r->pending[i].stack, r->pending[i].labels,
 					   0, &r->pending_values[i * r->ncolumns],
 					   r->ncolumns);
-	memset(r->pending_values, 0, r->npending * r->ncolumns * sizeof(*r->pending_values));
+	if (r->npending)
+		memset(r->pending_values, 0,
+		       r->npending * r->ncolumns * sizeof(*r->pending_values));
 	r->npending = 0;
 	pki_idtab_release(&r->pending_tab);
 	memset(&r->pending_tab, 0, sizeof(r->pending_tab));
@@ -709,7 +729,8 @@ static int flush_events(struct otlp_reader *r)
 	size_t i, next;
 	int rc = 0;
 
-	qsort(r->events, r->nevents, sizeof(*r->events), compare_events);
+	if (r->nevents)
+		qsort(r->events, r->nevents, sizeof(*r->events), compare_events);
 	for (i = 0; i < r->nevents && !rc; i = next) {
 		const struct event *e = &r->events[i];
 
@@ -778,7 +799,6 @@ static void reader_release(struct otlp_reader *r)
 	free(r->functions);
 	free(r->locations);
 	free(r->stacks);
-	free(r->columns);
 	free(r->profile_column);
 	free(r->pending);
 	free(r->pending_values);
@@ -843,23 +863,17 @@ static void counted_init(struct counted_allocator *a, struct pk_context *ctx)
 	a->limit = pk_context_max_memory(ctx);
 }
 
+/* Binary input that passed otlp_wire_check. */
 static int read_binary(struct pk_context *ctx, struct pk_profile *p,
 		       const char *name, const uint8_t *data, size_t size)
 {
-	const ProtobufCMessageDescriptor *desc =
-		&opentelemetry__proto__profiles__v1development__profiles_data__descriptor;
 	struct counted_allocator a;
-	const char *why;
 	otlp_data *msg;
-	size_t at = 0;
 	int rc;
 
-	why = otlp_wire_check(data, size, desc, &at);
-	if (why)
-		return pk_error_set(ctx, PK_EINPUT, "%s: not OTLP profiles: at "
-				    "offset %zu (0x%zx), %s", name, at, at, why);
 	counted_init(&a, ctx);
-	msg = (otlp_data *)protobuf_c_message_unpack(desc, &a.base, size, data);
+	msg = (otlp_data *)protobuf_c_message_unpack(&otlp_data_descriptor, &a.base,
+						     size, data);
 	if (!msg)
 		return a.used + size > a.limit ?
 			pk_error_set(ctx, PK_ENOMEM, "%s: its messages take more than "
@@ -894,8 +908,7 @@ static int read_json(struct pk_context *ctx, struct pk_profile *p,
 
 	counted_init(&a, ctx);
 	return otlp_json_parse(ctx, name, (const char *)data, size, &a.base,
-			       json_message, &jr,
-			       &opentelemetry__proto__profiles__v1development__profiles_data__descriptor);
+			       json_message, &jr, &otlp_data_descriptor);
 }
 
 /* The first byte that is no JSON whitespace, or NULL. */
@@ -906,26 +919,35 @@ static const uint8_t *skip_space(const uint8_t *p, const uint8_t *end)
 	return p < end ? p : NULL;
 }
 
+/*
+ * Protobuf when the whole input walks as ProfilesData; else JSON when it
+ * starts as an object does (text fails the walk at its first byte).
+ */
 static int otlp_read(struct pk_context *ctx, struct pk_input *in,
 		     struct pk_profile *p, const struct pk_options *opts)
 {
 	const char *name = pk_input_name(in);
 	const uint8_t *first;
 	unsigned char *data;
+	char why[256];
 	size_t size;
-	int rc;
+	int rc, wire;
 
 	(void)opts;
 	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(ctx) / 4, &data, &size);
 	if (rc)
 		return rc;
+	pki_profile_set_wall_clock(p);	/* timestamps are dates */
+	wire = otlp_wire_check(data, size, &otlp_data_descriptor, why, sizeof(why));
 	first = skip_space(data, data + size);
 	if (!size)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: empty input file", name);
+	else if (!wire)
+		rc = read_binary(ctx, p, name, data, size);
 	else if (first && *first == '{')
 		rc = read_json(ctx, p, name, data, size);
 	else
-		rc = read_binary(ctx, p, name, data, size);
+		rc = pk_error_set(ctx, PK_EINPUT, "%s: %s", name, why);
 	free(data);
 	return rc;
 }
@@ -956,8 +978,7 @@ static int json_probe(const unsigned char *buf, size_t len)
  */
 static int otlp_probe(const unsigned char *buf, size_t len)
 {
-	int fields = otlp_wire_probe(buf, len,
-			&opentelemetry__proto__profiles__v1development__profiles_data__descriptor);
+	int fields = otlp_wire_probe(buf, len, &otlp_data_descriptor);
 
 	if (fields >= 4)
 		return 95;
@@ -971,7 +992,7 @@ const struct pki_format pki_format_otlp = {
 	.read = otlp_read,
 	.write_description = "OpenTelemetry profiles (OTLP ProfilesData), protobuf",
 	.extension = ".otlp.pb",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_WALL_ORDER,
 	.write = pki_otlp_write,
 	.options = pki_otlp_write_options,
 };
@@ -980,6 +1001,6 @@ const struct pki_format pki_format_otlp_json = {
 	.name = "otlp-json",
 	.write_description = "OpenTelemetry profiles (OTLP ProfilesData), OTLP JSON",
 	.extension = ".otlp.json",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
+	.profile_flags = PK_PROFILE_KEEP_WALL_ORDER,
 	.write = pki_otlp_json_write,
 };

@@ -8,6 +8,8 @@
  * and the depth of every message, and says where the first fault is. The
  * probe walks an input's first bytes the same way.
  */
+#include <stdio.h>
+
 #include "otlp.h"
 
 /* ProfilesData's messages nest 5 deep (a Sample); attribute values'
@@ -16,8 +18,8 @@
 
 struct walk {
 	const uint8_t *start, *end;
-	const uint8_t *bad;	/* the first fault, and what it is */
-	const char *why;
+	char *why;		/* the first fault: where and what (or NULL) */
+	size_t why_size;
 	/* a probe's: the bytes may end in mid-field, and every field is
 	 * one of the schema's */
 	int probe;
@@ -69,6 +71,37 @@ static int wire_ok(const ProtobufCFieldDescriptor *f, unsigned wire)
 	return wire == want || (wire == 2 && f->label == PROTOBUF_C_LABEL_REPEATED);
 }
 
+/* What is wrong with the field at field, of desc's message ending at
+ * end: one of len bytes that runs past it, or (len 0) one that is not
+ * protobuf, or not of its field's type. */
+static void describe(struct walk *w, const uint8_t *field,
+		     const ProtobufCMessageDescriptor *desc,
+		     const ProtobufCFieldDescriptor *f, uint64_t tag,
+		     uint64_t len, const uint8_t *end)
+{
+	size_t at = (size_t)(field - w->start);
+	char name[96];
+
+	if (!w->why)
+		return;
+	if (f)
+		snprintf(name, sizeof(name), "%s.%s", desc->short_name, f->name);
+	else
+		snprintf(name, sizeof(name), "%s's field %llu", desc->short_name,
+			 (unsigned long long)(tag >> 3));
+	if (len && end == w->end)
+		snprintf(w->why, w->why_size, "offset 0x%zx: %s (%llu bytes) runs "
+			 "past the end of the file (truncated file?)", at, name,
+			 (unsigned long long)len);
+	else if (len)
+		snprintf(w->why, w->why_size, "offset 0x%zx: %s (%llu bytes) runs "
+			 "past the end of its %s", at, name, (unsigned long long)len,
+			 desc->short_name);
+	else
+		snprintf(w->why, w->why_size, "offset 0x%zx: %s is not protobuf of "
+			 "its type", at, name);
+}
+
 /*
  * The message desc in [p, end), and its message fields in theirs. A
  * field that runs past end is a fault, unless the walk is a probe's and
@@ -78,38 +111,42 @@ static int walk_message(struct walk *w, const uint8_t *p, const uint8_t *end,
 			const ProtobufCMessageDescriptor *desc, int depth)
 {
 	if (depth > MAX_DEPTH) {
-		w->bad = p;
-		w->why = "messages nest deeper than the schema allows";
+		if (w->why)
+			snprintf(w->why, w->why_size, "offset 0x%zx: %s nests deeper "
+				 "than the schema allows", (size_t)(p - w->start),
+				 desc->short_name);
 		return -1;
 	}
 	while (p < end) {
 		const uint8_t *field = p;
-		const ProtobufCFieldDescriptor *f;
-		uint64_t tag, len = 0;
+		const ProtobufCFieldDescriptor *f = NULL;
+		uint64_t tag = 0, len = 0;
+		unsigned wire;
 		int rc = read_varint(&p, end, &tag);
 
 		if (rc || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
 			goto fault;
+		wire = tag & 7;
 		f = protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
-		if ((f ? !wire_ok(f, tag & 7) : w->probe) || (tag & 7) == 3 || (tag & 7) == 4 ||
-		    (tag & 7) > 5)
-			goto fault;	/* groups are no part of OTLP */
-		if ((tag & 7) == 0 || (tag & 7) == 2)
+		/* groups (3, 4) are no part of OTLP */
+		if ((f ? !wire_ok(f, wire) : w->probe) || wire == 3 || wire == 4 || wire > 5)
+			goto fault;
+		if (wire == 0 || wire == 2)
 			rc = read_varint(&p, end, &len);
 		else
-			len = (tag & 7) == 1 ? 8 : 4;
+			len = wire == 1 ? 8 : 4;
 		if (rc)
 			goto fault;
-		if ((tag & 7) != 0 && len > (uint64_t)(end - p)) {
+		if (wire != 0 && len > (uint64_t)(end - p)) {
 			rc = 1;
-			if ((tag & 7) != 2 || !w->probe || end != w->end)
+			if (wire != 2 || !w->probe || end != w->end)
 				goto fault;
 			len = (uint64_t)(end - p);	/* cut by the window */
 		}
-		if ((tag & 7) == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+		if (wire == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
 		    walk_message(w, p, p + len, f->descriptor, depth + 1) < 0)
 			return -1;
-		if ((tag & 7) != 0)
+		if (wire != 0)
 			p += len;
 		w->fields++;
 		w->later_fields += (tag >> 3) > 1;
@@ -117,29 +154,24 @@ static int walk_message(struct walk *w, const uint8_t *p, const uint8_t *end,
 fault:
 		if (rc > 0 && w->probe && end == w->end)
 			return 0;
-		w->bad = field;
-		w->why = rc > 0 ? "a field runs past the end of its message" :
-			"a field that is not protobuf or not of its type";
+		describe(w, field, desc, f, tag, rc > 0 ? (len ? len : 1) : 0, end);
 		return -1;
 	}
 	return 0;
 }
 
-const char *otlp_wire_check(const uint8_t *data, size_t size,
-			    const ProtobufCMessageDescriptor *desc, size_t *bad)
+int otlp_wire_check(const uint8_t *data, size_t size,
+		    const ProtobufCMessageDescriptor *desc, char *why, size_t why_size)
 {
-	struct walk w = { data, data + size, NULL, NULL, 0, 0, 0 };
+	struct walk w = { data, data + size, why, why_size, 0, 0, 0 };
 
-	if (walk_message(&w, data, data + size, desc, 0) == 0)
-		return NULL;
-	*bad = (size_t)(w.bad - data);
-	return w.why;
+	return walk_message(&w, data, data + size, desc, 0);
 }
 
 int otlp_wire_probe(const uint8_t *buf, size_t len,
 		    const ProtobufCMessageDescriptor *desc)
 {
-	struct walk w = { buf, buf + len, NULL, NULL, 1, 0, 0 };
+	struct walk w = { buf, buf + len, NULL, 0, 1, 0, 0 };
 
 	if (walk_message(&w, buf, buf + len, desc, 0) < 0)
 		return -1;

@@ -128,7 +128,6 @@ struct otlp_writer {
 	struct profile_parts parts;
 	int32_t profile_attrs[2];
 	size_t nprofile_attrs;
-	int payload_given;	/* otlp:original-payload went out */
 
 	/* model id -> table index (0: not reached) */
 	struct pki_reached reached;
@@ -477,8 +476,7 @@ static void choose_shape(struct otlp_writer *w)
 	w->time = pk_profile_time_nanos(w->p) > 0 ? pk_profile_time_nanos(w->p) : 0;
 	w->duration = pki_profile_duration(w->p) > 0 ? pki_profile_duration(w->p) : 0;
 	pk_profile_time_span(w->p, &w->first_time, &last);
-	w->timestamps = (pk_profile_flags(w->p) & PK_PROFILE_KEEP_ORDER) &&
-		w->time && w->nsamples;
+	w->timestamps = pki_profile_keeps_order(w->p) && w->time && w->nsamples;
 	for (i = 0; w->timestamps && i < w->nsamples; i++)
 		if (!pk_profile_sample(w->p, i)->time)
 			w->timestamps = 0;
@@ -606,7 +604,7 @@ static void resource_attrs_release(struct resource_attrs *ra)
 
 enum { SERVICE_NAME, RESOURCE, ORIGINAL_PAYLOAD };
 
-/* otlp:resource's lines cut into their KEY=VALUE pairs, checked. */
+/* otlp:resource's lines cut into their NAME=VALUE pairs, checked. */
 static int cut_pairs(struct otlp_writer *w, struct resource_attrs *ra)
 {
 	const struct pki_option *o = &pki_otlp_write_options[RESOURCE];
@@ -626,7 +624,7 @@ static int cut_pairs(struct otlp_writer *w, struct resource_attrs *ra)
 			*next++ = '\0';
 		if (!(eq = strchr(line, '=')) || eq == line)
 			return pk_error_set(w->ctx, PK_EUSAGE, "%s: expected "
-					    "KEY=VALUE, not '%s'", o->key, line);
+					    "NAME=VALUE, not '%s'", o->key, line);
 		*eq = '\0';
 		ra->pairs[ra->npairs++] = line;
 		ra->pairs[ra->npairs++] = eq + 1;
@@ -880,39 +878,40 @@ static int profile_attributes(struct otlp_writer *w)
 }
 
 /*
- * otlp:original-payload: the pprof file the profile was read from, as
+ * otlp:original-payload: the pprof file the profile was read from, for
  * the first Profile's original payload (the protobuf, gzip undone).
  */
-static int original_payload(struct otlp_writer *w, otlp_profile *prof,
-			    unsigned char **payload)
+static int original_payload(struct otlp_writer *w, ProtobufCBinaryData *payload)
 {
 	const char *input = pk_profile_meta(w->p, PK_META_INPUT);
 	const char *format = pk_profile_meta(w->p, PK_META_FORMAT);
 	struct pk_input *in;
-	size_t size;
 	int rc;
 
-	if (!format || strcmp(format, "pprof") != 0 || !input || input[0] == '<')
-		return pk_error_set(w->ctx, PK_EUSAGE, "%s: the profile was "
-				    "not read from a pprof file",
-				    pki_otlp_write_options[ORIGINAL_PAYLOAD].key);
+	if (!format || strcmp(format, "pprof") != 0 || !input || input[0] == '<') {
+		pk_warn(w->ctx, "%s: the profile was not read from a pprof file: "
+			"no original payload",
+			pki_otlp_write_options[ORIGINAL_PAYLOAD].key);
+		return 0;
+	}
 	rc = pk_input_open(w->ctx, input, &in);
 	if (rc)
 		return rc;
 	rc = pk_input_slurp(in, (size_t)pk_context_max_memory(w->ctx) / 4,
-			    payload, &size);
+			    &payload->data, &payload->len);
 	pk_input_close(in);
-	if (rc)
-		return rc;
-	prof->original_payload_format = (char *)"pprof";
-	prof->original_payload.data = *payload;
-	prof->original_payload.len = size;
-	return 0;
+	return rc;
 }
 
-/* One Profile per sample type of a process (NULL: of none, when the
- * profile has no samples), given to the sink. */
-static int give_profiles(struct otlp_writer *w, const struct process *proc)
+/*
+ * One Profile per sample type of a process (NULL: of none, when the
+ * profile has no samples), given to the sink; or, with sizes, only
+ * their packed sizes, which the binary sink wants before them (the
+ * samples are made again to be given: holding the bytes instead would
+ * cost as much memory as the output has).
+ */
+static int give_profiles(struct otlp_writer *w, const struct process *proc,
+			 size_t *sizes, const ProtobufCBinaryData *payload)
 {
 	otlp_value_type type, period;
 	otlp_profile prof;
@@ -920,47 +919,63 @@ static int give_profiles(struct otlp_writer *w, const struct process *proc)
 	int rc = 0;
 
 	for (c = 0; c < w->ntypes && !rc; c++) {
-		unsigned char *payload = NULL;
-
 		if (fill_profile(w, c, &prof, &type, &period) ||
 		    fill_samples(w, proc, c, &prof))
 			return oom(w);
-		if (!w->payload_given &&
-		    pki_option_flag(w->opts, &pki_otlp_write_options[ORIGINAL_PAYLOAD])) {
-			rc = original_payload(w, &prof, &payload);
-			w->payload_given = 1;
+		if (payload->len && proc == w->procs && c == 0) {
+			prof.original_payload_format = (char *)"pprof";
+			prof.original_payload = *payload;
 		}
-		if (!rc)
+		if (sizes)
+			sizes[c] = protobuf_c_message_get_packed_size(&prof.base);
+		else
 			rc = w->sink->ops->profile(w->sink, &prof);
-		free(payload);
 	}
 	return rc;
 }
 
+static int give_resource(struct otlp_writer *w, const struct process *proc,
+			 const otlp_resource *res, const otlp_scope *scope,
+			 size_t *sizes, const ProtobufCBinaryData *payload)
+{
+	int rc = 0;
+
+	if (sizes)
+		rc = give_profiles(w, proc, sizes, payload);
+	if (!rc)
+		rc = w->sink->ops->resource(w->sink, res, scope, sizes, w->ntypes);
+	if (!rc)
+		rc = give_profiles(w, proc, NULL, payload);
+	return rc ? rc : w->sink->ops->resource_end(w->sink);
+}
+
 static int give_resources(struct otlp_writer *w)
 {
+	ProtobufCBinaryData payload = { 0, NULL };
 	struct resource_attrs ra;
 	otlp_resource res;
 	otlp_scope scope;
-	size_t i;
+	size_t *sizes = NULL, i;
 	int rc;
 
 	opentelemetry__proto__common__v1__instrumentation_scope__init(&scope);
 	scope.name = (char *)OTLP_SCOPE_NAME;
 	scope.version = (char *)PACKAGE_VERSION;
 	rc = resource_attrs_init(w, &ra);
+	if (!rc && w->sink->ops->sized && !(sizes = calloc(w->ntypes + 1, sizeof(*sizes))))
+		rc = oom(w);
+	if (!rc && pki_option_flag(w->opts, &pki_otlp_write_options[ORIGINAL_PAYLOAD]))
+		rc = original_payload(w, &payload);
 	/* no samples: one resource, to keep the sample types */
 	for (i = 0; !rc && i < (w->nprocs ? w->nprocs : w->ntypes > 0); i++) {
 		const struct process *proc = w->nprocs ? &w->procs[i] : NULL;
 
 		fill_resource(w, proc, &ra, &res);
-		rc = w->sink->ops->resource(w->sink, &res, &scope);
-		if (!rc)
-			rc = give_profiles(w, proc);
-		if (!rc)
-			rc = w->sink->ops->resource_end(w->sink);
+		rc = give_resource(w, proc, &res, &scope, sizes, &payload);
 	}
 	resource_attrs_release(&ra);
+	free(sizes);
+	free(payload.data);
 	return rc;
 }
 
@@ -1409,7 +1424,7 @@ static int prepare(struct otlp_writer *w)
 		return oom(w);
 	memset(&w->attrs[0], 0, sizeof(w->attrs[0]));
 	w->nattrs = 1;
-	if ((pk_profile_flags(p) & PK_PROFILE_KEEP_ORDER) && group_samples(w))
+	if (pki_profile_keeps_order(p) && group_samples(w))
 		return oom(w);
 	nouts = w->outs ? w->nouts : w->nsamples;
 	if (order_by_process(w) ||
@@ -1455,12 +1470,11 @@ const struct pki_option pki_otlp_write_options[] = {
 		.flag = "service-name", .value_name = "NAME",
 		.help = "the service.name resource attribute" },
 	[RESOURCE] = { .key = "otlp:resource", .type = PK_OPTION_STRING,
-		.repeat = true, .flag = "resource", .value_name = "KEY=VALUE",
+		.repeat = true, .flag = "resource", .value_name = "NAME=VALUE",
 		.help = "a resource attribute of every process (repeatable)" },
 	[ORIGINAL_PAYLOAD] = { .key = "otlp:original-payload",
 		.type = PK_OPTION_FLAG, .def = "0", .flag = "original-payload",
-		.help = "the pprof input's bytes as the first profile's "
-			"original_payload" },
+		.help = "the pprof input as the original_payload" },
 	{ .key = NULL },
 };
 
