@@ -23,6 +23,7 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	otlp) ls "$t"/otlp/*.otlp.* "$t"/bad/otlp/* ;;
 	esac
 }
 

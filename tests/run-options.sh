@@ -40,6 +40,7 @@ value_for() {
 	PCT) echo 2 ;;
 	PX) echo 1600 ;;
 	TEXT) echo "A title" ;;
+	NAME) echo checkout ;;
 	NAME=VALUE) echo prev_state=D ;;
 	*) echo "" ;;
 	esac
@@ -48,6 +49,7 @@ value_for() {
 # what_for COMMAND KEY: the arguments that run COMMAND's writer or test
 what_for() {
 	case $1:$2 in
+	profkit-convert:otlp:*) echo "--to=otlp-json" ;;	# text: "exit" on a line
 	profkit-convert:*) echo "--to=${2%%:*}" ;;
 	*) echo "" ;;
 	esac

@@ -162,6 +162,8 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.mutex", "gperftools-heap" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "otlp/*.otlp.json", "otlp" },
+	{ "otlp/*.otlp.pb", "otlp" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },
