@@ -9,6 +9,7 @@
 #   --call-graph dwarf -> folded    perf script             >= 5x
 #   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
+#   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
@@ -178,6 +179,18 @@ binary=$top/testdata/bin/cxx-threads
 libs=$(ldd "$binary" | awk '/libc\.so|libstdc\+\+\.so/ { print $3 }')
 perl "$top/bench/synth-gperf-cpu.pl" "${NSTACKS:-100000}" "$tmp/cpu.prof" "$binary" $libs
 gperf_row "gperftools (large) -> pprof" "$binary" "$tmp/cpu.prof"
+
+# ---- JFR: 100 MB or more of chunks (bench/jfr.sh) against jfr print, once ----
+if command -v java >/dev/null && command -v jfr >/dev/null &&
+	sh "$top/bench/jfr.sh" --make "$tmp/large.jfr" >/dev/null 2>&1; then
+	cat "$tmp/large.jfr" >/dev/null
+	row "jfr (large) -> folded" "$(stat -c %s "$tmp/large.jfr")" \
+		"$(best "$tmp/ours.folded" "$convert" -q --to=folded "$tmp/large.jfr")" "jfr print" \
+		"$(repeat=1 best /dev/null jfr print "$tmp/large.jfr")" - 200 -
+else
+	row "jfr (large) -> folded" 0 "n/a n/a" "jfr print" "n/a n/a" - 200 -
+fi
+rm -f "$tmp/large.jfr"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----

@@ -8,17 +8,17 @@
 # symbolizes with binutils), then prints the ratios of wall-clock time
 # and of CPU time (user + system: steadier on a busy machine), and checks
 # that pprof -top of both lists the same functions. Needs perl, nm, ldd,
-# GNU time and Go pprof ($PPROF or `pprof` on PATH; tests/build-pprof.sh
-# builds one).
+# GNU time and Go pprof ($PPROF, `pprof` on PATH or .tools/bin/pprof,
+# which ./bootstrap builds).
 #
 #   bench/gperftools.sh [NSTACKS]        (run from a built tree)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 nstacks=${1:-100000}
 binary=$top/testdata/bin/cxx-threads
-pprof=${PPROF:-$(command -v pprof || true)}
+pprof=${PPROF:-$(command -v pprof || echo "$top/.tools/bin/pprof")}
 [ -n "$pprof" ] && "$pprof" -h 2>&1 | grep -q -e -proto ||
-	{ echo "no Go pprof (set PPROF; tests/build-pprof.sh builds one)" >&2; exit 1; }
+	{ echo "no Go pprof (set PPROF; ./bootstrap builds one)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "no GNU time (/usr/bin/time)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -59,6 +59,8 @@ static const struct option options[] = {
 	OPT_KEY("event"),
 	OPT_KEY("value"),
 	OPT_KEY("sample-type"),
+	OPT_GROUP("JFR input"),
+	OPT_KEY("jfr:signatures"),
 	OPT_GROUP("Folded output (as stackcollapse-perf.pl)"),
 	OPT_KEY("folded:pid"),
 	OPT_KEY("folded:tid"),

@@ -45,6 +45,7 @@ static const struct option options[] = {
 	OPT_KEY("flamegraph:icicle"),
 	OPT_KEY("flamegraph:colors"),
 	OPT_KEY("flamegraph:width"),
+	OPT_KEY("flamegraph:max-depth"),
 	OPT_BY_KEY("below"),
 	OPT_SYMBOLS,
 	OPT_ROBUSTNESS(robust, "memory limit for the profile and graph (default 8G)"),

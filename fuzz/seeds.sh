@@ -2,8 +2,9 @@
 # The seed inputs of one reader, small ones only: its own test files under
 # testdata/, what other producers wrote (Go's runtime/pprof, Java, C++ and
 # pprof itself in testdata/pprof/producers, Debian's pprof test profiles,
-# ../shared/conformance when present), the inputs pprof rejects, and a
-# few files of every other format, which reach the readers' error paths.
+# ../shared/conformance when present), the inputs pprof rejects, what the
+# fuzzers found (testdata/bad/), and a few files of every other format,
+# which reach the readers' error paths.
 #   fuzz/seeds.sh SRCDIR READER
 src=$1
 pprof_testdata=/usr/share/gocode/src/github.com/google/pprof/profile/testdata
@@ -14,7 +15,10 @@ own() {
 	case $1 in
 	perf-script) ls "$t"/perf-script/*.txt "$shared"/perf-script/*.txt "$shared"/perf-data/*.perf-script.txt ;;
 	folded) ls "$t"/perf-script/*.folded "$t"/folded/*.folded "$shared"/perf-script/results/*.txt ;;
-	perf-data) ls "$t"/perf-data/*.perf.data "$shared"/perf-data/*.perf.data "$shared"/perf-data/perf.data.*[0-9] ;;
+	# the tracepoint recordings among them (tp-*, tp-seed-* made for
+	# this) carry event formats for the tracing-data checks to meet
+	perf-data) ls "$t"/perf-data/*.perf.data "$shared"/perf-data/*.perf.data "$shared"/perf-data/perf.data.*[0-9] \
+		"$t"/bad/perf-data/* ;;
 	gperftools-cpu) ls "$t"/gperftools/*.cpu "$shared"/gperftools/*.cpu "$pprof_testdata"/*.cpu ;;
 	gperftools-heap) ls "$t"/gperftools/*.heap "$t"/gperftools/*.growth "$t"/gperftools/*.contention \
 		"$t"/gperftools/*.mutex "$t"/gperftools/*.threads "$shared"/gperftools/*.heap \
@@ -23,6 +27,9 @@ own() {
 		"$pprof_testdata"/*.thread* ;;
 	pprof) ls "$t"/pprof/*.pb* "$t"/pprof/producers/*.pb* "$t"/pprof/invalid/*.pb \
 		"$t"/bad/pprof/* ;;
+	jfr) ls "$t"/jfr/*.jfr "$t"/bad/jfr/* ;;
+	speedscope) ls "$t"/speedscope/*.json "$t"/bad/speedscope/* ;;
+	v8) ls "$t"/v8/*.cpuprofile "$t"/bad/v8/* ;;
 	otlp) ls "$t"/otlp/*.otlp.* "$t"/bad/otlp/* ;;
 	esac
 }
@@ -31,7 +38,8 @@ own() {
 others() {
 	ls "$t"/perf-script/c-fp.txt "$t"/folded/diff.folded "$t"/perf-data/c-fp.perf.data \
 		"$t"/gperftools/c-fp.cpu "$t"/gperftools/app.heap "$t"/pprof/go-cpu.pb.gz \
-		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz
+		"$t"/pprof/c-fp.pb "$t"/pprof/producers/java.cpu.pb.gz \
+		"$t"/speedscope/evented.speedscope.json "$t"/v8/shape.cpuprofile
 }
 
 { own "$2"; others; } 2>/dev/null | sort -u | while read -r f; do

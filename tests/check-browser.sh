@@ -7,7 +7,7 @@
 #   sh tests/check-browser.sh BUILD-DIR
 #
 # Needs node, chromium ($CHROMIUM, else chromium on PATH) and the speedscope
-# npm package (in $NODE_PATH, ./node_modules or /tmp/ref/node_modules);
+# npm package (in $NODE_PATH, else where ./bootstrap puts it: .tools/node_modules);
 # without one it prints one line and succeeds, or fails when
 # PROFKIT_REQUIRE_TOOLS=1 (or PROFKIT_REQUIRE_BROWSER=1), as the tests
 # of tests/test-subr.sh do: CI sets it and installs them.
@@ -30,13 +30,12 @@ skip() {
 command -v node >/dev/null 2>&1 || skip "no node"
 chromium=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
 if [ -z "$chromium" ] || [ ! -x "$chromium" ]; then
-	skip "no chromium (apt-get install chromium)"
+	skip "no chromium (./bootstrap installs it)"
 fi
 app=
 save_ifs=$IFS
 IFS=:
-for dir in ${NODE_PATH:-} "$PWD/node_modules" "$top_srcdir/node_modules" \
-	/tmp/ref/node_modules; do
+for dir in ${NODE_PATH:-} "${PROFKIT_TOOLS:-$top_srcdir/.tools}/node_modules"; do
 	if [ -f "$dir/speedscope/dist/release/index.html" ]; then
 		app=$dir/speedscope/dist/release
 		break
@@ -44,7 +43,7 @@ for dir in ${NODE_PATH:-} "$PWD/node_modules" "$top_srcdir/node_modules" \
 done
 IFS=$save_ifs
 [ -n "$app" ] ||
-	skip "no speedscope package (npm install speedscope; export NODE_PATH)"
+	skip "no speedscope package (./bootstrap installs it)"
 
 convert=$build/cmd/profkit-convert
 if [ ! -x "$convert" ]; then

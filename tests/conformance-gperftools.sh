@@ -10,7 +10,7 @@
 #
 # For each X with a pprof-raw.txt: our model printed the way pprof
 # prints it equals that file, and, with Go pprof at hand ($PPROF,
-# `pprof` on PATH or /tmp/ref/pprof), `pprof -raw` of our --to=pprof
+# `pprof` on PATH or .tools/bin/pprof), `pprof -raw` of our --to=pprof
 # output equals it too: the conversion is what pprof reads from the
 # legacy file itself. For the .string-only variants, the samples and
 # their addresses are the same.

@@ -28,4 +28,35 @@ while read -r fmt description; do
 	"$convert" -q --to="$fmt" -o "$out/$file" "$input"
 	printf '  %-24s %s\n' "$out/$file" "$how"
 done
+# a profile read from another profiler's format: V8's, where node is at hand
+src=$(cd "$(dirname "$0")/.." && pwd)
+if command -v node >/dev/null 2>&1 &&
+	(cd "$out" && node --cpu-prof --cpu-prof-name node.cpuprofile "$src/testdata/src/shape.js" 300); then
+	echo "Recorded testdata/src/shape.js with node --cpu-prof into $out/node.cpuprofile:"
+	"$convert" -q --to=flamegraph -o "$out/node.svg" "$out/node.cpuprofile"
+	"$convert" -q --to=pprof -o "$out/node.pb.gz" "$out/node.cpuprofile"
+	printf '  %-24s %s
+' "$out/node.svg" "its flame graph: open it in a web browser" \
+		"$out/node.pb.gz" "pprof -top $out/node.pb.gz (wall time; -sample_index=samples counts)"
+else
+	echo "(no node here: no V8 CPU profile recorded to convert)"
+fi
 echo "A flame graph of any profile, in one step: profkit-flamegraph PROFILE > cpu.svg"
+
+# Java: a Flight Recorder file of testdata/src/JfrShape.java, recorded now
+# where java is installed, else the one recorded for the tests
+src=$(cd "$(dirname "$0")/.." && pwd)
+jfr=$src/testdata/jfr/shape.jfr
+if command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
+	mkdir -p "$out/java"
+	javac -d "$out/java" "$src/testdata/src/JfrShape.java" &&
+		(cd "$out/java" && java -XX:StartFlightRecording=filename=shape.jfr,settings=profile \
+			JfrShape 2000 >/dev/null 2>&1) && jfr=$out/java/shape.jfr
+fi
+echo "Converting $jfr (Java Flight Recorder, JfrShape.java):"
+"$convert" -q --jit --to=flamegraph -o "$out/java-cpu.svg" "$jfr"
+printf '  %-24s %s\n' "$out/java-cpu.svg" "CPU samples, frames marked _[j] JIT compiled, _[i] inlined, _[0] interpreted"
+"$convert" -q --event=jdk.ObjectAllocationSample --to=flamegraph -o "$out/java-alloc.svg" "$jfr"
+printf '  %-24s %s\n' "$out/java-alloc.svg" "bytes allocated (jdk.ObjectAllocationSample)"
+"$convert" -q --event=jdk.ThreadPark --to=pprof -o "$out/java-park.pb.gz" "$jfr"
+printf '  %-24s %s\n' "$out/java-park.pb.gz" "time parked (jdk.ThreadPark): pprof -top $out/java-park.pb.gz"

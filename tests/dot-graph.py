@@ -15,7 +15,9 @@ gprof2dot prints them only when its input has them.
 import re
 import sys
 
-ID = r'(\d+|"(?:[^"\\]|\\.)*")'
+# a DOT ID: a numeral, a bare identifier (gprof2dot writes "main" so),
+# or a quoted string
+ID = r'(\d+|[A-Za-z_][A-Za-z_0-9]*|"(?:[^"\\]|\\.)*")'
 NODE = re.compile(r'^\s*' + ID + r' \[(.*)\];$')
 EDGE = re.compile(r'^\s*' + ID + r' -> ' + ID + r' \[(.*)\];$')
 ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,\s]+)')

@@ -277,9 +277,20 @@ skip_prog() {
 	done
 }
 
+# pkg-config --static --libs libprofkit as a static link needs it here:
+# Debian names yajl's archive libyajl_s.a (README says so)
+static_libs() {
+	libs=$($PKG_CONFIG --static --libs libprofkit)
+	if [ ! -f "$($CC -print-file-name=libyajl.a)" ] &&
+	   [ -f "$($CC -print-file-name=libyajl_s.a)" ]; then
+		libs=$(echo "$libs" | sed 's/-lyajl\( \|$\)/-lyajl_s\1/')
+	fi
+	echo "$libs"
+}
+
 # the -lNAME of the private libraries that have no libNAME.a here
 missing_archives() {
-	for l in $($PKG_CONFIG --static --libs libprofkit); do
+	for l in $(static_libs); do
 		case $l in
 		-lprofkit) ;;
 		-l*) a=$($CC -print-file-name="lib${l#-l}.a")
@@ -318,8 +329,7 @@ if [ "$missing" = " libdebuginfod.a" ] &&
 	# names no libdebuginfod (the library opens it when first needed)
 	# shellcheck disable=SC2046
 	link_prog "-static, as a --without-debuginfod build links" prog-static \
-		-static $($PKG_CONFIG --static --libs libprofkit |
-			  sed 's/ -ldebuginfod\( \|$\)/ /')
+		-static $(static_libs | sed 's/ -ldebuginfod\( \|$\)/ /')
 elif [ -n "$missing" ]; then
 	skip_prog "-static (pkg-config --static --libs)" \
 		"the system has no$missing"
@@ -327,7 +337,7 @@ elif $CC $CFLAGS -static -o "$tmpdir/empty" "$tmpdir/empty.c" $LDFLAGS \
 	>/dev/null 2>&1; then
 	# shellcheck disable=SC2046
 	link_prog "-static (pkg-config --static --libs)" prog-static -static \
-		$($PKG_CONFIG --static --libs libprofkit)
+		$(static_libs)
 else
 	skip_prog "-static (pkg-config --static --libs)" \
 		"no -static program links here (a sanitizer, or no libc.a)"

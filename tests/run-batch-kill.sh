@@ -5,7 +5,7 @@
 # the same outputs removes them.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 command -v setsid >/dev/null || skip_all "no setsid (util-linux)"
-plan 13
+plan 14
 mkdir "$tmpdir/in" "$tmpdir/want"
 cp testdata/perf-data/c-fp.perf.data testdata/perf-script/c-fp.txt "$tmpdir/in/"
 # outputs that take a while to write (a 25 MB trace each), so that kills
@@ -82,6 +82,21 @@ convert -o "$out/c-fp.txt.trace.json" "$tmpdir/in/c-fp.txt"
 	pass "a running writer's temporary is left alone" || fail "a running writer's temporary is left alone"
 kill "$sleeper" 2>/dev/null
 wait "$sleeper" 2>/dev/null
+# a killed job whose parent died is a zombie until someone reaps it (never,
+# under a container's first process that does not reap): its writer is gone
+sh -c 'sleep 0 & echo $! >"$1"; exec sleep 30' sh "$tmpdir/zombie" &
+reaper=$!
+until [ -s "$tmpdir/zombie" ] && grep -q '^[^)]*) Z' "/proc/$(cat "$tmpdir/zombie")/stat" 2>/dev/null; do
+	sleep 0.05
+done
+zombie=$(cat "$tmpdir/zombie")
+: >"$out/.c-fp.txt.trace.json.tmp.$zombie.0"
+convert -o "$out/c-fp.txt.trace.json" "$tmpdir/in/c-fp.txt"
+[ ! -e "$out/.c-fp.txt.trace.json.tmp.$zombie.0" ] &&
+	pass "a temporary whose writer is an unreaped zombie is removed" ||
+	fail "a temporary whose writer is an unreaped zombie is removed"
+kill "$reaper" 2>/dev/null
+wait "$reaper" 2>/dev/null
 # and one of another output is not this run's to remove
 : >"$out/.other.trace.json.tmp.999999999.0"
 convert -o "$out/c-fp.txt.trace.json" "$tmpdir/in/c-fp.txt"

@@ -6,8 +6,8 @@
 # recording (its linux-perf importer), within 2 points, with the pid and
 # process name that importer leaves at 0 and "Parent Process".
 . "${top_srcdir:-.}/tests/test-subr.sh"
-profiler_cli=${PROFILER_CLI:-$(command -v profiler-cli 2>/dev/null)}
-[ -n "$profiler_cli" ] && [ -x "$profiler_cli" ] ||
+. "$top_srcdir/tests/profiler-cli.sh"
+[ -n "$profiler_cli" ] ||
 	skip_all "no profiler-cli (npm install @firefox-devtools/profiler-cli)"
 plan 12
 d=testdata/perf-data
@@ -16,67 +16,9 @@ root=$tmpdir/root
 mkdir -p "$root/tmp/rec" "$root/tmp/rec3"
 for b in c-fp cxx-dwarf; do ln -s "$(pwd)/testdata/bin/$b" "$root/tmp/rec/$b"; done
 for b in c-dwarf cxx-threads; do ln -s "$(pwd)/testdata/bin/$b" "$root/tmp/rec3/$b"; done
-# a daemon of our own, never symbol servers on the network
-PROFILER_CLI_SESSION_DIR=$tmpdir/sessions PROFILER_CLI_NO_SYMBOLICATE=1
-export PROFILER_CLI_SESSION_DIR PROFILER_CLI_NO_SYMBOLICATE
-trap '"$profiler_cli" stop --all >/dev/null 2>&1; rm -rf "$tmpdir"' EXIT
 
 convert() {
 	profkit-convert -q --symfs="$root" --kallsyms=$d/kallsyms --to=firefox "$@"
-}
-
-# profiler_load FILE: load it and list its threads into $tmpdir/threads
-profiler_load() {
-	"$profiler_cli" stop --all >/dev/null 2>&1
-	"$profiler_cli" load "$1" >"$tmpdir/load.log" 2>&1
-	# a busy machine starts the daemon after load has stopped waiting
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		"$profiler_cli" thread list >"$tmpdir/threads" 2>&1 && return 0
-		sleep 1
-	done
-	diag_file "$tmpdir/load.log"
-	return 1
-}
-
-# ff_functions FILE: "HANDLE<TAB>FUNCTION<TAB>SELF%" per thread, for
-# functions (summed by name) with 0.5% or more of their thread's samples
-ff_functions() {
-	profiler_load "$1" || return 1
-	awk '{ h = $1 == "*" ? $2 : $1 } h ~ /^t-[0-9]+$/ { print h }' \
-		"$tmpdir/threads" >"$tmpdir/handles"
-	while read -r t; do
-		"$profiler_cli" thread select "$t" </dev/null >/dev/null 2>&1
-		"$profiler_cli" thread functions --json </dev/null 2>/dev/null |
-			T=$t node -e '
-			let s = ""; process.stdin.on("data", (c) => s += c);
-			process.stdin.on("end", () => {
-				const self = new Map();
-				for (const f of JSON.parse(s).functions)
-					self.set(f.name, (self.get(f.name) || 0) + f.selfPercentage);
-				for (const [name, pct] of self)
-					if (pct >= 0.5)
-						console.log("%s\t%s\t%s", process.env.T, name, pct.toFixed(2));
-			});'
-	done <"$tmpdir/handles"
-}
-
-# within_2_points EXPECTED OURS: every function at 1% or more in either
-# is within 2 points in the other (absent: under 0.5%)
-within_2_points() {
-	awk -F'\t' 'NR == FNR { ref[$1 FS $2] = $3; next }
-		{ ours[$1 FS $2] = $3 }
-		END {
-			for (k in ref) keys[k] = 1
-			for (k in ours) keys[k] = 1
-			for (k in keys) {
-				a = ref[k] + 0; b = ours[k] + 0
-				if ((a >= 1 || b >= 1) && (a - b > 2 || b - a > 2)) {
-					printf "# %s: profiler %.2f, profkit %.2f\n", k, a, b
-					bad = 1
-				}
-			}
-			exit bad
-		}' "$1" "$2"
 }
 
 # NAME PROCESS PID of each thread, as the profiler lists them
@@ -88,12 +30,12 @@ thread_rows() {
 for r in c-fp cxx-dwarf c-dwarf cxx-dwarf-threads; do
 	if convert -o "$tmpdir/$r.json" $d/$r.perf.data &&
 	   ff_functions "$tmpdir/$r.json" >"$tmpdir/$r.functions" &&
-	   within_2_points $e/$r.functions "$tmpdir/$r.functions" &&
+	   within_points 1 2 $e/$r.functions "$tmpdir/$r.functions" &&
 	   thread_rows | cmp -s $e/$r.threads -; then
 		pass "$r: the profiler's functions and self% of perf script, real pids"
 	else
 		fail "$r: the profiler's functions and self% of perf script, real pids"
-		within_2_points $e/$r.functions "$tmpdir/$r.functions"
+		within_points 1 2 $e/$r.functions "$tmpdir/$r.functions"
 		thread_rows | diff $e/$r.threads - | diag_file /dev/stdin
 	fi
 done

@@ -1,7 +1,7 @@
 #!/bin/sh
 # perf script text to pprof's profile.proto. Without pprof the checks
 # look at the bytes (gzip, raw protobuf strings); with Go pprof ($PPROF,
-# `pprof` on PATH, or /tmp/ref/pprof; tests/build-pprof.sh builds one)
+# `pprof` on PATH, or .tools/bin/pprof, which ./bootstrap builds)
 # pprof's own reading of our output is compared with expected files
 # made by pprof from this output and checked by hand: sample totals
 # equal those of the folded output, and the heaviest function is the

@@ -2,12 +2,9 @@
 # perf script text to speedscope JSON: compared with expected files (each
 # checked by hand against its input: one sample per input sample, one
 # profile per thread and event, weights summing to the folded total), and
-# validated against speedscope's schema when node and ajv are at hand:
-#
-#   npm install --prefix "$dir" speedscope ajv
-#   NODE_PATH="$dir/node_modules" make check
-#
-# ($SPEEDSCOPE_SCHEMA may name the schema file instead of the package.)
+# validated against speedscope's schema when node and ajv are at hand
+# (./bootstrap puts the packages in .tools/node_modules; $NODE_PATH may
+# name another folder, $SPEEDSCOPE_SCHEMA the schema file itself).
 . "${top_srcdir:-.}/tests/test-subr.sh"
 plan 12
 d=testdata/perf-script
@@ -82,7 +79,7 @@ fi
 for f in threads multi evented c-fp.speedscope; do
 	name="$f.json is valid speedscope"
 	if [ -z "$validator" ]; then
-		skip "$name" "no node with ajv and speedscope (see NODE_PATH above)"
+		skip "$name" "no node with ajv and speedscope (./bootstrap installs them)"
 	elif $validator "$tmpdir/$f.json" >"$tmpdir/valid" 2>&1; then
 		pass "$name"
 	else

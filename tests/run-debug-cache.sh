@@ -12,7 +12,7 @@ c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
 
 command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
 	skip_all "no objcopy and readelf (binutils)"
-plan 10
+plan 14
 
 root=$tmpdir/root
 mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
@@ -86,4 +86,51 @@ PROFKIT_CACHE_DIR=$cache convert --to=pprof >"$tmpdir/a.pb" 2>&1 &&
 	PROFKIT_CACHE_DIR= convert --to=pprof >"$tmpdir/b.pb" 2>&1
 same_output "pprof (lines and files): the same with and without" \
 	"$tmpdir/b.pb" "$tmpdir/a.pb"
+
+# Files no copy would serve are not copied at all, not written and then
+# thrown away on every run. Built from the zlib file: its .debug_loclists
+# section made larger inflated than the 1 GiB a copy may take (its
+# Elf64_Chdr's ch_size, 8 bytes into the section), or replaced by the
+# same section compressed with zstd, which the copy would keep compressed.
+# section_at FILE NAME: "offset size" of the section, in decimal
+section_at() {
+	readelf -SW "$1" | sed -n "s/.* $2 *[A-Z]* *[0-9a-f]* \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p" |
+		{ read -r off size && echo "$((0x$off)) $((0x$size))"; }
+}
+# refused NAME: converted as with no cache, and nothing in the cache
+refused() {
+	mv "$tmpdir/odd.debug" "$debug"
+	rm -rf "$cache"
+	PROFKIT_CACHE_DIR= convert >"$tmpdir/odd.none" 2>&1
+	PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/odd.cache" 2>&1
+	same_output "$1: the same frames as with no cache" "$tmpdir/odd.none" "$tmpdir/odd.cache"
+	if [ ! -e "$cache" ]; then
+		pass "$1: nothing written in the cache"
+	else
+		fail "$1: nothing written in the cache"
+		ls -lR "$cache" | diag_file /dev/stdin
+	fi
+}
+zlib=$tmpdir/zlib.debug
+cp "$debug" "$zlib"
+set -- $(section_at "$zlib" .debug_loclists)
+cp "$zlib" "$tmpdir/odd.debug"
+# ch_size 0x50000000, little-endian (as c-fp is)
+printf '\000\000\000\120\000\000\000\000' |
+	dd of="$tmpdir/odd.debug" bs=1 seek=$(($1 + 8)) conv=notrunc 2>/dev/null
+refused "inflated beyond 1 GiB"
+
+if objcopy --only-keep-debug --compress-debug-sections=zstd "$bin/c-fp" \
+	"$tmpdir/zstd.debug" 2>/dev/null &&
+   set -- $(section_at "$tmpdir/zstd.debug" .debug_loclists) &&
+   dd if="$tmpdir/zstd.debug" of="$tmpdir/loclists.zst" bs=1 skip="$1" \
+	count="$2" 2>/dev/null &&
+   objcopy --update-section .debug_loclists="$tmpdir/loclists.zst" \
+	"$zlib" "$tmpdir/odd.debug" &&
+   readelf -tW "$tmpdir/odd.debug" 2>/dev/null | grep -q ZSTD; then
+	refused "a zstd section beside zlib ones"
+else
+	skip "a zstd section beside zlib ones: the same frames" "no objcopy with zstd"
+	skip "a zstd section beside zlib ones: nothing written" "no objcopy with zstd"
+fi
 finish

@@ -7,7 +7,7 @@
 # take fewer rows keep flamegraph.pl's height (its output, live, where
 # ../shared/reference has it).
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 6
+plan 9
 fgpl=${top_srcdir}/../shared/reference/flamegraph/flamegraph.pl
 
 # folded BODY-DEPTH THIN-DEPTH THIN-COUNT: a 13-deep stack of 4000 and
@@ -46,6 +46,17 @@ profkit-convert --to=flamegraph "$tmpdir/thin.folded" -o "$tmpdir/thin.svg" \
 [ ! -s "$tmpdir/err" ] && grep -q '<title>t19 ' "$tmpdir/thin.svg" &&
 	pass "a thin stack 20 deep: drawn whole, no warning" ||
 	{ fail "a thin stack 20 deep: drawn whole, no warning"; diag_file "$tmpdir/err"; }
+# --max-depth: at most N frames above the root, as asked (no warning)
+profkit-flamegraph --max-depth=5 "$tmpdir/body.folded" -o "$tmpdir/cut.svg" 2>"$tmpdir/err"
+want=$(( $(height "$tmpdir/body.svg") - 9 * 16 ))	# f0..f12 and prog: 14 rows, 6 kept
+[ "$(height "$tmpdir/cut.svg")" = "$want" ] && [ ! -s "$tmpdir/err" ] &&
+	pass "--max-depth=5: six rows, the root's and five frames' ($want px)" ||
+	fail "--max-depth=5: six rows ($(height "$tmpdir/cut.svg") px, want $want)"
+grep -q '<title>f3 (' "$tmpdir/cut.svg" && ! grep -q '<title>f4 (' "$tmpdir/cut.svg" &&
+	pass "--max-depth=5: prog and f0 to f3 drawn, f4 and deeper not" ||
+	fail "--max-depth=5: prog and f0 to f3 drawn, f4 and deeper not"
+testrun_compare "-X flamegraph:max-depth=5 draws the same" "$tmpdir/cut.svg" \
+	profkit-convert --to=flamegraph -X flamegraph:max-depth=5 "$tmpdir/body.folded"
 if [ -f "$fgpl" ] && command -v perl >/dev/null 2>&1; then
 	for f in thin body; do
 		perl "$fgpl" "$tmpdir/$f.folded" >"$tmpdir/$f.pl.svg"

@@ -14,7 +14,7 @@ TZ=UTC
 export TZ
 find_pprof
 if [ -z "$pprof" ]; then
-	skip_all "no Go pprof (tests/build-pprof.sh builds one)"
+	skip_all "no Go pprof (./bootstrap builds one)"
 fi
 plan 13
 

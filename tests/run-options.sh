@@ -39,6 +39,7 @@ value_for() {
 	SECS) echo 0.5 ;;
 	PCT) echo 2 ;;
 	PX) echo 1600 ;;
+	N) echo 3 ;;
 	TEXT) echo "A title" ;;
 	NAME) echo checkout ;;
 	NAME=VALUE) echo prev_state=D ;;
@@ -47,11 +48,35 @@ value_for() {
 }
 
 # what_for COMMAND KEY: the arguments that run COMMAND's writer or test
+writers=$(profkit-convert --list-formats | sed -n '/^Output formats/,$ s/^  \([a-z0-9-]*\) .*/\1/p')
+is_writer() { echo "$writers" | grep -qx "$1"; }
+
+# what_for COMMAND KEY: the --to a key's flag is tried with (a reader's
+# key: folded output of an input of that format, from testdata/FORMAT/)
 what_for() {
 	case $1:$2 in
 	profkit-convert:otlp:*) echo "--to=otlp-json" ;;	# text: "exit" on a line
-	profkit-convert:*) echo "--to=${2%%:*}" ;;
+	profkit-convert:*)
+		if is_writer "${2%%:*}"; then
+			echo "--to=${2%%:*}"
+		else
+			echo "--to=folded"
+		fi ;;
 	*) echo "" ;;
+	esac
+}
+
+# input_for KEY: the input a key is tried on
+input_for() {
+	scope=${1%%:*}
+	case $1 in
+	flamegraph:diff) echo testdata/flamegraph/diff.folded ;;
+	*:*) if [ -d "testdata/$scope" ] && ! is_writer "$scope"; then
+		ls "testdata/$scope"/*."$scope" 2>/dev/null | head -n 1
+	     else
+		echo "$input"
+	     fi ;;
+	*) echo "$input" ;;
 	esac
 }
 
@@ -76,8 +101,7 @@ for c in $commands; do
 	[ -s "$tmpdir/$c.map" ] || { fail "$c --help maps no flag onto a key"; continue; }
 	while read -r key value_name flag; do
 		to=$(what_for "$c" "$key")
-		in=$input
-		[ "$key" = flamegraph:diff ] && in=testdata/flamegraph/diff.folded
+		in=$(input_for "$key")
 		if [ "$value_name" = - ]; then
 			run flag "$c" $to "--$flag" "$in"
 			run key "$c" $to -X "$key" "$in"
@@ -119,7 +143,7 @@ fi
 
 # what a wrong key or value says
 testrun_status "an unknown scoped key: exit 2, the key and its scope's keys" 2 \
-	"unknown option 'flamegraph:widht' (flamegraph takes title, colors, width, icicle, diff)" \
+	"unknown option 'flamegraph:widht' (flamegraph takes title, colors, width, icicle, diff, max-depth)" \
 	profkit-convert --to=flamegraph -X flamegraph:widht=1600 "$input"
 testrun_status "a format's key without its scope: exit 2, the scoped key" 2 \
 	"unknown option 'gzip' (did you mean pprof:gzip?)" \

@@ -6,14 +6,15 @@
 # "captured on"); the Duration is the span of perf script's sample times;
 # the period is the first event's. The first event is perf evlist's.
 . "${top_srcdir:-.}/tests/test-subr.sh"
+# every check reads what perf says, most what pprof says: both or none,
+# decided before the plan
+find_pprof
+[ -n "$pprof" ] || skip_all "no Go pprof"
+command -v perf >/dev/null || skip_all "no perf (linux-perf)"
 plan 14
 d=testdata/perf-data
 TZ=UTC
 export TZ
-
-find_pprof
-[ -n "$pprof" ] || skip_all "no Go pprof"
-command -v perf >/dev/null || skip_all "no perf (linux-perf)"
 
 header() { perf report -i "$1" --header-only 2>/dev/null; }
 # sample times in ns, one a line

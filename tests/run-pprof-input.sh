@@ -34,6 +34,6 @@ if [ -n "$pprof" ]; then
 	cmp -s "$tmpdir/theirs" "$tmpdir/ours" && pass "top -n 5: pprof -top's rows in its order" ||
 		{ fail "top -n 5: pprof -top's rows in its order"; diff "$tmpdir/theirs" "$tmpdir/ours" | diag_file /dev/stdin; }
 else
-	skip "top -n 5 as pprof -top" "no Go pprof (tests/build-pprof.sh builds one)"
+	skip "top -n 5 as pprof -top" "no Go pprof (./bootstrap builds one)"
 fi
 finish

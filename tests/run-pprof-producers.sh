@@ -6,7 +6,7 @@
 # (producers/, see testdata/README.md). Each one, gzipped and raw, must
 # be found without --from and give the stored profkit-top output (made
 # by `pprof -top`); with Go pprof ($PPROF, `pprof` on PATH or
-# /tmp/ref/pprof; tests/build-pprof.sh builds one) profkit-top's output
+# .tools/bin/pprof, which ./bootstrap builds) profkit-top's output
 # must equal `pprof -top`'s, header included, character for character.
 # With PROFKIT_REQUIRE_TOOLS set, a missing pprof is a failure.
 . "${top_srcdir:-.}/tests/test-subr.sh"
@@ -22,7 +22,7 @@ $d/producers/cppbench.cpu.pb.gz"
 find_pprof
 if [ -z "$pprof" ] && [ -n "${PROFKIT_REQUIRE_TOOLS:-}" ]; then
 	echo "Bail out! Go pprof is required (PROFKIT_REQUIRE_TOOLS is set); build it" \
-		"with tests/build-pprof.sh DIR and set PPROF=DIR/pprof"
+		"with ./bootstrap (.tools/bin/pprof) or set PPROF"
 	exit 1
 fi
 plan 48
@@ -60,7 +60,7 @@ for f in $files; do
 
 	# pprof's output
 	if [ -z "$pprof" ]; then
-		skip "$name: output equals pprof -top's" "no Go pprof (tests/build-pprof.sh)"
+		skip "$name: output equals pprof -top's" "no Go pprof (./bootstrap builds one)"
 		continue
 	fi
 	HOME=$tmpdir PPROF_BINARY_PATH=$tmpdir/bin \

@@ -5,9 +5,12 @@
 # must succeed and every file it writes (-o FILE, > FILE) must not be
 # empty. The one change made to the text: /srv/container-root becomes a
 # root made here. A block whose outside tool is missing (perf that can
-# record, Go pprof, flamegraph.pl from ../shared/reference, dot,
-# gperftools' libraries) is skipped with the reason (failed with
-# PROFKIT_REQUIRE_TOOLS=1); recordings then come from testdata/.
+# record, Go pprof, flamegraph.pl, dot, gperftools' libraries) is
+# skipped with the reason (failed with PROFKIT_REQUIRE_TOOLS=1, but for
+# flamegraph.pl); the recordings it would have made then come from
+# testdata/, their binaries in the build-id cache (~/.debug) as perf
+# record leaves them, so that later blocks read them as they would
+# read this machine's.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 readme=${top_srcdir:-.}/README.md
 work=$tmpdir/session
@@ -27,17 +30,26 @@ can_record=
 has_lib() { ldconfig -p 2>/dev/null | grep -q "$1 " || [ -e "/usr/lib/x86_64-linux-gnu/$1" ]; }
 
 # what a block needs that may be missing here, or nothing; "optional:"
-# before a tool that is never required
+# before a tool that is never required: flamegraph.pl is no Debian 12
+# package (the FlameGraph scripts are in ../shared/reference)
+nl='
+'
 missing() {
 	case $1 in *"perf record"*) [ -n "$can_record" ] || { echo "perf cannot record here"; return; } ;; esac
-	case $1 in *"pprof -"*) [ -n "$pprof" ] || { echo "no Go pprof"; return; } ;; esac
+	case $1 in *"${nl}pprof "*) [ -n "$pprof" ] || { echo "no Go pprof"; return; } ;; esac
 	case $1 in *flamegraph.pl*) [ -f "$work/bin/flamegraph.pl" ] || { echo "$reference_missing"; return; } ;; esac
 	case $1 in *"dot -T"*) command -v dot >/dev/null || { echo "no dot (graphviz)"; return; } ;; esac
 	case $1 in *libprofiler.so*) has_lib libprofiler.so || { echo "no libprofiler.so (libgoogle-perftools-dev)"; return; } ;; esac
 	case $1 in *libtcmalloc.so*) has_lib libtcmalloc.so || { echo "no libtcmalloc.so (libgoogle-perftools-dev)"; return; } ;; esac
 }
 
-# recordings a skipped block would have made
+# recordings a skipped block would have made, their binaries by build id
+for b in c-fp multi c-dwarf blocking; do
+	id=$(readelf -n testdata/bin/$b 2>/dev/null | sed -n 's/.*Build ID: //p')
+	[ -n "$id" ] || continue
+	mkdir -p "$HOME/.debug/.build-id/${id%"${id#??}"}/${id#??}" &&
+		ln -s "$(pwd)/testdata/bin/$b" "$HOME/.debug/.build-id/${id%"${id#??}"}/${id#??}/elf"
+done
 stand_ins() {
 	for f in perf.data before.data after.data; do
 		[ -f "$work/$f" ] || cp testdata/perf-data/c-fp.perf.data "$work/$f"

@@ -257,6 +257,9 @@ static void test_errors(void)
 		  "offset 14 ($.nodes[0]): not JSON: parse error: after array element, I expect ',' or ']'" },
 		{ "{\"a\": [[[[[1]]]]]}", 4, 0, 0, 0,
 		  "offset 9 ($.a[0][0][0]): objects and arrays nested deeper than 4" },
+		{ "[[[[[[[[[[[[[[[[[[[[[[[", 20, 0, 0, 0,
+		  "offset 20 ($[0][0][0][0][0][0][0][0]...(4 more)...[0][0][0][0][0][0][0][0]): "
+		  "objects and arrays nested deeper than 20" },
 		{ "{\"meta\": {\"name\": \"0123456789abcdefg\"}}", 0, 16, 0, 0,
 		  "offset 18 ($.meta.name): a string of 17 bytes, over the limit of 16" },
 		{ "{\"meta\": {\"name\": \"0123456789abcdefghijklmnopqrstuvwxyz\"}}",

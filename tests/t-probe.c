@@ -162,6 +162,9 @@ static const struct rule testdata_rules[] = {
 	{ "gperftools/*.mutex", "gperftools-heap" },
 	{ "pprof/*.pb", "pprof" },
 	{ "pprof/*.pb.gz", "pprof" },
+	{ "jfr/*.jfr", "jfr" },
+	{ "speedscope/*.json", "speedscope" },
+	{ "v8/*.cpuprofile", "v8" },
 	{ "otlp/*.otlp.json", "otlp" },
 	{ "otlp/*.otlp.pb", "otlp" },
 	/* compressed: probed as what they hold */

@@ -12,17 +12,25 @@
 # Checks that need a reference tool from outside (Go pprof, Graphviz
 # dot, valgrind's callgrind_annotate, perf, node with speedscope and
 # ajv, python3, binutils, bash) skip with the reason where it is
-# missing, through skip and skip_all. With PROFKIT_REQUIRE_TOOLS=1 (CI
-# sets it, and installs them all) those skips fail instead, so a tool
-# lost from CI cannot turn its checks off unnoticed. skip_optional and
-# skip_all_optional stay skips even then; each caller says why what it
-# lacks is not required (not packaged for Debian 12, not a tool).
+# missing, through skip and skip_all: "no TOOL", or "no TOOL (more)",
+# as the summary at the end of make check lists them (tests/skipped.sh).
+# ./bootstrap installs them all. With PROFKIT_REQUIRE_TOOLS=1 (CI sets
+# it) those skips fail instead, so a tool lost from CI cannot turn its
+# checks off unnoticed. skip_optional and skip_all_optional stay skips
+# even then; each caller says why what it lacks is not required (not
+# packaged for Debian 12, not a tool).
 
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
-PATH="$top_builddir/cmd:$PATH"
-export PATH LC_ALL=C
+# The tools ./bootstrap installs that are no Debian package: Go pprof in
+# .tools/bin, the npm packages (speedscope, ajv, profiler-cli) in
+# .tools/node_modules, of the source tree or of $PROFKIT_TOOLS. PPROF,
+# NODE_PATH or PROFILER_CLI set by hand wins.
+: "${PROFKIT_TOOLS:=$top_srcdir/.tools}"
+: "${NODE_PATH:=$PROFKIT_TOOLS/node_modules}"
+PATH="$top_builddir/cmd:$PROFKIT_TOOLS/bin:$PATH:$PROFKIT_TOOLS/node_modules/.bin"
+export PATH NODE_PATH LC_ALL=C
 cd "$top_srcdir" || exit 99
 
 tap_n=0
@@ -81,18 +89,18 @@ fail() {
 	echo "not ok $tap_n - $*"
 }
 
-# find_pprof: set pprof to Go pprof ($PPROF, `pprof` on PATH or
-# /tmp/ref/pprof; tests/build-pprof.sh builds one), or to "" without it.
+# find_pprof: set pprof to Go pprof ($PPROF, else `pprof` on PATH, where
+# ./bootstrap's .tools/bin comes first), or to "" without it.
 # gperftools' perl pprof is not it: it has no -raw.
 find_pprof() {
 	pprof=
-	for c in "${PPROF:-}" "$(command -v pprof 2>/dev/null)" /tmp/ref/pprof; do
+	for c in "${PPROF:-}" "$(command -v pprof 2>/dev/null)"; do
 		if [ -n "$c" ] && [ -x "$c" ] && "$c" -h 2>&1 | grep -q -e -traces; then
 			pprof=$c
 			return 0
 		fi
 	done
-	echo "# no Go pprof found: its checks are skipped (fail with PROFKIT_REQUIRE_TOOLS=1)"
+	echo "# no Go pprof found (./bootstrap builds one): its checks are skipped"
 }
 
 # show a file as TAP diagnostics
@@ -163,6 +171,26 @@ testrun_fails() {
 		echo "# wanted on stderr: $pattern"
 		diag_file "$tmpdir/err"
 	fi
+}
+
+# refused_as READER: for each "NAME<TAB>MESSAGE" line of standard input,
+# testdata/bad/READER/NAME read --from=READER must exit 1, write nothing
+# and say exactly "profkit-convert: FILE: MESSAGE"
+refused_as() {
+	while IFS='	' read -r bad message; do
+		f=testdata/bad/$1/$bad
+		rm -rf "$outdir" && mkdir "$outdir" || exit 99
+		profkit-convert -q --from="$1" --to=pprof -o "$outdir/out.pb.gz" "$f" \
+			2>"$tmpdir/err"
+		got=$?
+		if [ $got = 1 ] && [ -z "$(ls -A "$outdir")" ] &&
+			grep -F -x -q "profkit-convert: $f: $message" "$tmpdir/err"; then
+			pass "$bad: refused: $message"
+		else
+			fail "$bad: exit $got, want 1 and: $message"
+			diag_file "$tmpdir/err"
+		fi
+	done
 }
 
 finish() {

@@ -590,23 +590,29 @@ int pk_input_slurp(struct pk_input *in, size_t max, unsigned char **data,
 	return 0;
 }
 
-int pki_input_read_json(struct pk_input *in, struct pki_json_reader *jr)
+int pki_input_read_json(struct pk_input *in, const struct pki_json_path *paths,
+			pki_json_value_fn *value, void *arg)
 {
+	const struct pki_json_read_spec spec = {
+		.paths = paths, .value = value, .arg = arg,
+		.einput = PK_EINPUT, .enomem = PK_ENOMEM,
+	};
+	struct pki_json_reader *jr = pki_json_reader_new(&spec);
 	unsigned char *buf = malloc(INPUT_CHUNK);
 	ssize_t got = 0;
-	int rc = buf ? 0 : PK_ENOMEM;
+	int rc = jr && buf ? 0 : PK_ENOMEM;
 
 	while (!rc && (got = pk_input_read(in, buf, INPUT_CHUNK)) > 0)
 		rc = pki_json_reader_feed(jr, buf, (size_t)got);
 	free(buf);
 	if (!rc && got < 0)
-		return (int)got;
-	if (!rc)
+		rc = (int)got;
+	else if (!rc)
 		rc = pki_json_reader_finish(jr);
 	if (rc == PK_ENOMEM)
-		return pk_error_set(in->ctx, rc, "%s: out of memory", in->name);
-	if (rc && *pki_json_reader_error(jr))
-		return pk_error_set(in->ctx, rc, "%s: %s", in->name,
-				    pki_json_reader_error(jr));
+		pk_error_set(in->ctx, rc, "%s: out of memory", in->name);
+	else if (rc && *pki_json_reader_error(jr))
+		pk_error_set(in->ctx, rc, "%s: %s", in->name, pki_json_reader_error(jr));
+	pki_json_reader_free(jr);
 	return rc;
 }

@@ -77,13 +77,18 @@ void pki_input_unmap_part(const struct pk_input *in, const void *start,
 			  size_t len);
 
 /*
- * Read the rest of in as one JSON document through jr (util/json-read.h,
- * made with the codes PK_EINPUT and PK_ENOMEM). Returns 0 or the first
+ * Read the rest of in as one JSON document, a stream: the values on the
+ * paths go to value(arg, ...) (util/json-read.h). Returns 0 or the first
  * error, set in the context: the reader's message after the input's name
- * ("NAME: offset N ($.path): what was expected"), or what a callback set.
+ * ("NAME: offset N ($.path): what was expected"), or what value set.
  */
+struct pki_json_path;
 struct pki_json_reader;
-int pki_input_read_json(struct pk_input *in, struct pki_json_reader *jr);
+struct pki_json_value;
+int pki_input_read_json(struct pk_input *in, const struct pki_json_path *paths,
+			int (*value)(void *arg, struct pki_json_reader *jr, int id,
+				     const struct pki_json_value *v),
+			void *arg);
 
 /*
  * The reader's sample times are dates (time_nanos places them on the wall

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "internal.h"
@@ -27,6 +28,7 @@ struct behind;
 struct pk_output {
 	struct pk_context *ctx;
 	char *path, *tmp_path;
+	int direct;	/* fd opened on path itself (a device or a FIFO) */
 	int fd;			/* -1 for memory */
 	unsigned char *buf;
 	size_t len, cap;
@@ -61,6 +63,15 @@ struct behind {
 	char message[256];
 };
 
+/*
+ * The output this thread compresses for (behind_main sets it), or NULL:
+ * known on the thread from its first instruction. Not b->thread, which
+ * pthread_create stores, on musl after the thread has started: comparing
+ * with it holds only while the thread fails on nothing before the first
+ * part it is given (under b->lock, after the store).
+ */
+static _Thread_local const struct pk_output *compressing;
+
 /* An error of writing: the context's, or kept for it while the thread
  * compresses. */
 static int output_error(struct pk_output *o, int code, const char *fmt, ...)
@@ -71,7 +82,7 @@ static int output_error(struct pk_output *o, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (b && pthread_equal(pthread_self(), b->thread)) {
+	if (b && compressing == o) {
 		if (!b->code) {
 			vsnprintf(b->message, sizeof(b->message), fmt, ap);
 			b->code = code;
@@ -140,6 +151,34 @@ static char *temporary_prefix(const char *path, size_t *dir_len)
 	return prefix;
 }
 
+/*
+ * Whether the process PID has ended. A killed job whose parent died too
+ * stays a zombie until its new parent reaps it, and in a container whose
+ * first process never reaps, that is forever: kill() still finds it, so
+ * Linux's /proc is asked for its state too.
+ */
+static int writer_gone(long pid)
+{
+	char path[48], stat[128], *state;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	state = strrchr(stat, ')');
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
 /* Remove DIR/.BASE.tmp.PID.N files left by runs that were killed. */
 static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 {
@@ -158,7 +197,7 @@ static void remove_stale_temporaries(const char *prefix, size_t dir_len)
 			continue;
 		pid = strtol(e->d_name + name_len, &end, 10);
 		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		    !writer_gone(pid))
 			continue;
 		if (asprintf(&path, "%s/%s", dir, e->d_name) >= 0) {
 			unlink(path);
@@ -201,6 +240,28 @@ static int open_temporary(struct pk_output *o)
 	return 0;
 }
 
+/*
+ * A path that names something other than a file or nothing (/dev/null,
+ * a FIFO, /dev/stdout) is written in place: renaming a temporary over it
+ * would replace the device with a file.
+ */
+static int is_special_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+static int open_direct(struct pk_output *o)
+{
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC);
+	if (o->fd < 0)
+		return pk_error_set(o->ctx, PK_EIO, "cannot open '%s': %s",
+				    o->path, strerror(errno));
+	o->direct = 1;
+	return 0;
+}
+
 int pk_output_open(struct pk_context *ctx, const char *path,
 		   struct pk_output **out)
 {
@@ -219,8 +280,8 @@ int pk_output_open(struct pk_context *ctx, const char *path,
 		o->fd = STDOUT_FILENO;
 	} else {
 		o->path = strdup(path);
-		rc = o->path ? open_temporary(o) :
-			pk_error_set(ctx, PK_ENOMEM, "out of memory");
+		rc = !o->path ? pk_error_set(ctx, PK_ENOMEM, "out of memory") :
+		     is_special_file(path) ? open_direct(o) : open_temporary(o);
 		if (rc) {
 			pk_output_abort(o);
 			return rc;
@@ -373,6 +434,7 @@ static void *behind_main(void *arg)
 	struct behind *b = o->behind;
 	int failed = 0;
 
+	compressing = o;
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		void *data;
@@ -558,6 +620,9 @@ int pk_output_commit(struct pk_output *o)
 					  strerror(errno));
 		if (rc)
 			unlink(o->tmp_path);
+	} else if (o->direct && close(o->fd) < 0 && !rc) {
+		rc = pk_error_set(o->ctx, PK_EIO, "cannot write '%s': %s",
+				  o->path, strerror(errno));
 	}
 	output_free(o);
 	return rc;
@@ -572,6 +637,8 @@ void pk_output_abort(struct pk_output *o)
 	if (o->tmp_path && o->fd >= 0) {
 		close(o->fd);
 		unlink(o->tmp_path);
+	} else if (o->direct) {
+		close(o->fd);
 	}
 	output_free(o);
 }

@@ -205,6 +205,7 @@ struct flamegraph {
 
 	/* layout */
 	unsigned width, height, maxdepth;
+	unsigned max_depth;	/* flamegraph:max-depth; 0: no limit */
 	double px_per_value;
 	const char *palette;
 
@@ -1138,6 +1139,8 @@ static void measure(struct flamegraph *fg)
 			"deeper than the wider ones reach, left out (they "
 			"would make the graph %u pixels taller, mostly blank)",
 			cut, (deepest - fg->maxdepth) * FG_FRAME_HEIGHT);
+	if (fg->max_depth && fg->maxdepth > fg->max_depth)
+		fg->maxdepth = fg->max_depth;	/* asked for: no warning */
 	fg->height = (fg->maxdepth + 1) * FG_FRAME_HEIGHT + FG_YPAD_TOP +
 		     FG_YPAD_BOTTOM;
 }
@@ -1169,7 +1172,7 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	return rc;
 }
 
-enum { TITLE, COLORS, WIDTH, ICICLE, DIFF };
+enum { TITLE, COLORS, WIDTH, ICICLE, DIFF, MAX_DEPTH };
 
 static const char *const palettes[] = { "hot", "mem", "io", NULL };
 
@@ -1187,6 +1190,10 @@ static const struct pki_option flamegraph_options[] = {
 		.flag = "icicle", .help = "root at the top (\"Icicle Graph\")" },
 	[DIFF] = { .key = "flamegraph:diff", .type = PK_OPTION_FLAG,
 		.flag = "diff", .help = "require a differential (two-column) input" },
+	[MAX_DEPTH] = { .key = "flamegraph:max-depth", .type = PK_OPTION_UINT,
+		.def = "0", .min = 0, .max = 1000000, .flag = "max-depth",
+		.value_name = "N", .help = "draw at most N frames above the root "
+		"(default 0: all)" },
 	{ .key = NULL },
 };
 
@@ -1202,6 +1209,7 @@ static void read_options(struct flamegraph *fg, const struct pk_options *opts)
 	fg->width = pki_option_uint(opts, &d[WIDTH]);
 	fg->icicle = pki_option_flag(opts, &d[ICICLE]) != 0;
 	fg->diff = pki_option_flag(opts, &d[DIFF]) != 0;
+	fg->max_depth = pki_option_uint(opts, &d[MAX_DEPTH]);
 }
 
 static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,

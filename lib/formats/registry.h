@@ -13,6 +13,7 @@
 
 #define PKI_FORMATS(FORMAT) \
 	FORMAT(perf_data) \
+	FORMAT(jfr) \
 	FORMAT(gperftools_cpu) \
 	FORMAT(gperftools_heap) \
 	FORMAT(perf_script) \
@@ -20,6 +21,7 @@
 	FORMAT(pprof) \
 	FORMAT(otlp) \
 	FORMAT(speedscope) \
+	FORMAT(v8) \
 	FORMAT(chrome_trace) \
 	FORMAT(gprof2dot) \
 	FORMAT(dot) \

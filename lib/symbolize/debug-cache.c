@@ -62,6 +62,34 @@ static int zlib_section(const unsigned char *image, size_t size,
 	return ch->ch_type == ELFCOMPRESS_ZLIB;
 }
 
+/*
+ * Whether a plain copy can be made and then used: some section
+ * zlib-compressed, every compressed one zlib (one left compressed, as a
+ * zstd one would be, makes a copy plain_and_whole refuses), each small
+ * enough to inflate in one go and no more than PLAIN_MAX in all. Decided
+ * before a byte is written, not found out after the copy is made.
+ */
+static int worth_a_copy(const unsigned char *image, size_t size,
+			const Elf64_Shdr *sh, size_t nsec)
+{
+	uint64_t inflated = 0;
+	Elf64_Chdr ch;
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < nsec; i++) {
+		if (!(sh[i].sh_flags & SHF_COMPRESSED))
+			continue;
+		if (!zlib_section(image, size, &sh[i], &ch) ||
+		    sh[i].sh_size > UINT32_MAX || ch.ch_addralign > 4096 ||
+		    ch.ch_size > PLAIN_MAX - inflated)
+			return 0;
+		inflated += ch.ch_size;
+		any = 1;
+	}
+	return any;
+}
+
 static int write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
@@ -131,11 +159,12 @@ static int inflate_section(int fd, const Elf64_Chdr *ch,
  * The file's bytes as they are, then each compressed section inflated,
  * then the section headers pointing there instead; the ELF header's
  * e_shoff last. Program headers, notes and symbols stay where they were.
+ * The file is one worth_a_copy accepts.
  */
 static int write_plain(int out, const unsigned char *image, size_t size,
 		       Elf64_Shdr *sh, size_t nsec)
 {
-	uint64_t at = size, inflated = 0, shoff;
+	uint64_t at = size, shoff;
 	Elf64_Chdr ch;
 	size_t i;
 
@@ -144,10 +173,7 @@ static int write_plain(int out, const unsigned char *image, size_t size,
 	for (i = 0; i < nsec; i++) {
 		if (!zlib_section(image, size, &sh[i], &ch))
 			continue;
-		inflated += ch.ch_size;
-		if (inflated > PLAIN_MAX || sh[i].sh_size > UINT32_MAX ||
-		    ch.ch_addralign > 4096 ||
-		    pad_to(out, &at, ch.ch_addralign) ||
+		if (pad_to(out, &at, ch.ch_addralign) ||
 		    inflate_section(out, &ch, image + sh[i].sh_offset,
 				    sh[i].sh_size))
 			return -1;
@@ -253,9 +279,8 @@ int sym_debug_plain(const char *cache_dir, int fd)
 	Elf *elf;
 	const unsigned char *image;
 	Elf64_Shdr *sh = NULL;
-	Elf64_Chdr ch;
 	char bid[81] = "", *path = NULL;
-	size_t size = 0, nsec = 0, i;
+	size_t size = 0, nsec = 0;
 	int plain = -1;
 
 	if (!cache_dir || fd < 0)
@@ -264,9 +289,7 @@ int sym_debug_plain(const char *cache_dir, int fd)
 	image = elf ? (const unsigned char *)elf_rawfile(elf, &size) : NULL;
 	if (image && (sh = native_sections(elf, image, size, &nsec)))
 		sym_elf_build_id(elf, bid);
-	for (i = 0; i < nsec && !zlib_section(image, size, &sh[i], &ch); i++)
-		;
-	if (i < nsec && *bid &&
+	if (sh && worth_a_copy(image, size, sh, nsec) && *bid &&
 	    (path = malloc(strlen(cache_dir) + strlen(bid) + 16))) {
 		sprintf(path, "%s/debug/%s.debug", cache_dir, bid);
 		plain = open_cached(path, bid);

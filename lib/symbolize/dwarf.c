@@ -152,17 +152,32 @@ static char *join_scope_names(Dwarf_Die *scopes, int n)
 	return out;
 }
 
+/*
+ * The scopes around die as dwarf_getscopes_die gives them, their number
+ * (or -1) returned: *scopes is around when scopes_around found them, else
+ * libdw's array, to free.
+ */
+static int scopes_of(Dwarf_Die *die, Dwarf_Die *around, Dwarf_Die **scopes)
+{
+	int n = scopes_around(die, around);
+
+	*scopes = around;
+	if (n < 0) {
+		*scopes = NULL;
+		n = dwarf_getscopes_die(die, scopes);
+	}
+	return n;
+}
+
 /* "ns::A::" of the scopes around decl, or NULL (malloc'd). */
 static char *scope_prefix_of(Dwarf_Die *decl)
 {
-	Dwarf_Die around[SYM_MAX_SCOPE_DEPTH + 1], *walked = NULL;
-	int n = scopes_around(decl, around);
-	char *out;
+	Dwarf_Die around[SYM_MAX_SCOPE_DEPTH + 1], *scopes;
+	int n = scopes_of(decl, around, &scopes);
+	char *out = join_scope_names(scopes, n);
 
-	if (n < 0)
-		n = dwarf_getscopes_die(decl, &walked);
-	out = join_scope_names(walked ? walked : around, n);
-	free(walked);
+	if (scopes != around)
+		free(scopes);
 	return out;
 }
 
@@ -391,6 +406,13 @@ static int is_function_tag(int tag)
 	       tag == DW_TAG_entry_point;
 }
 
+/* The DIEs an inline chain goes down through. */
+static int is_scope_tag(int tag)
+{
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
 /* The inlined instances at pc inside fn, innermost first, then fn. */
 static int inline_chain(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *out)
 {
@@ -405,9 +427,7 @@ static int inline_chain(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *out)
 		do {
 			int tag = dwarf_tag(&child);
 
-			if (tag != DW_TAG_inlined_subroutine &&
-			    tag != DW_TAG_lexical_block &&
-			    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			if (!is_scope_tag(tag))
 				continue;
 			if (dwarf_haspc(&child, pc) <= 0)
 				continue;
@@ -456,12 +476,6 @@ struct sym_tree_root {
 	const void *fn;		/* the function DIE (Dwarf_Die.addr) */
 	uint32_t node;		/* its node + 1; 0: walked by inline_chain */
 };
-
-static int is_scope_tag(int tag)
-{
-	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
-	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
-}
 
 static int kid_cmp(const void *a, const void *b)
 {
@@ -643,7 +657,7 @@ static int tree_chain(const struct sym_dwarf *d, uint32_t root,
 /* The same through dwarf_getscopes, for what the index does not hold. */
 static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
 {
-	Dwarf_Die *scopes = NULL, *cu, inner;
+	Dwarf_Die *scopes = NULL, *cu, inner, around[SYM_MAX_SCOPE_DEPTH + 1];
 	Dwarf_Addr dwbias = 0;
 	int nscopes, n = 0, i;
 
@@ -659,8 +673,7 @@ static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
 	 */
 	inner = scopes[0];
 	free(scopes);
-	scopes = NULL;
-	nscopes = dwarf_getscopes_die(&inner, &scopes);
+	nscopes = scopes_of(&inner, around, &scopes);
 	for (i = 0; i < nscopes && n < SYM_MAX_FRAMES; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -670,7 +683,8 @@ static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
 		if (tag != DW_TAG_inlined_subroutine)
 			break;
 	}
-	free(scopes);
+	if (scopes != around)
+		free(scopes);
 	return n;
 }
 

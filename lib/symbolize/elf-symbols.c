@@ -7,6 +7,7 @@
 
 #include "elf-symbols.h"
 #include "core/internal.h"
+#include "util/search.h"
 
 #define PLT_ENTRY 16		/* bytes of an x86_64 PLT stub */
 
@@ -42,17 +43,6 @@ static uint64_t alias_rank(const char *name, int sized, int bind,
 	return (uint64_t)!sized << 62 | binding << 60 |
 	       (uint64_t)underscores << 56 | (uint64_t)(0xffff - len) << 40 |
 	       (index & 0xffffffffffu);
-}
-
-/*
- * Among aliases, addr2line (binutils) names an address after the last
- * local symbol in the table, else the last one: from an alias_rank, the
- * binding (local: 1) and the symbol's index.
- */
-static uint64_t bfd_preference(uint64_t rank)
-{
-	return (uint64_t)(((rank >> 60) & 3) == 1) << 40 |
-	       (rank & 0xffffffffffu);
 }
 
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
@@ -185,24 +175,65 @@ static int add_functions(struct symtab *t, Dwfl_Module *mod, Elf *elf)
 	return 0;
 }
 
-/* One entry per address, perf's alias first and addr2line's beside it;
- * a sizeless symbol ends where the next begins. */
-static void keep_one_per_address(struct symtab *t)
+/* A symbol's size (0: none given) and place in its table (0: a PLT stub) */
+static uint64_t sym_size(const struct sym *s)
 {
-	size_t i, kept = 0;
-	uint64_t best = 0;
+	return s->sized ? s->end - s->start : 0;
+}
 
-	for (i = 0; i < t->n; i++) {
-		struct sym *prev = kept ? &t->v[kept - 1] : NULL;
-		uint64_t pref = bfd_preference(t->v[i].rank);
+static uint64_t sym_index(const struct sym *s)
+{
+	return s->rank & 0xffffffffffu;
+}
 
-		if (!prev || prev->start != t->v[i].start) {
-			t->v[kept++] = t->v[i];
-			best = pref;
-		} else if (pref > best) {
-			prev->bfd_alias = t->v[i].name;
-			best = pref;
-		}
+/*
+ * Does the tool of rule name an address after a rather than b, two
+ * symbols starting there? perf takes the lowest alias_rank (the first
+ * of the sorted table). binutils 2.40's addr2line (_bfd_elf_find_function
+ * in bfd/dwarf2.c, where a symbol without a size counts one byte) takes
+ * the largest, then the first in the table; llvm-symbolizer 14, which
+ * pprof asks (SymbolizableObjectFile::create: a stable sort by address
+ * and size, keeping the last), the largest, then the last.
+ */
+static int tool_prefers(enum sym_alias_rule rule, const struct sym *a,
+			const struct sym *b)
+{
+	uint64_t size_a = sym_size(a), size_b = sym_size(b);
+
+	switch (rule) {
+	case SYM_ALIAS_ADDR2LINE:
+		size_a += !size_a;
+		size_b += !size_b;
+		return size_a != size_b ? size_a > size_b :
+			sym_index(a) < sym_index(b);
+	case SYM_ALIAS_LLVM:
+		return size_a != size_b ? size_a > size_b :
+			sym_index(a) > sym_index(b);
+	case SYM_ALIAS_PERF:
+		break;
+	}
+	return a->rank < b->rank;
+}
+
+/*
+ * One entry per address, named after the alias the tool of rule picks
+ * (its extent stays perf's); a sizeless symbol ends where the next
+ * begins.
+ */
+static void keep_one_per_address(struct symtab *t, enum sym_alias_rule rule)
+{
+	size_t i, j, kept = 0;
+
+	for (i = 0; i < t->n; i = j) {
+		const struct sym *pick = &t->v[i];
+		const char *name;
+
+		for (j = i + 1; j < t->n && t->v[j].start == t->v[i].start; j++)
+			if (tool_prefers(rule, &t->v[j], pick))
+				pick = &t->v[j];
+		name = pick->name;
+		t->v[kept] = t->v[i];
+		t->v[kept++].name = name;
 	}
 	t->n = kept;
 	for (i = 0; i < t->n; i++)
@@ -211,13 +242,90 @@ static void keep_one_per_address(struct symtab *t)
 				t->v[i].start + 1;
 }
 
+/* The entry of t starting at addr, or NULL. */
+static struct sym *entry_at(struct symtab *t, uint64_t addr)
+{
+	size_t k = pki_count_at_or_below(t->v, t->n, sizeof(*t->v),
+					 offsetof(struct sym, start), addr);
+
+	return k && t->v[k - 1].start == addr ? &t->v[k - 1] : NULL;
+}
+
+/* The section of type in elf, or NULL. */
+static Elf_Scn *section_of_type(Elf *elf, GElf_Word type, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, shdr) && shdr->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/*
+ * llvm-symbolizer names a function by the file's own symbol table, never
+ * a debug file's, and by DWARF where that table has no symbol: where the
+ * file has only .dynsym, pprof names an address after the symbols
+ * .dynsym has there ("__libc_malloc", where libc's debug file has
+ * "malloc" last), and others by DWARF ("clone3", a local symbol). 0, or
+ * -1 when out of memory.
+ */
+static int name_as_dynsym(struct symtab *t, Elf *elf, GElf_Addr bias)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	struct sym *picks;
+	size_t i, n;
+
+	if (!elf || section_of_type(elf, SHT_SYMTAB, &shdr) ||
+	    !(scn = section_of_type(elf, SHT_DYNSYM, &shdr)) ||
+	    !shdr.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return 0;
+	if (!(picks = calloc(t->n ? t->n : 1, sizeof(*picks))))
+		return -1;
+	n = data->d_size / shdr.sh_entsize;	/* what was read, not what
+						 * the header claims */
+	for (i = 1; i < n; i++) {
+		struct sym cand = { 0 }, *at;
+		GElf_Sym sym;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+		    !(cand.name = elf_strptr(elf, shdr.sh_link, sym.st_name)) ||
+		    !*cand.name ||
+		    !(at = entry_at(t, sym.st_value + bias)))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    type != STT_NOTYPE && type != STT_OBJECT)
+			continue;
+		cand.start = at->start;
+		cand.end = at->start + sym.st_size;
+		cand.sized = sym.st_size != 0;
+		cand.rank = i;
+		if (!picks[at - t->v].name ||
+		    tool_prefers(SYM_ALIAS_LLVM, &cand, &picks[at - t->v]))
+			picks[at - t->v] = cand;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (picks[i].name)
+			t->v[i].name = picks[i].name;
+		t->v[i].dwarf_names = !picks[i].name;
+	}
+	free(picks);
+	return 0;
+}
+
 /*
  * The function symbols, sorted, so each address costs a binary search
  * (dwfl_module_addrinfo scans the whole table). Symbols come from
  * .symtab (of the debug file when there is one) or .dynsym, whose
  * section indices are the main file's.
  */
-struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names)
+struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names,
+			       enum sym_alias_rule rule)
 {
 	GElf_Addr elf_bias;
 	Elf *elf = dwfl_module_getelf(mod, &elf_bias);
@@ -231,6 +339,10 @@ struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names)
 		return NULL;
 	}
 	symtab_sort(t);
-	keep_one_per_address(t);
+	keep_one_per_address(t, rule);
+	if (rule == SYM_ALIAS_LLVM && name_as_dynsym(t, elf, elf_bias)) {
+		symtab_free(t);
+		return NULL;
+	}
 	return t;
 }

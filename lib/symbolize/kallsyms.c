@@ -54,14 +54,6 @@ struct scan {
 	int all_zero;
 };
 
-/* Hex digit values plus one; 0 for the other bytes. */
-static const unsigned char hex_digit[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
-	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
 /*
  * Eight lowercase hex digits at p as a number, or -1 for any other byte:
  * all eight at once, a byte per digit in a 64-bit word (kallsyms has a
@@ -87,13 +79,12 @@ static int64_t hex8(const unsigned char *p)
 	return (int64_t)((v & 0xffff) << 16 | (v >> 32 & 0xffff));
 }
 
-/* The address a line of len bytes starts with, at most 16 digits;
- * moves *pp. Mostly 16 lowercase digits and a blank. */
-static int scan_hex(const char **pp, size_t len, uint64_t *v)
+/* The address a line of len bytes starts with, as sym_parse_hex reads
+ * it; moves *pp. Mostly 16 lowercase digits and a blank. */
+static int scan_hex(char **pp, size_t len, uint64_t *v)
 {
 	const unsigned char *p = (const unsigned char *)*pp;
 	int64_t hi, lo;
-	unsigned n;
 
 	if (len > 16 && p[16] == ' ' && (hi = hex8(p)) >= 0 &&
 	    (lo = hex8(p + 8)) >= 0) {
@@ -101,13 +92,7 @@ static int scan_hex(const char **pp, size_t len, uint64_t *v)
 		*pp += 16;
 		return 0;
 	}
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	*v = 0;
-	for (n = 0; n < 17 && hex_digit[p[n]]; n++)
-		*v = *v << 4 | (uint64_t)(hex_digit[p[n]] - 1);
-	*pp = (const char *)p + n;
-	return n && n <= 16 ? 0 : -1;
+	return sym_parse_hex(pp, v);
 }
 
 /* Copy the names still in the read buffer, before it moves on. */
@@ -132,7 +117,7 @@ static int keep_pending(struct scan *sc)
 
 /* "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]",
  * NUL-terminated, its name left in place until keep_pending. */
-static void scan_line(struct scan *sc, const char *p, size_t len)
+static void scan_line(struct scan *sc, char *p, size_t len)
 {
 	size_t k = 0, hi = sc->nwant;
 	uint64_t addr, rank;
@@ -258,7 +243,7 @@ static int scan_table(struct scan *sc, struct symtab *t)
 	t->text = sc->names.s;	/* the names, now that they stay put */
 	sc->names.s = NULL;
 	for (j = 0; j < t->n; j++)
-		t->v[j].name = t->v[j].bfd_alias = t->text + name[j];
+		t->v[j].name = t->text + name[j];
 	t->hidden = sc->lines && sc->all_zero;
 	free(name);
 	return 0;
@@ -429,8 +414,27 @@ static size_t sort_distinct(uint64_t *v, size_t n)
 	return kept;
 }
 
+/*
+ * t scanned again, for the addresses now wanted, in place: the objects of
+ * an earlier profile hold it. When it cannot be, it stays as it was (the
+ * new addresses are then not found).
+ */
+static void rescan(struct sym_kernel *k, struct symtab *t)
+{
+	struct symtab *fresh = scan_kallsyms(t->path, k->want, k->nwant), old;
+
+	if (!fresh)
+		return;
+	old = *t;
+	*t = *fresh;
+	*fresh = old;
+	symtab_free(fresh);
+}
+
 int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n)
 {
+	size_t i;
+
 	sym_kernel_join(k);
 	k->nwant = 0;
 	if (!n)	/* addrs may be NULL: memcpy and qsort must not see it */
@@ -439,71 +443,21 @@ int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n)
 		return -1;
 	memcpy(k->want, addrs, n * sizeof(*addrs));
 	k->nwant = sort_distinct(k->want, n);
-	return 0;
-}
-
-static int covers(const struct kernel_tab *kt, uint64_t addr)
-{
-	size_t n = pki_count_at_or_below(kt->covered, kt->ncovered,
-					 sizeof(uint64_t), 0, addr);
-
-	return n && kt->covered[n - 1] == addr;
-}
-
-/* kt answers for its addresses and the wanted ones, plus extra unless
- * it is NULL: scanned again where it does not yet (swapped in place, so
- * objects holding kt->t hold the new table). 0, or -1. */
-static int cover(struct sym_kernel *k, struct kernel_tab *kt,
-		 const uint64_t *extra)
-{
-	size_t i, n = kt->ncovered;
-	uint64_t *v;
-	struct symtab *t;
-
-	for (i = 0; i < k->nwant && covers(kt, k->want[i]); i++)
-		;
-	if (i == k->nwant && (!extra || covers(kt, *extra)))
-		return 0;
-	v = malloc((n + k->nwant + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	memcpy(v, kt->covered, n * sizeof(*v));
-	memcpy(v + n, k->want, k->nwant * sizeof(*v));
-	n += k->nwant;
-	if (extra)
-		v[n++] = *extra;
-	n = sort_distinct(v, n);
-	t = scan_kallsyms(kt->t->path, v, n);
-	if (!t) {
-		free(v);
-		return -1;
-	}
-	free(kt->t->text);
-	free(kt->t->v);
-	kt->t->text = t->text;
-	kt->t->v = t->v;
-	kt->t->n = t->n;
-	kt->t->cap = t->cap;
-	kt->t->hidden = t->hidden;
-	t->text = NULL;
-	t->v = NULL;
-	symtab_free(t);
-	free(kt->covered);
-	kt->covered = v;
-	kt->ncovered = n;
+	/* a symbolizer used again: its tables hold another profile's symbols */
+	for (i = 0; i < k->ntabs; i++)
+		rescan(k, k->tabs[i]);
 	return 0;
 }
 
 /* The table of path, answering for the wanted addresses. */
 static struct symtab *kernel_table(struct sym_kernel *k, const char *path)
 {
-	struct kernel_tab *kt;
 	struct symtab *t;
 	size_t i;
 
 	for (i = 0; i < k->ntabs; i++)
-		if (strcmp(k->tabs[i].t->path, path) == 0)
-			return cover(k, &k->tabs[i], NULL) ? NULL : k->tabs[i].t;
+		if (strcmp(k->tabs[i]->path, path) == 0)
+			return k->tabs[i];
 	if (access(path, R_OK) != 0 ||
 	    pki_grow(&k->tabs, &k->tabs_cap, k->ntabs + 1,
 		     sizeof(*k->tabs)) < 0)
@@ -511,29 +465,9 @@ static struct symtab *kernel_table(struct sym_kernel *k, const char *path)
 	t = prefetched(k, path);
 	if (!t)
 		t = scan_kallsyms(path, k->want, k->nwant);
-	kt = &k->tabs[k->ntabs];
-	kt->covered = malloc((k->nwant ? k->nwant : 1) * sizeof(uint64_t));
-	if (!t || !kt->covered) {
-		symtab_free(t);
-		free(kt->covered);
-		return NULL;
-	}
-	memcpy(kt->covered, k->want, k->nwant * sizeof(uint64_t));
-	kt->ncovered = k->nwant;
-	kt->t = t;
-	k->ntabs++;
+	if (t)
+		k->tabs[k->ntabs++] = t;
 	return t;
-}
-
-const struct sym *sym_kernel_find(struct sym_kernel *k,
-				  const struct symtab *t, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < k->ntabs; i++)
-		if (k->tabs[i].t == t && !covers(&k->tabs[i], addr))
-			cover(k, &k->tabs[i], &addr);	/* else found or not */
-	return symtab_find(t, addr);
 }
 
 /*
@@ -607,10 +541,8 @@ void sym_kernel_release(struct sym_kernel *k)
 	sym_kernel_join(k);
 	symtab_free(k->prefetch.tab);
 	free(k->prefetch.path);
-	for (i = 0; i < k->ntabs; i++) {
-		symtab_free(k->tabs[i].t);
-		free(k->tabs[i].covered);
-	}
+	for (i = 0; i < k->ntabs; i++)
+		symtab_free(k->tabs[i]);
 	free(k->tabs);
 	free(k->want);
 	free(k->running_build_id);

@@ -4,8 +4,9 @@
  * or /proc/kallsyms when the recording is of the running kernel, each
  * read once (the first on a thread of its own, while the libraries'
  * DWARF is read) and shared by the kernel and its modules. A table holds
- * only the symbols of the addresses a profile wants (sym_kernel_want);
- * an address wanted later costs one more pass over the file.
+ * only the symbols of the addresses a profile wants (sym_kernel_want),
+ * and so answers only for those: another profile through the same
+ * symbolizer costs one more pass over each file.
  */
 #ifndef PROFKIT_SYMBOLIZE_KALLSYMS_H
 #define PROFKIT_SYMBOLIZE_KALLSYMS_H
@@ -22,11 +23,7 @@ struct sym_kernel {
 	const char *kallsyms;	/* --kallsyms, or NULL (borrowed) */
 	const char *home_debug;	/* perf's build-id cache, or NULL (borrowed) */
 	int local_kernel;	/* recorded on the running kernel */
-	struct kernel_tab {
-		struct symtab *t;
-		uint64_t *covered;	/* sorted: the addresses t answers for */
-		size_t ncovered;
-	} *tabs;		/* by path */
+	struct symtab **tabs;	/* by path */
 	size_t ntabs, tabs_cap;
 	uint64_t *want;		/* the profile's kernel addresses, sorted */
 	size_t nwant, want_cap;
@@ -45,7 +42,8 @@ void sym_kernel_init(struct sym_kernel *k, struct pk_context *ctx,
 		     const char *kallsyms, const char *home_debug,
 		     int local_kernel);
 /* The kernel addresses (of the kernel and its modules) that lookups will
- * ask for, before any: 0, or -1 when out of memory. */
+ * ask for, before any (symtab_find on a table of sym_kernel_symbols
+ * finds only these): 0, or -1 when out of memory. */
 int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n);
 /* Start reading the kallsyms that sym_kernel_symbols will want first. */
 void sym_kernel_prefetch(struct sym_kernel *k, const char *build_id);
@@ -56,9 +54,6 @@ void sym_kernel_join(struct sym_kernel *k);
 const struct symtab *sym_kernel_symbols(struct sym_kernel *k,
 					const char *file,
 					const char *build_id);
-/* The symbol of t (from sym_kernel_symbols) holding addr, or NULL. */
-const struct sym *sym_kernel_find(struct sym_kernel *k,
-				  const struct symtab *t, uint64_t addr);
 void sym_kernel_release(struct sym_kernel *k);
 
 #endif

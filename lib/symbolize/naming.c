@@ -19,6 +19,9 @@ void sym_naming_init(struct sym_naming *nm,
 	nm->demangle = o->demangle;
 	nm->addr2line = o->demangle == PK_DEMANGLE_SHORT && !o->no_inline;
 	nm->plt_names = o->demangle != PK_DEMANGLE_SIMPLE;
+	nm->aliases = nm->addr2line ? SYM_ALIAS_ADDR2LINE :
+		o->demangle == PK_DEMANGLE_SIMPLE ? SYM_ALIAS_LLVM :
+		SYM_ALIAS_PERF;
 	nm->no_inline = o->no_inline;
 	nm->names_only = o->names_only;
 }
@@ -96,8 +99,8 @@ static void addr2line_names(struct sym_a2l *a, Dwarf_Addr dwbias,
 		if (st && added && sym) {
 			if (dwarf_lowpc(&chain[i], &low) == 0 &&
 			    low + dwbias == sym->start)
-				st->name = sym->bfd_alias;
-			sym_frame_from_symbol(&frames[i], sym->bfd_alias);
+				st->name = sym->name;
+			sym_frame_from_symbol(&frames[i], sym->name);
 		} else if (st && st->name) {
 			sym_frame_from_symbol(&frames[i], st->name);
 		}
@@ -124,9 +127,10 @@ void sym_name_frames(const struct sym_naming *nm, struct sym_a2l *a2l,
 			addr2line_names(a2l, dwbias, chain, frames, n, sym);
 		return;
 	}
-	/* name the function itself as perf does: "f.isra.0" */
+	/* name the function itself by its symbol ("f.isra.0"), as perf
+	 * does and llvm-symbolizer, which pprof asks */
 	if (dwarf_tag(&chain[n - 1]) != DW_TAG_inlined_subroutine &&
-	    sym && sym->sized)
+	    sym && sym->sized && !sym->dwarf_names)
 		sym_frame_from_symbol(&frames[n - 1], sym->name);
 }
 
@@ -134,7 +138,7 @@ void sym_symbol_frame(const struct sym_naming *nm, struct sym_frame *f,
 		      const struct sym *sym, const char *src, int lineno)
 {
 	memset(f, 0, sizeof(*f));
-	sym_frame_from_symbol(f, nm->addr2line ? sym->bfd_alias : sym->name);
+	sym_frame_from_symbol(f, sym->name);
 	/* where perf asks addr2line, "_Znam@plt" is demangled too */
 	if (nm->addr2line && !f->linkage && pki_ends_with(f->name, "@plt") &&
 	    pki_starts_with(f->name, "_Z")) {

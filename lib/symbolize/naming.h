@@ -4,8 +4,11 @@
  * and the symbol table disagree. perf names the functions of frame-
  * pointer stacks by their symbols ("foo.isra.0", "memcmp@plt"), and the
  * frames it unwinds (--call-graph dwarf, with inlined functions) as
- * addr2line does; pprof by DWARF, with no PLT names and no template
- * arguments. Owns addr2line's memory of the functions it named once.
+ * addr2line does; pprof as llvm-symbolizer does (inlined functions by
+ * DWARF, the function holding them by its symbol), with no PLT names and
+ * no template arguments. Each picks its own among several symbols at one
+ * address (enum sym_alias_rule). Owns addr2line's memory of the
+ * functions it named once.
  */
 #ifndef PROFKIT_SYMBOLIZE_NAMING_H
 #define PROFKIT_SYMBOLIZE_NAMING_H
@@ -15,6 +18,7 @@
 
 #include "symbolizer.h"
 
+#include "elf-symbols.h"
 #include "frame.h"
 #include "util/idtab.h"
 #include "symtab.h"
@@ -27,6 +31,8 @@ struct sym_naming {
 	/* PLT stubs are "memcmp@plt" (perf); pprof names them after the
 	 * symbol before them */
 	int plt_names;
+	/* whose pick among the symbols at one address names it */
+	enum sym_alias_rule aliases;
 	int no_inline;		/* one frame per address */
 	int names_only;		/* no files or lines wanted */
 };

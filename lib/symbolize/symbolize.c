@@ -216,7 +216,8 @@ static const struct symtab *elf_symtab(struct object *obj)
 		obj->tab_loaded = 1;
 		obj->tab = obj->own_tab =
 			sym_elf_symbols(obj->elf->mod,
-					obj->s->naming.plt_names);
+					obj->s->naming.plt_names,
+					obj->s->naming.aliases);
 	}
 	return obj->tab;
 }
@@ -244,7 +245,8 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 	 * and DWARF (for a distribution library, inflating compressed debug
 	 * sections) is never read.
 	 */
-	if (nm->names_only && nm->no_inline && sym && sym->sized) {
+	if (nm->names_only && nm->no_inline && sym && sym->sized &&
+	    !sym->dwarf_names) {
 		memset(&frames[0], 0, sizeof(frames[0]));
 		sym_frame_from_symbol(&frames[0], sym->name);
 		return 1;
@@ -270,9 +272,7 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 static size_t table_frames(const struct object *obj, uint64_t addr,
 			   struct sym_frame *frames)
 {
-	const struct sym *sym = obj->kind == OBJ_KERNEL ?
-		sym_kernel_find(&obj->s->kernel, obj->tab, addr) :
-		symtab_find(obj->tab, addr);
+	const struct sym *sym = symtab_find(obj->tab, addr);
 
 	if (!sym)
 		return 0;

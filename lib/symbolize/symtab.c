@@ -72,7 +72,7 @@ int symtab_push(struct symtab *t, uint64_t start, uint64_t end,
 	t->v[t->n].name = name;
 	t->v[t->n].rank = rank;
 	t->v[t->n].sized = end != 0;
-	t->v[t->n].bfd_alias = name;
+	t->v[t->n].dwarf_names = 0;
 	t->n++;
 	return 0;
 }

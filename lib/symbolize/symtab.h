@@ -16,8 +16,9 @@ struct sym {
 	const char *name;	/* into the table's text (or libelf's) */
 	uint64_t rank;		/* tie-break among equal starts */
 	int sized;		/* end is the symbol's own, not a guess */
-	/* addr2line's (binutils') choice among the aliases (bfd_preference) */
-	const char *bfd_alias;
+	/* the reference tool names the function by DWARF where DWARF
+	 * knows it, and by this name only elsewhere */
+	int dwarf_names;
 };
 
 struct symtab {

@@ -14,8 +14,12 @@ static int same_type(const struct pk_profile *a, const struct pk_value_type *x,
 		strcmp(pk_profile_string(a, x->event), pk_profile_string(b, y->event)) == 0);
 }
 
-/* Each source column goes to the equal destination column, or a new one. */
-static int map_columns(struct pk_copy *c)
+/*
+ * Each source column goes to the equal destination column, or a new one:
+ * equal by type, unit and event (by_event 0), or by event and kind alone
+ * as readers find their columns (find_columns).
+ */
+static int map_columns(struct pk_copy *c, int by_event)
 {
 	size_t n = pk_profile_sample_type_count(c->src), i, j;
 
@@ -24,14 +28,17 @@ static int map_columns(struct pk_copy *c)
 		size_t m = pk_profile_sample_type_count(c->dst);
 
 		c->columns[i] = -1;
-		for (j = 0; j < m && c->columns[i] < 0; j++)
+		if (by_event)
+			c->columns[i] = pk_profile_find_column(c->dst,
+				pki_copy_string(c, t->event), t->kind);
+		for (j = 0; !by_event && j < m && c->columns[i] < 0; j++)
 			if (same_type(c->dst, pk_profile_sample_type(c->dst, j), c->src, t))
 				c->columns[i] = (int)j;
 		if (c->columns[i] < 0)
 			c->columns[i] = pk_profile_add_sample_type(c->dst,
 				pk_profile_string(c->src, t->type),
 				pk_profile_string(c->src, t->unit),
-				t->event ? pk_profile_string(c->src, t->event) : NULL, t->kind);
+				pk_profile_string(c->src, t->event), t->kind);
 		if (c->columns[i] < 0)
 			return PK_ENOMEM;
 	}
@@ -84,6 +91,9 @@ int pki_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 	c->mappings = calloc(pk_profile_mapping_count(src) + 1, sizeof(*c->mappings));
 	c->functions = calloc(pk_profile_function_count(src) + 1, sizeof(*c->functions));
 	c->locations = calloc(pk_profile_location_count(src) + 1, sizeof(*c->locations));
+	c->stacks = calloc(pk_profile_stack_count(src) + 1, sizeof(*c->stacks));
+	c->label_sets = calloc(pki_profile_label_set_count(src) + 1,
+			       sizeof(*c->label_sets));
 	c->columns = calloc(pk_profile_sample_type_count(src) + 1, sizeof(*c->columns));
 	c->multipliers = calloc(pk_profile_sample_type_count(src) + 1,
 				sizeof(*c->multipliers));
@@ -96,11 +106,11 @@ int pki_copy_init_columns(struct pk_copy *c, struct pk_profile *dst,
 		c->multipliers[i] = factor;
 	}
 	if (!c->strings || !c->mappings || !c->functions || !c->locations ||
-	    !c->columns || !c->multipliers || !c->values) {
+	    !c->stacks || !c->label_sets || !c->columns || !c->multipliers || !c->values) {
 		pki_copy_release(c);
 		return PK_ENOMEM;
 	}
-	return by_name ? map_columns(c) : 0;
+	return by_name ? map_columns(c, 0) : 0;
 }
 
 void pki_copy_release(struct pk_copy *c)
@@ -110,6 +120,8 @@ void pki_copy_release(struct pk_copy *c)
 	free(c->shifts);
 	free(c->functions);
 	free(c->locations);
+	free(c->stacks);
+	free(c->label_sets);
 	free(c->columns);
 	free(c->multipliers);
 	free(c->values);
@@ -187,7 +199,7 @@ uint32_t pki_copy_location(struct pk_copy *c, uint32_t id)
 	return c->locations[id];
 }
 
-uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id)
+static uint32_t copy_label_set(struct pk_copy *c, uint32_t id)
 {
 	struct pk_label small[8], *l = small;
 	const struct pk_label *src;
@@ -214,6 +226,42 @@ uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id)
 	return out;
 }
 
+uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id)
+{
+	if (id > pki_profile_label_set_count(c->src))
+		return copy_label_set(c, id);
+	if (!c->label_sets[id])
+		c->label_sets[id] = copy_label_set(c, id);
+	return c->label_sets[id];
+}
+
+/* Source location ids (leaf first) as a destination stack: 0 without memory. */
+static uint32_t copy_locations(struct pk_copy *c, const uint32_t *locs, size_t depth)
+{
+	size_t k;
+
+	if (pki_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
+		return 0;
+	for (k = 0; k < depth; k++)
+		if (!(c->stack[k] = pki_copy_location(c, locs[k])))
+			return 0;
+	return pk_profile_intern_stack(c->dst, c->stack, depth);
+}
+
+uint32_t pki_copy_stack(struct pk_copy *c, uint32_t id)
+{
+	size_t depth;
+	const uint32_t *locs;
+
+	if (id > pk_profile_stack_count(c->src))
+		return 0;
+	if (!c->stacks[id]) {
+		locs = pk_profile_stack(c->src, id, &depth);
+		c->stacks[id] = copy_locations(c, locs, depth);
+	}
+	return c->stacks[id];
+}
+
 int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 		   size_t depth)
 {
@@ -223,14 +271,9 @@ int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 	size_t dcols = pk_profile_sample_type_count(c->dst), k;
 	uint32_t stack;
 
-	if (!locs)
-		locs = pk_profile_stack(c->src, s->stack, &depth);
-	if (pki_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
+	stack = locs ? copy_locations(c, locs, depth) : pki_copy_stack(c, s->stack);
+	if (!stack)
 		return PK_ENOMEM;
-	for (k = 0; k < depth; k++)
-		if (!(c->stack[k] = pki_copy_location(c, locs[k])))
-			return PK_ENOMEM;
-	stack = pk_profile_intern_stack(c->dst, c->stack, depth);
 	memset(c->values, 0, dcols * sizeof(*c->values));
 	for (k = 0; k < ncols; k++) {
 		if (c->columns[k] < 0)
@@ -241,7 +284,7 @@ int pki_copy_sample(struct pk_copy *c, size_t i, const uint32_t *locs,
 			return PK_EINPUT;
 		}
 	}
-	if (!stack || pk_profile_failed(c->dst))
+	if (pk_profile_failed(c->dst))
 		return PK_ENOMEM;
 	return pk_profile_add_sample(c->dst, stack, pki_copy_labels(c, s->labels),
 				     s->time, c->values, dcols);
@@ -268,47 +311,6 @@ void pki_copy_metadata(struct pk_copy *c)
 				    pk_profile_duration_nanos(c->src));
 }
 
-/* Columns by event and kind, as readers find theirs (find_columns). */
-static int append_columns(struct pk_copy *c)
-{
-	size_t n = pk_profile_sample_type_count(c->src), i;
-
-	for (i = 0; i < n; i++) {
-		const struct pk_value_type *t = pk_profile_sample_type(c->src, i);
-
-		c->columns[i] = pk_profile_find_column(c->dst, pki_copy_string(c, t->event),
-						       t->kind);
-		if (c->columns[i] < 0)
-			c->columns[i] = pk_profile_add_sample_type(c->dst,
-				pk_profile_string(c->src, t->type),
-				pk_profile_string(c->src, t->unit),
-				pk_profile_string(c->src, t->event), t->kind);
-		if (c->columns[i] < 0)
-			return PK_ENOMEM;
-	}
-	return pki_copy_scales(c);
-}
-
-/* The stacks of src, in src's id order, into dst. */
-static int append_stacks(struct pk_copy *c)
-{
-	size_t n = pk_profile_stack_count(c->src), depth, k;
-	uint32_t id;
-
-	for (id = 1; id <= n; id++) {
-		const uint32_t *locs = pk_profile_stack(c->src, id, &depth);
-
-		if (pki_grow(&c->stack, &c->stack_cap, depth + 1, sizeof(*c->stack)) < 0)
-			return PK_ENOMEM;
-		for (k = 0; k < depth; k++)
-			if (!(c->stack[k] = pki_copy_location(c, locs[k])))
-				return PK_ENOMEM;
-		if (!pk_profile_intern_stack(c->dst, c->stack, depth))
-			return PK_ENOMEM;
-	}
-	return 0;
-}
-
 /*
  * Each table of src in src's id order, so that what is new to dst gets
  * its ids in the order src met it, as if dst had read src's input.
@@ -322,7 +324,7 @@ static int append_tables(struct pk_copy *c)
 	for (i = 1; i < n; i++)
 		if (!pki_copy_string(c, (pk_str)i))
 			return PK_ENOMEM;
-	if ((rc = append_columns(c)))
+	if ((rc = map_columns(c, 1)))
 		return rc;
 	n = pk_profile_mapping_count(c->src);
 	for (i = 1; i <= n; i++)
@@ -336,8 +338,10 @@ static int append_tables(struct pk_copy *c)
 	for (i = 1; i <= n; i++)
 		if (!pki_copy_location(c, (uint32_t)i))
 			return PK_ENOMEM;
-	if ((rc = append_stacks(c)))
-		return rc;
+	n = pk_profile_stack_count(c->src);
+	for (i = 1; i <= n; i++)
+		if (!pki_copy_stack(c, (uint32_t)i))
+			return PK_ENOMEM;
 	n = pki_profile_label_set_count(c->src);
 	for (i = 1; i <= n; i++)
 		if (!pki_copy_labels(c, (uint32_t)i))

@@ -15,6 +15,9 @@ struct pk_copy {
 	int64_t factor;		/* values are multiplied by it */
 	uint32_t *strings;	/* dst id + 1, 0 when not copied yet */
 	uint32_t *mappings, *functions, *locations;
+	/* src stack and label set ids -> dst ids, 0 when not copied yet
+	 * (each interned once however many samples share it) */
+	uint32_t *stacks, *label_sets;
 	/* src mapping id -> added to its addresses (a merge rebases
 	 * mappings moved by address space randomization), or NULL */
 	int64_t *shifts;
@@ -48,6 +51,9 @@ pk_str pki_copy_string(struct pk_copy *c, pk_str s);
 uint32_t pki_copy_mapping(struct pk_copy *c, uint32_t id);
 uint32_t pki_copy_function(struct pk_copy *c, uint32_t id);
 uint32_t pki_copy_location(struct pk_copy *c, uint32_t id);
+/* A source stack or label set: copied the first time, its copy's id after
+ * (a stack 0 without memory; a label set 0 also when it has no labels). */
+uint32_t pki_copy_stack(struct pk_copy *c, uint32_t id);
 uint32_t pki_copy_labels(struct pk_copy *c, uint32_t id);
 /*
  * Copy sample i of the source. With locs, that stack (source location

@@ -176,9 +176,12 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	for (i = 0; i < b->len; i++)
 		if (b->s[i] == ';')
 			b->s[i] = ':';
+	/* a name that is all parameter list is none: V8's "(program)",
+	 * "(anonymous)" stay whole */
 	if (!looks_like_go_method(b->s, b->len)) {
 		cut = params_start(b->s, b->len);
-		b->len = cut;
+		if (cut > 0)
+			b->len = cut;
 	}
 	for (i = cut = 0; i < b->len; i++)
 		if (b->s[i] != '"' && b->s[i] != '\'')
@@ -238,8 +241,10 @@ static int render_sample(struct folded *f, const struct pk_sample *s)
 			const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
 			const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
 
-			if (name[0] == '(')
-				continue;	/* as the perl script: not a frame */
+			/* as the perl script skips perf's "(...)": not a frame;
+			 * frames without an address (V8's "(program)") are */
+			if (name[0] == '(' && loc->address)
+				continue;
 			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
 				return -1;
 			if ((f->line.len && pki_strbuf_adds(&f->line, ";")) ||

@@ -46,6 +46,7 @@ struct frame {
 	uint32_t member;	/* the current member's or elements' node */
 	int is_array;
 	uint64_t count;		/* values begun in it */
+	uint64_t start;		/* the offset of its '{' or '[' */
 	size_t key_at, key_len;	/* the current key, in keys */
 };
 
@@ -101,8 +102,11 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 			 enum step step, const char *key, size_t key_len)
 {
 	uint32_t i, *link;
-	ptrdiff_t at;
 
+	/* first: the links below point into the array */
+	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
+		     sizeof(*jr->nodes)) < 0)
+		return NO_NODE;
 	for (link = parent == NO_NODE ? NULL : &jr->nodes[parent].first_child;
 	     link && *link != NO_NODE; link = &jr->nodes[*link].next_sibling) {
 		const struct path_node *n = &jr->nodes[*link];
@@ -111,12 +115,6 @@ static uint32_t add_node(struct pki_json_reader *jr, uint32_t parent,
 		    (!key_len || memcmp(n->key, key, key_len) == 0))
 			return *link;
 	}
-	/* link points into nodes, which may move */
-	at = link ? (char *)link - (char *)jr->nodes : -1;
-	if (pki_grow(&jr->nodes, &jr->nodes_cap, jr->nnodes + 1,
-		     sizeof(*jr->nodes)) < 0)
-		return NO_NODE;
-	link = at < 0 ? NULL : (uint32_t *)(void *)((char *)jr->nodes + at);
 	i = (uint32_t)jr->nnodes++;
 	jr->nodes[i] = (struct path_node){
 		.step = step, .key = key, .key_len = key_len,
@@ -197,54 +195,79 @@ static uint64_t token_end(const struct pki_json_reader *jr)
 	return jr->base + yajl_get_bytes_consumed(jr->yajl);
 }
 
-/* "$.nodes[12].callFrame.url" into b: the current value's path. */
+/* One step of the current value's path: ".key", "[\"a key\"]" or "[12]". */
+static int add_step(const struct pki_json_reader *jr, const struct frame *f,
+		    struct pk_strbuf *b)
+{
+	const char *key = f->key_len ? jr->keys.s + f->key_at : "";
+	size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
+	char num[32];
+
+	if (!f->count)
+		return 0;	/* no element or key yet */
+	if (f->is_array) {
+		snprintf(num, sizeof(num), "[%llu]", (unsigned long long)(f->count - 1));
+		return pki_strbuf_adds(b, num);
+	}
+	for (i = 0; i < f->key_len && ident; i++)
+		ident = key[i] == '_' || key[i] == '$' ||
+			(key[i] >= '0' && key[i] <= '9') ||
+			((key[i] | 0x20) >= 'a' && (key[i] | 0x20) <= 'z');
+	if (ident)
+		return pki_strbuf_add(b, ".", 1) || pki_strbuf_add(b, key, f->key_len);
+	return pki_strbuf_add(b, "[", 1) || pki_strbuf_add_json(b, key, f->key_len) ||
+	       pki_strbuf_add(b, "]", 1);
+}
+
+/* "$.nodes[12].callFrame.url" into b: the current value's path, its
+ * middle left out when it is deep ("$.a[0][0]...(100 more)...[0][0]"). */
 static int add_path_text(const struct pki_json_reader *jr, struct pk_strbuf *b)
 {
-	size_t d;
+	size_t d, ends = 8;
 	int rc = pki_strbuf_add(b, "$", 1);
+	char more[48];
 
 	for (d = 0; d < jr->depth && !rc; d++) {
-		const struct frame *f = &jr->frames[d];
-		const char *key = f->key_len ? jr->keys.s + f->key_at : "";
-		size_t i, ident = f->key_len && !(key[0] >= '0' && key[0] <= '9');
-		char num[32];
-
-		if (f->is_array) {
-			if (f->count) {
-				snprintf(num, sizeof(num), "[%llu]",
-					 (unsigned long long)(f->count - 1));
-				rc = pki_strbuf_adds(b, num);
-			}
+		if (jr->depth > 2 * ends + 1 && d == ends) {
+			snprintf(more, sizeof(more), "...(%zu more)...",
+				 jr->depth - 2 * ends);
+			rc = pki_strbuf_adds(b, more);
+			d = jr->depth - ends - 1;
 			continue;
 		}
-		if (!f->count)
-			continue;	/* no key yet */
-		for (i = 0; i < f->key_len && ident; i++)
-			ident = key[i] == '_' || key[i] == '$' ||
-				(key[i] >= '0' && key[i] <= '9') ||
-				((key[i] | 0x20) >= 'a' && (key[i] | 0x20) <= 'z');
-		if (ident)
-			rc = pki_strbuf_add(b, ".", 1) || pki_strbuf_add(b, key, f->key_len);
-		else
-			rc = pki_strbuf_add(b, "[", 1) ||
-			     pki_strbuf_add_json(b, key, f->key_len) ||
-			     pki_strbuf_add(b, "]", 1);
+		rc = add_step(jr, &jr->frames[d], b);
 	}
 	return rc;
+}
+
+/* "offset N ($.path)" into b. */
+static int add_where(const struct pki_json_reader *jr, uint64_t offset,
+		     struct pk_strbuf *b)
+{
+	char at[48];
+
+	snprintf(at, sizeof(at), "offset %llu (", (unsigned long long)offset);
+	return pki_strbuf_adds(b, at) || add_path_text(jr, b) || pki_strbuf_adds(b, ")");
+}
+
+void pki_json_reader_where(struct pki_json_reader *jr, char *buf, size_t size)
+{
+	jr->scratch.len = 0;
+	snprintf(buf, size, "%s", add_where(jr, jr->value_start, &jr->scratch) ?
+		 "somewhere" : jr->scratch.s);
 }
 
 static int set_errorv(struct pki_json_reader *jr, uint64_t offset,
 		      const char *fmt, va_list ap)
 {
-	char at[48], what[512];
+	char what[512];
 
 	if (jr->rc)
 		return jr->rc;
 	vsnprintf(what, sizeof(what), fmt, ap);
-	snprintf(at, sizeof(at), "offset %llu (", (unsigned long long)offset);
 	jr->error.len = 0;
-	if (pki_strbuf_adds(&jr->error, at) || add_path_text(jr, &jr->error) ||
-	    pki_strbuf_adds(&jr->error, "): ") || pki_strbuf_adds(&jr->error, what))
+	if (add_where(jr, offset, &jr->error) || pki_strbuf_adds(&jr->error, ": ") ||
+	    pki_strbuf_adds(&jr->error, what))
 		return jr->rc = jr->spec.enomem;
 	return jr->rc = jr->spec.einput;
 }
@@ -288,6 +311,11 @@ const char *pki_json_reader_error(const struct pki_json_reader *jr)
 uint64_t pki_json_reader_offset(const struct pki_json_reader *jr)
 {
 	return jr->base;
+}
+
+uint64_t pki_json_reader_value_offset(const struct pki_json_reader *jr)
+{
+	return jr->value_start;
 }
 
 uint64_t pki_json_reader_index(const struct pki_json_reader *jr)
@@ -488,6 +516,24 @@ static const char *type_name(enum pki_json_type t)
 	};
 
 	return names[t];
+}
+
+static int expect_type(struct pki_json_reader *jr, const struct pki_json_value *v,
+		       enum pki_json_type begin, enum pki_json_type end)
+{
+	return v->type == begin || v->type == end ? 0 :
+	       pki_json_reader_fail(jr, "expected %s, not %s", type_name(begin),
+				    type_name(v->type));
+}
+
+int pki_json_expect_object(struct pki_json_reader *jr, const struct pki_json_value *v)
+{
+	return expect_type(jr, v, PKI_JSON_BEGIN_OBJECT, PKI_JSON_END_OBJECT);
+}
+
+int pki_json_expect_array(struct pki_json_reader *jr, const struct pki_json_value *v)
+{
+	return expect_type(jr, v, PKI_JSON_BEGIN_ARRAY, PKI_JSON_END_ARRAY);
 }
 
 int pki_json_expect_string(struct pki_json_reader *jr, const struct pki_json_value *v)
@@ -708,7 +754,7 @@ static int begin_container(struct pki_json_reader *jr, int is_array, uint64_t st
 	}
 	f = &jr->frames[jr->depth++];
 	*f = (struct frame){
-		.node = node, .is_array = is_array, .key_at = jr->keys.len,
+		.node = node, .is_array = is_array, .key_at = jr->keys.len, .start = start,
 		.member = is_array ? element_node(jr, node) : NO_NODE,
 	};
 	return 1;
@@ -718,8 +764,9 @@ static int end_container(struct pki_json_reader *jr, int is_array, uint64_t star
 {
 	const struct frame *f = &jr->frames[--jr->depth];
 
+	/* what is said about the object or array is said where it begins */
 	jr->keys.len = f->key_at;
-	jr->value_start = start;
+	jr->value_start = f->start;
 	jr->last_end = start + 1;
 	return deliver(jr, f->node, is_array ? PKI_JSON_END_ARRAY : PKI_JSON_END_OBJECT);
 }

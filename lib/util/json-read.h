@@ -43,8 +43,10 @@
  *                                   a whole number from 1 to 2147483647"
  *     pki_json_reader_free(jr);
  *
- * (lib/core's pki_input_read_json feeds an input and turns the message
- * into the context's error, "FILE: offset 812 ($.nodes[3].id): ...".)
+ * A format's reader calls lib/core's pki_input_read_json(in, paths,
+ * on_value, &state) instead, which makes the reader, feeds it the input
+ * and turns its message into the context's error, "FILE: offset 812
+ * ($.nodes[3].id): ...".
  *
  * Paths. "$" is the document; ".key" a member of an object, "[]" any
  * element of an array, ".*" any member of an object (an exact key in
@@ -75,7 +77,7 @@
 #include <stdint.h>
 
 #define PKI_JSON_READ_MAX_DEPTH 128
-#define PKI_JSON_READ_MAX_STRING (64u << 20)
+#define PKI_JSON_READ_MAX_STRING (16u << 20)
 
 enum pki_json_type {
 	PKI_JSON_NULL,
@@ -168,10 +170,22 @@ int pki_json_reader_code(const struct pki_json_reader *jr);
 uint64_t pki_json_reader_index(const struct pki_json_reader *jr);
 const char *pki_json_reader_key(const struct pki_json_reader *jr, size_t *len);
 
+/* Where the current value starts. */
+uint64_t pki_json_reader_value_offset(const struct pki_json_reader *jr);
+
+/* "offset N ($.path)" of the current value, for a message given later
+ * (a frame index found out of range once the frames are known). */
+void pki_json_reader_where(struct pki_json_reader *jr, char *buf, size_t size);
+
 /*
  * Checks with the reader's message for what they expect: each returns 0
- * with the value at *out, or fails as pki_json_reader_fail does.
+ * (with the value at *out), or fails as pki_json_reader_fail does.
+ * An object or an array passes at its beginning and at its end.
  */
+int pki_json_expect_object(struct pki_json_reader *jr,
+			   const struct pki_json_value *v);
+int pki_json_expect_array(struct pki_json_reader *jr,
+			  const struct pki_json_value *v);
 int pki_json_expect_string(struct pki_json_reader *jr,
 			   const struct pki_json_value *v);
 int pki_json_expect_int(struct pki_json_reader *jr, const struct pki_json_value *v,

@@ -4,6 +4,7 @@
 #define PROFKIT_UTIL_STRINGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Lowercase hex digit value, or -1. */
@@ -38,6 +39,16 @@ static inline int pki_ends_with(const char *s, const char *suffix)
 	size_t ls = strlen(s), lx = strlen(suffix);
 
 	return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* 10^n for n from 0 to 18 (an int64's powers of ten). */
+static inline int64_t pki_pow10(int n)
+{
+	int64_t v = 1;
+
+	while (n-- > 0)
+		v *= 10;
+	return v;
 }
 
 #endif

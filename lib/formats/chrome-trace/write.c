@@ -152,9 +152,20 @@ static uint32_t thread_of(struct chrome *c, uint32_t labels)
 	const char *comm;
 
 	pki_thread_of(c->p, &c->keys, labels, &t);
-	/* the trace has numbers: the pid for a missing tid, and 1 for both */
+	comm = pki_thread_comm(c->p, t.comm, &len);
+	/* the trace has numbers: the pid for a missing tid, and 1 for both;
+	 * threads without ids (speedscope's profiles) are known by name,
+	 * numbered 1, 2, ... */
 	pid = t.has_pid ? t.pid : -1;
 	tid = t.has_tid ? t.tid : -1;
+	if (tid < 0 && pid < 0 && len) {
+		pk_str name = pk_profile_lookup_len(c->names, comm, len);
+
+		for (i = 0; i < c->nthreads; i++)
+			if (name && c->threads[i].comm == name)
+				return (uint32_t)i + 1;
+		tid = (int64_t)c->nthreads + 1;
+	}
 	if (tid < 0)
 		tid = pid >= 0 ? pid : 1;
 	if (pid < 0)
@@ -168,7 +179,6 @@ static uint32_t thread_of(struct chrome *c, uint32_t labels)
 	/* and its name that tid, when the input has threads */
 	t.tid = tid;
 	t.has_tid = c->keys.tid || c->keys.pid;
-	comm = pki_thread_comm(c->p, t.comm, &len);
 	th = &c->threads[c->nthreads];
 	*th = (struct thread){ .pid = pid, .tid = tid };
 	c->made.len = 0;

@@ -42,6 +42,7 @@ struct ff_thread {
 	int64_t pid, tid;	/* -1: unknown */
 	pk_str comm;
 	size_t first, count;	/* slice of order[] */
+	size_t nends;		/* nonzero interval_end[] of the slice */
 };
 
 /* A stack node: a frame under a prefix node (prefix 0: a root). */
@@ -72,6 +73,7 @@ struct firefox {
 	size_t label_thread_cap;
 	uint32_t *order;	/* sample indexes by thread */
 	size_t norder;
+	uint64_t *interval_end;	/* by place in order (see build_interval_ends) */
 
 	/* strings made here: their ids follow the model's */
 	struct pk_profile *extra;
@@ -329,8 +331,10 @@ static uint32_t find_thread(struct firefox *w, uint32_t labels)
 	tid = t.has_tid ? t.tid : -1;
 	if (tid < 0)
 		tid = pid;
+	/* a thread without ids (a speedscope profile) is known by its name */
 	for (i = 0; i < w->nthreads; i++)
-		if (w->threads[i].tid == tid && w->threads[i].pid == pid)
+		if (w->threads[i].tid == tid && w->threads[i].pid == pid &&
+		    (tid >= 0 || w->threads[i].comm == t.comm))
 			break;
 	if (i == w->nthreads) {
 		if (pki_grow(&w->threads, &w->threads_cap, i + 1,
@@ -365,6 +369,46 @@ static uint32_t thread_of(struct firefox *w, uint32_t labels)
 static int sort_thread(struct firefox *w, const struct ff_thread *th)
 {
 	return pki_sort_by_time(w->p, w->order + th->first, th->count) ? oom(w) : 0;
+}
+
+/*
+ * Where the off-CPU interval of each sample ends (by its place in order)
+ * when the thread's next sample of the event comes later, or none does;
+ * else 0. One pass back over each thread, the next sample's time at hand.
+ * NULL without off-CPU lengths.
+ */
+static int build_interval_ends(struct firefox *w)
+{
+	size_t t, i;
+
+	if (w->interval_column < 0)
+		return 0;
+	w->interval_end = malloc((w->norder ? w->norder : 1) *
+				 sizeof(*w->interval_end));
+	if (!w->interval_end)
+		return oom(w);
+	for (t = 0; t < w->nthreads; t++) {
+		struct ff_thread *th = &w->threads[t];
+		uint64_t next = 0;	/* the time of the next sample of the event */
+		int has_next = 0;
+
+		for (i = th->count; i-- > 0;) {
+			uint32_t index = w->order[th->first + i];
+			uint64_t time = pk_profile_sample(w->p, index)->time;
+			uint64_t length = pki_interval_length(w->p, w->interval_column,
+							      index);
+			uint64_t *end = &w->interval_end[th->first + i];
+
+			*end = length && (!has_next || next > time + length) ?
+				time + length : 0;
+			th->nends += *end != 0;
+			if (pk_profile_sample_values(w->p, index)[w->member]) {
+				next = time;
+				has_next = 1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Samples laid out thread by thread (a counting sort), in time order. */
@@ -1015,39 +1059,6 @@ static void write_cell(struct firefox *w, enum ff_column col, size_t index,
 	}
 }
 
-/*
- * Where the off-CPU interval of the thread's i-th sample ends when the
- * next sample comes later (or none does), else 0.
- */
-static uint64_t interval_end(const struct firefox *w, const struct ff_thread *th,
-			     size_t i)
-{
-	uint32_t index = w->order[th->first + i];
-	uint64_t length = pki_interval_length(w->p, w->interval_column, index);
-	uint64_t end = pk_profile_sample(w->p, index)->time + length;
-	size_t k;
-
-	if (!length)
-		return 0;
-	for (k = i + 1; k < th->count; k++) {
-		uint32_t next = w->order[th->first + k];
-
-		if (pk_profile_sample_values(w->p, next)[w->member])
-			return pk_profile_sample(w->p, next)->time > end ? end : 0;
-	}
-	return end;
-}
-
-static size_t interval_end_count(const struct firefox *w,
-				 const struct ff_thread *th)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < th->count; i++)
-		n += interval_end(w, th, i) != 0;
-	return n;
-}
-
 /* The empty sample that ends an interval: no stack, no weight. */
 static void write_end_cell(struct firefox *w, enum ff_column col,
 			   uint64_t end, uint64_t first)
@@ -1078,7 +1089,8 @@ static void write_column(struct firefox *w, const struct ff_thread *th,
 			continue;
 		put(w, out++ ? (out % 32 ? "," : ",\n") : "");
 		write_cell(w, col, index, tp, time_ns(w, index, i, first));
-		if (!markers && (end = interval_end(w, th, i)) != 0) {
+		if (!markers && w->interval_end &&
+		    (end = w->interval_end[th->first + i]) != 0) {
 			put(w, out++ % 32 ? "," : ",\n");
 			write_end_cell(w, col, end, first);
 		}
@@ -1100,7 +1112,7 @@ static void write_samples(struct firefox *w, const struct ff_thread *th,
 {
 	size_t markers = marker_count(w, th);
 
-	table_start(w, "samples", th->count - markers + interval_end_count(w, th),
+	table_start(w, "samples", th->count - markers + th->nends,
 		    (const char *const[]){ NULL });
 	put(w, ",\"weightType\":\"");
 	put(w, w->weight_type);
@@ -1191,6 +1203,7 @@ static void firefox_release(struct firefox *w)
 	free(w->threads);
 	free(w->label_thread);
 	free(w->order);
+	free(w->interval_end);
 	free(w->mapping_lib);
 	free(w->lib_mapping);
 	free(w->lib_name);
@@ -1223,6 +1236,8 @@ static int firefox_write(struct pk_context *ctx, const struct pk_profile *p,
 	rc = w.extra ? choose_values(&w) : oom(&w);
 	if (!rc)
 		rc = build_threads(&w);
+	if (!rc)
+		rc = build_interval_ends(&w);
 	if (!rc)
 		rc = build_libs(&w);
 	if (!rc)

@@ -57,15 +57,6 @@ static int parse_count(const char *s, size_t len, int64_t *whole,
 	return i == len && (i > 0) ? 0 : -1;
 }
 
-static int64_t pow10i(int n)
-{
-	int64_t v = 1;
-
-	while (n-- > 0)
-		v *= 10;
-	return v;
-}
-
 /* Start the sample types at the first line, when the column count is known. */
 static int add_columns(struct folded_reader *r, int columns)
 {
@@ -90,7 +81,7 @@ static int add_columns(struct folded_reader *r, int columns)
 static int fixed_point(struct folded_reader *r, int column, int64_t whole,
 		       int64_t frac, int decimals, int64_t *value)
 {
-	int64_t want = pow10i(decimals), scale;
+	int64_t want = pki_pow10(decimals), scale;
 
 	if (want > pk_profile_sample_type_scale(r->p, (size_t)column) &&
 	    pk_profile_set_sample_type_scale(r->p, (size_t)column, want))

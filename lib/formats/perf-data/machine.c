@@ -463,6 +463,7 @@ static int pd_machine_fork(struct pd_machine *m, int32_t pid, int32_t ppid,
 	}
 	if (pid == ppid)
 		return 0;	/* a new thread shares its process's maps */
+	m->generation++;	/* the maps of pid are made anew */
 	/* pointers again: creating the child may have moved the arrays */
 	parent = pd_machine_thread(m, ppid, ptid);
 	ps = find_space(m, space_key(parent), 0);
@@ -571,7 +572,11 @@ static int ksymbol_record(struct pd_machine *m, const struct pd_rec *rec,
 }
 
 
-/* MMAP, MMAP2, COMM, FORK and KSYMBOL records; others change nothing. */
+/*
+ * MMAP, MMAP2, COMM, FORK and KSYMBOL records; others change nothing. A
+ * COMM, or the FORK of a thread, changes no maps: the generation stays,
+ * and so do the frames remembered, in a program that starts threads.
+ */
 int pd_machine_record(struct pd_machine *m, const struct pd_rec *rec, int big)
 {
 	switch (rec->type) {
@@ -581,7 +586,6 @@ int pd_machine_record(struct pd_machine *m, const struct pd_rec *rec, int big)
 		return mmap_record(m, rec, big);
 	case PD_RECORD_COMM:
 	case PD_RECORD_FORK:
-		m->generation++;
 		return task_record(m, rec, big);
 	case PD_RECORD_KSYMBOL:
 		m->generation++;

@@ -312,36 +312,34 @@ static int push_user_stack(struct pd_model *mo, const struct pd_sample *s,
 	return 0;
 }
 
+uint32_t pd_label_set(struct pk_profile *p, struct pd_label_cache *c,
+		      uint64_t key, const struct pk_label *l, size_t nbase,
+		      size_t n)
+{
+	struct pd_label_cache_slot *m;
+	uint64_t h = key;
+	size_t i;
+
+	if (!c || nbase > PK_ARRAY_SIZE(m->base))
+		return pk_profile_intern_labels(p, l, n);
+	for (i = 0; i < nbase; i++)
+		h = h * 31 + ((uint64_t)l[i].str << 32 ^ (uint64_t)l[i].num);
+	m = &c->slots[pki_hash_u64(h) & (PK_ARRAY_SIZE(c->slots) - 1)];
+	if (m->set && m->key == key && m->nbase == nbase &&
+	    memcmp(m->base, l, nbase * sizeof(*l)) == 0)
+		return m->set;
+	m->set = pk_profile_intern_labels(p, l, n);
+	m->key = key;
+	m->nbase = nbase;
+	memcpy(m->base, l, nbase * sizeof(*l));
+	return m->set;
+}
+
 /*
  * A sample's labels, remembered per thread and cpu: each sample has the
  * same few as that thread's last, and interning them was the costliest
  * part of a sample after its frames. Label set ids never change.
  */
-#define LABEL_MEMO_SIZE 256
-
-struct pd_label_memo {
-	struct pk_label labels[4];
-	size_t n;		/* 0: empty */
-	uint32_t id;
-};
-
-static uint32_t memo_labels(struct pd_model *mo, uint64_t thread_cpu,
-			    const struct pk_label *l, size_t n)
-{
-	struct pd_label_memo *m;
-
-	if (!mo->labels &&
-	    !(mo->labels = calloc(LABEL_MEMO_SIZE, sizeof(*mo->labels))))
-		return 0;
-	m = &mo->labels[pki_hash_u64(thread_cpu) & (LABEL_MEMO_SIZE - 1)];
-	if (m->n != n || memcmp(m->labels, l, n * sizeof(*l)) != 0) {
-		m->id = pk_profile_intern_labels(mo->st->p, l, n);
-		m->n = m->id ? n : 0;
-		memcpy(m->labels, l, n * sizeof(*l));
-	}
-	return m->id;
-}
-
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
 			      const struct pd_thread *t, uint64_t offset)
@@ -364,7 +362,22 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 	}
 	if (a->type == PD_TYPE_TRACEPOINT)
 		return pd_tracing_labels(mo->st, s, offset, l, n);
-	return memo_labels(mo, (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n);
+	if (!mo->labels)
+		mo->labels = calloc(1, sizeof(*mo->labels));
+	return pd_label_set(mo->st->p, mo->labels,
+			    (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n, n);
+}
+
+int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
+			 size_t *ncols)
+{
+	*ncols = pk_profile_sample_type_count(mo->st->p);
+	if (pki_grow(&mo->values, &mo->values_cap, *ncols,
+		     sizeof(*mo->values)) < 0)
+		return NULL;
+	memset(mo->values, 0, *ncols * sizeof(*mo->values));
+	mo->values[c->count] = 1;
+	return mo->values;
 }
 
 static int add_to_model(struct pd_model *mo, uint32_t attr,
@@ -373,15 +386,12 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 {
 	const struct pd_attr *a = &mo->st->ev.attrs[attr];
 	struct pd_event_columns *c = columns_for(mo, attr);
-	size_t ncols = pk_profile_sample_type_count(mo->st->p);
 	uint32_t stack, labels;
+	size_t ncols;
 	int rc;
 
-	if (!c || pki_grow(&mo->values, &mo->values_cap, ncols,
-			  sizeof(*mo->values)) < 0)
+	if (!c || !pd_model_values(mo, c, &ncols))
 		return nomem(mo);
-	memset(mo->values, 0, ncols * sizeof(*mo->values));
-	mo->values[c->count] = 1;
 	if (c->weight >= 0 && (a->sample_type & PD_SAMPLE_PERIOD))
 		mo->values[c->weight] = (int64_t)s->period;
 	if (s->time && (!mo->first_time || s->time < mo->first_time))

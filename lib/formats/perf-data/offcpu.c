@@ -130,7 +130,7 @@ static int switch_in(struct pd_model *mo, int32_t tid, uint64_t time)
 	struct pd_offcpu *o = &mo->off;
 	struct pd_event_columns *c;
 	struct pd_blocked *b;
-	size_t ncols, i;
+	size_t ncols;
 
 	if (!t || (size_t)(t - mo->st->m.threads) >= o->blocked_cap)
 		return 0;
@@ -143,13 +143,8 @@ static int switch_in(struct pd_model *mo, int32_t tid, uint64_t time)
 	else if (!(c = pd_model_columns(mo, PKI_EVENT_OFF_CPU, "nanoseconds")))
 		goto nomem;
 	o->event = (int)(c - mo->events);
-	ncols = pk_profile_sample_type_count(mo->st->p);
-	if (pki_grow(&mo->values, &mo->values_cap, ncols,
-		    sizeof(*mo->values)) < 0)
+	if (!pd_model_values(mo, c, &ncols))
 		goto nomem;
-	for (i = 0; i < ncols; i++)
-		mo->values[i] = 0;
-	mo->values[c->count] = 1;
 	mo->values[c->weight] = (int64_t)(time - b->since);
 	if (pk_profile_add_sample(mo->st->p, b->stack, b->labels, b->since,
 				  mo->values, ncols))

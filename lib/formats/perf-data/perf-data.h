@@ -4,6 +4,7 @@
  * drives the file (layouts, record stream, time order, compression); its
  * parts are here in lib/formats/perf-data/: header.c reads attributes and feature
  * sections, tracing.c decodes tracepoint fields with libtraceevent,
+ * tracing-format.c checks event formats before libtraceevent reads them,
  * sample.c decodes sample records, machine.c keeps the
  * processes, threads and mappings, unwind.c unwinds the user stacks of
  * --call-graph dwarf samples and model.c turns samples into the profile
@@ -369,6 +370,27 @@ struct pd_offcpu {
 	size_t block_set_cap;
 };
 
+/*
+ * Label sets made lately, direct-mapped: by a key (a thread and cpu, a
+ * tracepoint payload) and up to 4 labels of the sample's own, which the
+ * samples of a thread repeat, the set interned for them.
+ */
+struct pd_label_cache {
+	struct pd_label_cache_slot {
+		uint64_t key;
+		uint32_t set;		/* 0: empty */
+		size_t nbase;
+		struct pk_label base[4];
+	} slots[256];
+};
+
+/* The set of the n labels l, of which the first nbase are the sample's
+ * own and the rest follow from key: the one c holds for them, else
+ * interned in p (c NULL: always). */
+uint32_t pd_label_set(struct pk_profile *p, struct pd_label_cache *c,
+		      uint64_t key, const struct pk_label *l, size_t nbase,
+		      size_t n);
+
 struct pd_model {
 	struct pd_state *st;
 	struct pd_event_columns *events;
@@ -390,7 +412,7 @@ struct pd_model {
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 	struct pd_offcpu off;
 	struct pd_frame_memo *frames;	/* see push_frame */
-	struct pd_label_memo *labels;	/* see sample_labels */
+	struct pd_label_cache *labels;	/* see sample_labels */
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);
@@ -403,6 +425,10 @@ void pd_model_exit(struct pd_model *mo, int32_t pid);
  * its weight column, made when not NULL. NULL when out of memory. */
 struct pd_event_columns *pd_model_columns(struct pd_model *mo,
 					  const char *name, const char *unit);
+/* A sample's values in mo->values: 1 in c's count column, 0 elsewhere
+ * (the caller sets a weight); *ncols, their number. NULL without memory. */
+int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
+			 size_t *ncols);
 /* Once all is read: names and orders the sample types, sets the
  * profile's period and times, adds late build ids. */
 int pd_model_finish(struct pd_model *mo);

@@ -17,10 +17,20 @@
  * labels of each distinct payload (the event and its fields' bytes, not
  * the common_ ones, which vary and are not shown) are made once and kept.
  *
- * The tracing data and the raw data are untrusted: every event must have
- * its common_type where the kernel puts it (libtraceevent finds a
- * sample's event from there), and a sample is decoded only when each
- * field of its event, fixed or __data_loc, lies within its raw data.
+ * The tracing data and the raw data are untrusted, and libtraceevent
+ * trusts both. Each event format and the printk formats are checked
+ * first (tracing-format.c): an event whose name, ID or fields are not
+ * what the kernel writes is left out, one whose print format is not has
+ * its fields decoded and its print format left to libtraceevent's
+ * "[FAILED TO PARSE]" (the raw fields, as perf prints an event it cannot
+ * parse), and ftrace's own events (perf keeps them apart, and
+ * libtraceevent reads them another way) are left out. The header page,
+ * header event and ftrace formats, kallsyms and the saved comms never
+ * reach libtraceevent (header.c skips them). A sample is decoded only
+ * when each field of its event, fixed or __data_loc, lies within its
+ * raw data, and what its print format reads past them (a length from the
+ * sample) does too; libtraceevent gets a copy of the raw data ending in
+ * zeros, so a string without its NUL ends there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +39,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "perf-data.h"
+#include "tracing-format.h"
 #include "core/trace-fields.h"
 
 struct pd_tracing {
@@ -38,7 +49,11 @@ struct pd_tracing {
 	size_t raw_cap;
 	struct pk_label *labels;
 	size_t labels_cap;
-	int checked;		/* the events' common_type was checked */
+	int long_size;
+	unsigned char ids[65536 / 8];	/* the IDs of the events parsed */
+	/* checked formats whose print formats read past their fields */
+	struct pd_format *reaching;	/* by ID */
+	size_t nreaching, reaching_cap;
 
 	/* payloads decoded: their interned id -> their labels in a pool */
 	struct pk_profile *payloads;
@@ -51,11 +66,7 @@ struct pd_tracing {
 
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
-	struct pd_label_set_memo {
-		uint32_t payload, set;
-		size_t nbase;
-		struct pk_label base[4];
-	} memo[256];
+	struct pd_label_cache memo;
 };
 
 /* Payloads past this many, or past this many bytes kept for them, are
@@ -64,10 +75,19 @@ struct pd_tracing {
 #define PAYLOADS_KEPT (1u << 20)
 #define PAYLOAD_BYTES_KEPT ((size_t)64 << 20)
 
+/* Zeros after the copy of a sample's raw data libtraceevent reads: the
+ * end of a string, or of a sockaddr's family at the very end. */
+#define RAW_PAD 16
+
 void pd_tracing_free(struct pd_tracing *tr)
 {
+	size_t i;
+
 	if (!tr)
 		return;
+	for (i = 0; i < tr->nreaching; i++)
+		pd_format_release(&tr->reaching[i]);
+	free(tr->reaching);
 	tep_free(tr->tep);
 	trace_seq_destroy(&tr->seq);
 	free(tr->raw);
@@ -89,11 +109,17 @@ static int host_is_big(void)
 int pd_tracing_start(struct pd_state *st, int big, int long_size,
 		     uint32_t page_size)
 {
-	struct pd_tracing *tr = calloc(1, sizeof(*tr));
+	struct pd_tracing *tr;
 
 	/* pipe mode may carry the section again: the last one counts */
 	pd_tracing_free(st->tracing);
-	st->tracing = tr;
+	st->tracing = NULL;
+	if (long_size != 4 && long_size != 8) {
+		pd_warn(st, "%s: tracing data: a long of %d bytes; tracepoint "
+			"fields are not decoded", st->name, long_size);
+		return 0;
+	}
+	st->tracing = tr = calloc(1, sizeof(*tr));
 	if (!tr || !(tr->tep = tep_alloc())) {
 		pd_tracing_free(tr);
 		st->tracing = NULL;
@@ -105,6 +131,7 @@ int pd_tracing_start(struct pd_state *st, int big, int long_size,
 				TEP_LITTLE_ENDIAN);
 	tep_set_long_size(tr->tep, long_size);
 	tep_set_page_size(tr->tep, (int)page_size);
+	tr->long_size = long_size;
 	return 0;
 }
 
@@ -120,101 +147,154 @@ static char *text_copy(const char *s, size_t len)
 	return t;
 }
 
-void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
-		      const char *text, size_t len)
+/* Keep a checked format whose print format reads past its fields, in
+ * order of ID; its arrays are the table's then. */
+static void keep_reaching(struct pd_tracing *tr, struct pd_format *f)
 {
-	char *name;
+	size_t i = tr->nreaching;
 
-	if (!st->tracing || !(name = text_copy(sys, sys_len)))
+	if (!f->nreaches ||
+	    pki_grow(&tr->reaching, &tr->reaching_cap, tr->nreaching + 1,
+		     sizeof(*tr->reaching)) < 0)
 		return;
-	if (tep_parse_event(st->tracing->tep, text, len, name) != 0)
-		pd_warn(st, "%s: tracing data: a format of '%s' does not parse; "
-			"its events' fields are not decoded", st->name, name);
-	free(name);
+	while (i > 0 && tr->reaching[i - 1].id > f->id) {
+		tr->reaching[i] = tr->reaching[i - 1];
+		i--;
+	}
+	tr->reaching[i] = *f;
+	tr->nreaching++;
+	memset(f, 0, sizeof(*f));
+}
+
+static const struct pd_format *find_reaching(const struct pd_tracing *tr,
+					     unsigned id)
+{
+	size_t lo = 0, hi = tr->nreaching;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tr->reaching[mid].id == id)
+			return &tr->reaching[mid];
+		if (tr->reaching[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /*
- * libtraceevent takes each line as "ADDR : FORMAT" and does not look
- * before it reads: the format from one character past the ':' (the first
- * ':' after any leading ones), and, a leading '"' skipped, from three
- * bytes before its end. A line without a ':' after its address, or whose
- * format is shorter, would make it read outside the buffer; such lines
- * are left out, and lines holding a NUL byte too.
+ * Parse an event format whose print format failed the check: its name,
+ * ID and fields with an empty print format, and the event marked as
+ * libtraceevent marks one it cannot parse, so that its trace text is
+ * "[FAILED TO PARSE]" and the raw fields.
  */
-static int printk_line_fits(const char *line, size_t len)
+static int parse_fields_only(struct pd_tracing *tr, const char *text,
+			     const struct pd_format *f, const char *sys)
 {
-	const char *colon = len && line[0] != ':' ? memchr(line, ':', len) : NULL;
-	const char *format;
-	size_t left;
+	static const char empty[] = "print fmt: \"\"\n";
+	char *head = malloc(f->print_at + sizeof(empty));
+	struct tep_event *ev;
+	int rc;
 
-	if (!colon || memchr(line, '\0', len))
-		return 0;
-	left = len - (size_t)(colon - line) - 1;
-	if (left < 1)
-		return 0;
-	format = colon + 2;	/* past the character after the ':' */
-	left--;
-	if (left && *format == '"')
-		left--;
-	return left >= 3;
+	if (!head)
+		return -1;
+	memcpy(head, text, f->print_at);
+	memcpy(head + f->print_at, empty, sizeof(empty));
+	rc = tep_parse_event(tr->tep, head, f->print_at + sizeof(empty) - 1,
+			     sys);
+	free(head);
+	if (rc == 0 && (ev = tep_find_event(tr->tep, (int)f->id)))
+		ev->flags |= TEP_EVENT_FL_FAILED;
+	return rc;
 }
 
-static size_t keep_printk_lines(char *dst, const char *s, size_t len)
+/* Warn of an event format left out (or in part): 0 when it may go on. */
+static int format_refused(struct pd_state *st, struct pd_tracing *tr,
+			  const char *sys, const struct pd_format *f)
 {
-	size_t n = 0, i = 0;
+	const char *name = f->name[0] ? f->name : "?";
 
-	while (i < len) {
-		const char *nl = memchr(s + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - s) : len;
-
-		if (printk_line_fits(s + i, end - i)) {
-			memcpy(dst + n, s + i, end - i);
-			n += end - i;
-			dst[n++] = '\n';
-		}
-		i = end + 1;
+	if (f->verdict == PD_FORMAT_BAD) {
+		pd_warn(st, "%s: tracing data: event '%s:%s' has %s (at byte "
+			"%zu of its format): its fields are dropped", st->name,
+			sys, name, f->problem, f->bad_at);
+		return 1;
 	}
-	dst[n] = '\0';
-	return n;
+	if (strcmp(sys, "ftrace") == 0) {
+		pd_warn(st, "%s: tracing data: event '%s:%s' is one of "
+			"ftrace's own, which perf records apart: its fields "
+			"are dropped", st->name, sys, name);
+		return 1;
+	}
+	if (tr->ids[f->id / 8] & (1u << (f->id % 8))) {
+		pd_warn(st, "%s: tracing data: event '%s:%s' has the ID of "
+			"another event (%u): its fields are dropped", st->name,
+			sys, name, f->id);
+		return 1;
+	}
+	if (f->verdict == PD_FORMAT_BAD_PRINT)
+		pd_warn(st, "%s: tracing data: event '%s:%s' has a print "
+			"format profkit cannot parse safely (at byte %zu of "
+			"its format: %s): its trace text is '[FAILED TO "
+			"PARSE]' and the raw fields", st->name, sys, name,
+			f->bad_at, f->problem);
+	return 0;
+}
+
+void pd_tracing_event(struct pd_state *st, const char *sys, size_t sys_len,
+		      const char *text, size_t len)
+{
+	struct pd_tracing *tr = st->tracing;
+	struct pd_format f;
+	char *name;
+	int rc;
+
+	if (!tr)
+		return;
+	if (!pd_format_name_ok(sys, sys_len)) {
+		pd_warn(st, "%s: tracing data: a subsystem name that is not an "
+			"identifier: the fields of its events are dropped",
+			st->name);
+		return;
+	}
+	if (!(name = text_copy(sys, sys_len)) ||
+	    pd_format_check(text, len, tr->long_size, &f) < 0) {
+		free(name);
+		return;
+	}
+	if (!format_refused(st, tr, name, &f)) {
+		rc = f.verdict == PD_FORMAT_OK ?
+		     tep_parse_event(tr->tep, text, len, name) :
+		     parse_fields_only(tr, text, &f, name);
+		if (rc == 0) {
+			tr->ids[f.id / 8] |= (unsigned char)(1u << (f.id % 8));
+			keep_reaching(tr, &f);
+		} else {
+			pd_warn(st, "%s: tracing data: a format of '%s' does "
+				"not parse; its events' fields are not decoded",
+				st->name, name);
+		}
+	}
+	pd_format_release(&f);
+	free(name);
 }
 
 void pd_tracing_printk(struct pd_state *st, const char *text, size_t len)
 {
+	size_t dropped, first_bad = 0;
 	char *copy;
 
 	if (!st->tracing || !len || !(copy = malloc(len + 2)))
 		return;
-	if (keep_printk_lines(copy, text, len))
+	if (pd_format_printk(copy, text, len, &dropped, &first_bad))
 		tep_parse_printk_formats(st->tracing->tep, copy);
+	if (dropped)
+		pd_warn(st, "%s: tracing data: printk formats profkit cannot "
+			"read safely left out: %zu (the first at byte %zu of "
+			"them)", st->name, dropped, first_bad);
 	free(copy);
-}
-
-/*
- * libtraceevent reads the event id where the first event's format puts
- * common_type: every event must have it where the kernel does (a u16 at
- * offset 0), or none is decoded.
- */
-static int common_type_checked(struct pd_state *st, struct pd_tracing *tr)
-{
-	struct tep_event **events;
-	size_t i;
-
-	if (tr->checked)
-		return tr->checked > 0;
-	tr->checked = 1;
-	events = tep_list_events(tr->tep, TEP_EVENT_SORT_ID);
-	for (i = 0; events && events[i] && tr->checked > 0; i++) {
-		struct tep_format_field *f =
-			tep_find_common_field(events[i], "common_type");
-
-		if (!f || f->offset != 0 || f->size != 2) {
-			pd_warn(st, "%s: tracing data: event '%s' has no "
-				"common_type at offset 0; tracepoint fields "
-				"are not decoded", st->name, events[i]->name);
-			tr->checked = -1;
-		}
-	}
-	return tr->checked > 0;
 }
 
 /* A field's bytes, and a __data_loc field's data, within size bytes. */
@@ -290,10 +370,10 @@ static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
 }
 
 static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
-			 struct tep_format_field *f)
+			 struct tep_format_field *f, size_t raw_size)
 {
 	trace_seq_reset(&tr->seq);
-	tep_print_field(&tr->seq, tr->raw, f);
+	tep_print_field_content(&tr->seq, tr->raw, (int)raw_size, f);
 	trace_seq_terminate(&tr->seq);
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
@@ -316,7 +396,7 @@ static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
 		if (is_number(f))
 			l[n++].num = field_number(f, tr->raw);
 		else
-			l[n++].str = field_text(st, tr, f);
+			l[n++].str = field_text(st, tr, f, s->raw_size);
 	}
 	return n;
 }
@@ -326,15 +406,24 @@ static struct tep_event *sample_event(struct pd_state *st,
 				      const struct pd_sample *s,
 				      uint64_t offset)
 {
+	const struct pd_format *f;
 	struct tep_event *ev;
 
-	if (s->raw_size < 8 || !common_type_checked(st, tr))
+	if (s->raw_size < 8)
 		return NULL;
 	ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big));
 	if (ev && !event_fits(ev, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
 			"is shorter than its fields; not decoded", st->name,
 			(unsigned long long)offset, ev->name);
+		return NULL;
+	}
+	if (ev && tr->nreaching && (f = find_reaching(tr, (unsigned)ev->id)) &&
+	    !pd_format_sample_fits(f, s->raw, s->raw_size, st->big)) {
+		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
+			"does not hold what its print format reads; not "
+			"decoded", st->name, (unsigned long long)offset,
+			ev->name);
 		return NULL;
 	}
 	return ev;
@@ -400,24 +489,7 @@ static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
 static uint32_t memo_label_set(struct pd_state *st, struct pd_tracing *tr,
 			       uint32_t id, size_t nbase, size_t n)
 {
-	struct pd_label_set_memo *m;
-	uint64_t h = id;
-	size_t i;
-
-	if (nbase > PK_ARRAY_SIZE(m->base))
-		return pk_profile_intern_labels(st->p, tr->labels, n);
-	for (i = 0; i < nbase; i++)
-		h = h * 31 + ((uint64_t)tr->labels[i].str << 32 ^
-			      (uint64_t)tr->labels[i].num);
-	m = &tr->memo[pki_hash_u64(h) & (PK_ARRAY_SIZE(tr->memo) - 1)];
-	if (m->set && m->payload == id && m->nbase == nbase &&
-	    memcmp(m->base, tr->labels, nbase * sizeof(*m->base)) == 0)
-		return m->set;
-	m->set = pk_profile_intern_labels(st->p, tr->labels, n);
-	m->payload = id;
-	m->nbase = nbase;
-	memcpy(m->base, tr->labels, nbase * sizeof(*m->base));
-	return m->set;
+	return pd_label_set(st->p, &tr->memo, id, tr->labels, nbase, n);
 }
 
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
@@ -438,13 +510,14 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	for (f = ev->format.fields; f; f = f->next)
 		n++;
 	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
-	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size, 1) < 0)
+	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size + RAW_PAD, 1) < 0)
 		return pk_profile_intern_labels(st->p, base, nbase);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
 	n = kept_labels(tr, ev, s, nbase, &id);
 	if (n)
 		return memo_label_set(st, tr, id, nbase, n);
 	memcpy(tr->raw, s->raw, s->raw_size);
+	memset(tr->raw + s->raw_size, 0, RAW_PAD);
 	n = field_labels(st, tr, ev, s, nbase);
 	if (id)
 		keep_labels(tr, id, nbase, n);

@@ -70,6 +70,7 @@ struct ps_record {
 	uint32_t stack;		/* from a callchain seen whole before, or 0 */
 	const char *chain;	/* the callchain's text, to remember */
 	size_t chain_len, chain_lines;
+	uint64_t chain_hash;	/* of its text */
 };
 
 /* A line that is not perf script, kept to be reported in input order. */
@@ -925,7 +926,6 @@ static void remember_chain(struct ps_reader *r, uint32_t stack)
 {
 	struct frame_text key = { r->rec.chain, r->rec.chain_len };
 	struct chain_entry *e;
-	uint64_t hash;
 	size_t slot;
 
 	if (!r->rec.chain || r->chain_frames != r->rec.chain_lines ||
@@ -933,8 +933,8 @@ static void remember_chain(struct ps_reader *r, uint32_t stack)
 	    r->nframes > pki_profile_max_stack(r->p) ||
 	    pk_profile_memory(r->chains) > MAX_CHAIN_BYTES)
 		return;
-	hash = chain_hash(key.s, key.len);
-	if (pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot) ||
+	if (pki_idtab_find(&r->chain_tab, r->rec.chain_hash, chain_match, r, &key,
+			   &slot) ||
 	    pki_grow(&r->chain_cache, &r->chain_cache_cap, r->nchain_cache + 1,
 		     sizeof(*r->chain_cache)) < 0)
 		return;
@@ -942,7 +942,7 @@ static void remember_chain(struct ps_reader *r, uint32_t stack)
 	e->text = pk_profile_intern(r->chains, key.s, key.len);
 	e->stack = stack;
 	/* without memory the chain is parsed each time: no harm */
-	if (e->text && pki_idtab_insert(&r->chain_tab, slot, hash,
+	if (e->text && pki_idtab_insert(&r->chain_tab, slot, r->rec.chain_hash,
 					(uint32_t)r->nchain_cache + 1) == 0)
 		r->nchain_cache++;
 }
@@ -1410,6 +1410,7 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 	struct frame_text key;
 	size_t lines, slot;
 	const char *stop;
+	uint64_t hash;
 	uint32_t id;
 
 	/* only right after a header: the chain must make the whole stack */
@@ -1419,12 +1420,13 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		return s;
 	key.s = s;
 	key.len = (size_t)(stop - s);
-	id = pki_idtab_find(&r->chain_tab, chain_hash(key.s, key.len), chain_match,
-			    r, &key, &slot);
+	hash = chain_hash(key.s, key.len);
+	id = pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot);
 	if (!id) {
 		r->rec.chain = s;
 		r->rec.chain_len = (size_t)(stop - s);
 		r->rec.chain_lines = lines;
+		r->rec.chain_hash = hash;
 		/* a stream's buffer moves on before the chain is remembered */
 		if (r->chain_buf) {
 			if (pki_grow(&r->chain_buf, &r->chain_buf_cap, key.len, 1) < 0) {
@@ -1517,24 +1519,65 @@ struct ps_part {
 	struct ps_reader r;
 	const char *start, *end;
 	int rc;
+	int read;	/* read, its reader's caches freed (under ps_work.lock) */
 };
 
-/* The parts of a text, and the threads taking the next one in turn. */
+/*
+ * The parts of a text, the threads taking the next one in turn, and the
+ * calling thread appending them in input order as they are read.
+ */
 struct ps_work {
 	struct ps_part *parts;
 	size_t nparts;
 	atomic_size_t next;
+	size_t absorbed;	/* parts appended and freed (the calling thread's) */
+	pthread_mutex_t lock;
+	pthread_cond_t part_read;
 };
+
+/*
+ * Read the next part left, if any (0 when none was): its caches (up to
+ * MAX_CHAIN_BYTES of chains) go as soon as it is read, its profile stays
+ * until it is appended.
+ */
+static int read_next_part(struct ps_work *w)
+{
+	size_t k = atomic_fetch_add(&w->next, 1);
+	struct ps_part *part;
+
+	if (k >= w->nparts)
+		return 0;
+	part = &w->parts[k];
+	part->rc = read_lines(&part->r, part->start, part->end);
+	reader_release(&part->r);
+	pthread_mutex_lock(&w->lock);
+	part->read = 1;
+	pthread_cond_signal(&w->part_read);
+	pthread_mutex_unlock(&w->lock);
+	return 1;
+}
 
 static void *take_parts(void *arg)
 {
-	struct ps_work *w = arg;
-	size_t k;
-
-	while ((k = atomic_fetch_add(&w->next, 1)) < w->nparts)
-		w->parts[k].rc = read_lines(&w->parts[k].r, w->parts[k].start,
-					    w->parts[k].end);
+	while (read_next_part(arg))
+		;
 	return NULL;
+}
+
+/* Until the part is read, read the next ones left, then wait. */
+static void wait_part(struct ps_work *w, const struct ps_part *part)
+{
+	pthread_mutex_lock(&w->lock);
+	while (!part->read) {
+		if (atomic_load(&w->next) < w->nparts) {
+			pthread_mutex_unlock(&w->lock);
+			read_next_part(w);
+			pthread_mutex_lock(&w->lock);
+		} else {
+			pthread_cond_wait(&w->part_read, &w->lock);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* Where the first record at or after pos starts: past an empty line. */
@@ -1581,7 +1624,8 @@ static void part_free(struct ps_part *part)
 {
 	pk_profile_free(part->r.p);
 	pk_context_free(part->r.ctx);
-	reader_release(&part->r);
+	if (!part->read)
+		reader_release(&part->r);
 }
 
 /* A part read, appended to the whole: its profile, counts and notes. */
@@ -1618,6 +1662,21 @@ static int absorb_part(struct ps_reader *r, struct ps_part *part)
 	return 0;
 }
 
+/* Each part in input order, appended as soon as it is read, and freed. */
+static int absorb_parts(struct ps_reader *r, struct ps_work *w)
+{
+	int rc = 0;
+
+	for (; w->absorbed < w->nparts && !rc; w->absorbed++) {
+		struct ps_part *part = &w->parts[w->absorbed];
+
+		wait_part(w, part);
+		rc = absorb_part(r, part);
+		part_free(part);
+	}
+	return rc;
+}
+
 /* Cut text at record boundaries into nparts parts, readers for all but
  * the first (the whole's). */
 static int cut_parts(struct ps_reader *r, const char *data, size_t size,
@@ -1644,14 +1703,16 @@ static int cut_parts(struct ps_reader *r, const char *data, size_t size,
  * Text in memory, cut at record boundaries (the empty lines after
  * callchains) into nparts parts, read by nthreads threads, each taking
  * the next part left: the first part here into the profile, the others
- * into profiles of their own, appended in input order. Strings, stacks
- * and samples keep the order one thread gives them, and so does every
- * output, however the threads were scheduled.
+ * into profiles of their own, appended here in input order as they are
+ * read, so that few are held at once. Strings, stacks and samples keep
+ * the order one thread gives them, and so does every output, however
+ * the threads were scheduled.
  */
 static int read_parts(struct ps_reader *r, const char *data, size_t size,
 		      size_t nthreads, size_t nparts)
 {
-	struct ps_work w = { calloc(nparts, sizeof(*w.parts)), nparts, 1 };
+	struct ps_work w = { calloc(nparts, sizeof(*w.parts)), nparts, 1, 1,
+			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 	pthread_t *threads = calloc(nthreads, sizeof(*threads));
 	size_t k, started = 0;
 	char what[512];
@@ -1672,18 +1733,16 @@ static int read_parts(struct ps_reader *r, const char *data, size_t size,
 		r->progress_total = size;
 		rc = read_lines(r, w.parts[0].start, w.parts[0].end);
 		r->progress_what = NULL;
-		if (rc)
-			atomic_store(&w.next, nparts);	/* no use reading on */
-		else
-			take_parts(&w);	/* and the rest, with the threads */
 	}
+	if (!rc)
+		rc = absorb_parts(r, &w);
+	atomic_store(&w.next, nparts);	/* after an error, no use reading on */
 	for (k = 0; k < started; k++)
 		pthread_join(threads[k], NULL);
-	for (k = 1; k < nparts; k++) {
-		if (!rc && w.parts[k].r.p)
-			rc = absorb_part(r, &w.parts[k]);
+	for (k = w.absorbed; k < nparts; k++)
 		part_free(&w.parts[k]);
-	}
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.part_read);
 	free(w.parts);
 	free(threads);
 	pk_progress(r->ctx, NULL, size, size);
@@ -1711,9 +1770,9 @@ static size_t thread_count(const struct pk_options *opts, size_t size)
  * Parts a thread: a few each, so a thread the machine slows down leaves
  * parts to the others (MIN_PART each at least, but for --threads).
  */
-static size_t part_count(const struct pk_options *opts, size_t size)
+static size_t part_count(size_t threads, size_t size)
 {
-	size_t threads = thread_count(opts, size), n = 4 * threads;
+	size_t n = 4 * threads;
 
 	if (threads == 1)
 		return 1;
@@ -1767,10 +1826,11 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 
 	if (!rc) {
 		data = (const char *)pki_input_map(in, &size);
-		if (data)
-			rc = read_parts(&r, data, size, thread_count(opts, size),
-					part_count(opts, size));
-		else
+		if (data) {
+			size_t threads = thread_count(opts, size);
+
+			rc = read_parts(&r, data, size, threads, part_count(threads, size));
+		} else
 			rc = read_stream(&r, in);
 		rc = finish_input(&r, rc);
 	}

@@ -24,12 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
-#include "core/internal.h"
+#include "speedscope.h"
 #include "core/names.h"
 #include "util/json.h"
-
-#define SCHEMA_URL "https://www.speedscope.app/file-format-schema.json"
 
 /* ---- the writer's state ---- */
 
@@ -733,7 +730,7 @@ static int write_file(struct speedscope *w, struct pk_output *out)
 	pki_output_json(&j, out);
 	pki_json_begin_object(&j);
 	pki_json_key(&j, "$schema");
-	pki_json_cstring(&j, SCHEMA_URL);
+	pki_json_cstring(&j, PKI_SPEEDSCOPE_SCHEMA);
 	pki_json_space(&j, "\n");
 	pki_json_key(&j, "exporter");
 	pki_json_cstring(&j, "profkit " PACKAGE_VERSION);
@@ -790,16 +787,15 @@ static void speedscope_release(struct speedscope *w)
 	free(w->name.s);
 }
 
-static const struct pki_option speedscope_options[] = {
+const struct pki_option pki_speedscope_options[] = {
 	{ .key = "speedscope:evented", .type = PK_OPTION_FLAG,
 	  .flag = "speedscope-evented",
 	  .help = "one evented timeline per thread, from the times" },
 	{ .key = NULL },
 };
 
-static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
-			    const struct pk_options *opts,
-			    struct pk_output *out)
+int pki_speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
+			 const struct pk_options *opts, struct pk_output *out)
 {
 	struct speedscope w;
 	int rc;
@@ -808,7 +804,7 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.ctx = ctx;
 	w.p = p;
 	w.opts = opts;
-	w.evented = pki_option_flag(opts, &speedscope_options[0]);
+	w.evented = pki_option_flag(opts, &pki_speedscope_options[0]);
 	w.title = pki_profile_title(p);
 	pki_thread_keys(p, &w.keys);
 	w.interval_column = pki_interval_column(p);
@@ -828,13 +824,3 @@ static int speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	speedscope_release(&w);
 	return rc;
 }
-
-const struct pki_format pki_format_speedscope = {
-	.name = "speedscope",
-	.write_description = "speedscope JSON, one timeline per thread "
-			     "(https://www.speedscope.app)",
-	.extension = ".speedscope.json",
-	.profile_flags = PK_PROFILE_KEEP_ORDER,
-	.write = speedscope_write,
-	.options = speedscope_options,
-};
