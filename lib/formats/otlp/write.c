@@ -24,6 +24,7 @@
 
 #include "otlp.h"
 #include "core/names.h"
+#include "util/strbuf.h"
 #include "symbolize/mapping.h"
 
 const struct otlp_label_key otlp_label_keys[3] = {
@@ -143,9 +144,26 @@ static int oom(struct otlp_writer *w)
 
 /* ---- the string table ---- */
 
+/* s as protobuf's string fields must hold it, well-formed UTF-8 (its
+ * parsers refuse the message otherwise): s itself, or a copy owned until
+ * the end with U+FFFD for each stray byte. NULL when out of memory. */
+static const char *utf8(struct otlp_writer *w, const char *s)
+{
+	struct pk_strbuf b = { 0 };
+
+	if (pki_utf8_valid(s, strlen(s)))
+		return s;
+	if (pki_strbuf_add_utf8(&b, s, strlen(s)) < 0 ||
+	    pki_grow(&w->owned, &w->owned_cap, w->nowned + 1, sizeof(*w->owned)) < 0) {
+		free(b.s);
+		return NULL;
+	}
+	return w->owned[w->nowned++] = b.s;
+}
+
 static int32_t add_string(struct otlp_writer *w, const char *s)
 {
-	if (w->nstrings >= INT32_MAX ||
+	if (!(s = utf8(w, s)) || w->nstrings >= INT32_MAX ||
 	    pki_grow(&w->strings, &w->strings_cap, w->nstrings + 1,
 		     sizeof(*w->strings)) < 0)
 		return -1;
