@@ -10,14 +10,21 @@
 #   otlp-check.py PYDIR raw-canonical FILE `pprof -raw` text in an order of
 #                                          its own (samples sorted)
 #   otlp-check.py PYDIR same PB JSON       the two encodings hold one message
+#   otlp-check.py PYDIR judge LIST         for each line "NAME<tab>PB<tab>JSON<tab>PPROF"
+#                                          of LIST, same, rules and stacks
+#                                          against the pprof, a line each:
+#                                          "NAME<tab>CHECK<tab>ok" or the problem
 #   otlp-check.py PYDIR resource FILE      "KEY=VALUE" of each resource attribute
 #   otlp-check.py PYDIR payload FILE       the original payload's format and size
 #   otlp-check.py PYDIR shape FILE         "timestamps" or "aggregated", and the
 #                                          frame types the locations have
 #
-# PYDIR holds the generated modules; FILE is protobuf or OTLP JSON (one
-# document a line, gzipped or not).
+# PYDIR holds the generated modules (profile_pb2 from a profile.proto whose
+# string_table is bytes: our pprof keeps a name's bytes as the input had
+# them); FILE is protobuf, or OTLP JSON (one document a line) when named
+# *.json; gzipped or not.
 import base64
+import codecs
 import collections
 import gzip
 import json
@@ -26,6 +33,13 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from google.protobuf import json_format  # noqa: E402
 from opentelemetry.proto.profiles.v1development import profiles_pb2  # noqa: E402
+
+
+def each_byte_replaced(error):
+    return ("\ufffd" * (error.end - error.start), error.end)
+
+
+codecs.register_error("each-byte-replaced", each_byte_replaced)
 
 
 def hex_ids_to_base64(node):
@@ -48,7 +62,7 @@ def load(path):
         data = f.read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    if data.lstrip()[:1] == b"{":
+    if path.endswith((".json", ".json.gz")):
         messages = []
         for line in data.decode("utf-8").splitlines():
             if line.strip():
@@ -179,9 +193,9 @@ def print_stacks(weights):
             print("%s\t%s\t%d" % (kind, stack, weight))
 
 
-def otlp_stacks(path):
+def otlp_weights(messages):
     weights = collections.Counter()
-    for message in load(path):
+    for message in messages:
         d = message.dictionary
         for rp, prof in profiles(message):
             kind = "%s/%s" % (d.string_table[prof.sample_type.type_strindex],
@@ -189,10 +203,10 @@ def otlp_stacks(path):
             for s in prof.samples:
                 weight = sum(s.values) if s.values else len(s.timestamps_unix_nano)
                 weights[(kind, frames(d, s.stack_index))] += weight
-    print_stacks(weights)
+    return weights
 
 
-def pprof_stacks(path):
+def pprof_weights(path):
     """The same of a pprof profile (gzipped), read by code generated from
     proto/profile.proto, which has pprof's field numbers."""
     import profile_pb2
@@ -200,7 +214,8 @@ def pprof_stacks(path):
         data = f.read()
     p = profile_pb2.Profile()
     p.ParseFromString(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
-    st = p.string_table
+    # as our OTLP has them: each byte of no UTF-8 character is U+FFFD
+    st = [s.decode("utf-8", "each-byte-replaced") for s in p.string_table]
     functions = {f.id: st[f.name] for f in p.function}
     locations = {loc.id: loc for loc in p.location}
     kinds = ["%s/%s" % (st[t.type], st[t.unit]) for t in p.sample_type]
@@ -215,7 +230,35 @@ def pprof_stacks(path):
                 out.append("0x%x" % loc.address)
         for kind, value in zip(kinds, s.value):
             weights[(kind, ";".join(out))] += value
-    print_stacks(weights)
+    return weights
+
+
+def stacks_differ(ours, theirs):
+    """The first stack whose weight differs ("" when none does)."""
+    for key in sorted(set(ours) | set(theirs)):
+        if ours[key] != theirs[key]:
+            return "%s %s: OTLP %d, pprof %d" % (key[0], key[1], ours[key], theirs[key])
+    return ""
+
+
+def judge(list_path):
+    """same, rules and stacks of many inputs in one process (protobuf's
+    Python runtime takes longer to start than to check a profile)."""
+    with open(list_path) as f:
+        lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    for name, pb, js, pprof in lines:
+        try:
+            ours = load(pb)
+            results = [
+                ("same", "" if ours == load(js) else "the JSON holds another message"),
+                ("rules", "; ".join([e for m in ours for e in check_rules(m)][:5])),
+                ("stacks", stacks_differ(otlp_weights(ours), pprof_weights(pprof))),
+            ]
+        except Exception as e:  # a file that does not parse is a failure
+            results = [(c, "%s: %s" % (type(e).__name__, e)) for c in ("same", "rules", "stacks")]
+        for check, problem in results:
+            print("%s\t%s\t%s" % (name, check, problem or "ok"))
+        sys.stdout.flush()
 
 
 def raw_canonical(path):
@@ -297,9 +340,11 @@ def main():
             print(e)
         sys.exit(1 if errors else 0)
     elif what == "stacks":
-        otlp_stacks(args[0])
+        print_stacks(otlp_weights(load(args[0])))
     elif what == "pprof-stacks":
-        pprof_stacks(args[0])
+        print_stacks(pprof_weights(args[0]))
+    elif what == "judge":
+        judge(args[0])
     elif what == "raw-canonical":
         raw_canonical(args[0])
     elif what == "same":

@@ -1,6 +1,7 @@
 #!/bin/sh
 # OpenTelemetry profiles (--to=otlp, --to=otlp-json, --from=otlp) of every
-# kind of input, judged by tools that are not profkit's:
+# input of every reader under testdata, judged by tools that are not
+# profkit's:
 #
 #   - protoc decodes our protobuf as ProfilesData with the official .proto
 #     files (../shared/reference/otlp/proto, opentelemetry-proto after
@@ -14,7 +15,10 @@
 #     are those it reads from our pprof of the same input;
 #   - our pprof of our OTLP (either encoding, found without --from) is our
 #     pprof of the input, by Go pprof's -top and -raw (its samples sorted:
-#     OTLP keeps their order only within a process and a sample type).
+#     OTLP keeps their order only within a process and a sample type), for
+#     each kind of recording and the first input of every reader.
+# An input its reader refuses (testdata's invalid pprof files, an empty
+# recording) is refused alike with --to=otlp.
 #
 # perf.data recordings are symbolized from a root of their binaries and
 # the recording's system libraries (testdata/sysroot), never this
@@ -25,7 +29,9 @@ d=testdata/perf-data
 TZ=UTC
 export TZ
 
-inputs="$d/c-fp.perf.data $d/c-dwarf.perf.data $d/multi.perf.data
+# the inputs read back through pprof: each kind of recording, then the
+# first input of every reader (below)
+round_trips="$d/c-fp.perf.data $d/c-dwarf.perf.data $d/multi.perf.data
 	$d/threads.perf.data $d/tp-fields.perf.data $d/naps.perf.data
 	$d/pipe.perf.data $d/zstd-sym.perf.data $d/node.perf.data
 	testdata/perf-script/c-fp.txt testdata/perf-script/multi.txt
@@ -35,7 +41,24 @@ inputs="$d/c-fp.perf.data $d/c-dwarf.perf.data $d/multi.perf.data
 	testdata/pprof/go-cpu.pb.gz testdata/pprof/go-allocs.pb.gz
 	testdata/pprof/go-mutex.pb.gz
 	testdata/folded/fractional.folded testdata/perf-script/c-fp.folded"
-plan $(($(echo $inputs | wc -w) * 5 + 13))
+
+# Every input of every reader: the files under testdata that the rules of
+# tests/t-probe.c (testdata_rules, to which that test holds the probe)
+# give a reader, "READER FILE" a line. The first rule that matches wins.
+rules=$(sed -n '/^static const struct rule testdata_rules/,/^};/ s/^[^{]*{ "\([^"]*\)", "\{0,1\}\([A-Za-z0-9-]*\)"\{0,1\} },.*$/\1 \2/p' \
+	tests/t-probe.c)
+reader_of() {
+	printf '%s\n' "$rules" | while read -r pattern reader; do
+		# shellcheck disable=SC2254
+		case $1 in $pattern) echo "$reader"; break ;; esac
+	done
+}
+(cd testdata && find . -name '.?*' -prune -o -type f -print) | sed 's|^\./||' |
+	LC_ALL=C sort | while read -r f; do
+		r=$(reader_of "$f")
+		case $r in SKIP|NONE|"") ;; *) echo "$r testdata/$f" ;; esac
+	done >"$tmpdir/inputs"
+readers=$(profkit-convert --list-formats | sed -n '/^Input formats/,/^$/ s/^  \([a-z0-9-]*\) .*/\1/p')
 
 # the recordings' binaries and JIT map where they were, and their system
 # libraries
@@ -72,7 +95,9 @@ elif [ -z "$python" ]; then
 else
 	mkdir "$tmpdir/py" &&
 		(cd "$proto" && protoc --python_out="$tmpdir/py" $(find opentelemetry -name '*.proto')) &&
-		protoc --python_out="$tmpdir/py" -I proto proto/profile.proto ||
+		sed 's/repeated string string_table/repeated bytes string_table/' \
+			proto/profile.proto >"$tmpdir/profile.proto" &&
+		protoc --python_out="$tmpdir/py" -I "$tmpdir" "$tmpdir/profile.proto" ||
 		why="protoc could not compile the .proto files"
 fi
 check() { "$python" tests/otlp-check.py "$tmpdir/py" "$@"; }
@@ -88,30 +113,6 @@ decoded() {
 	else
 		fail "$1"
 		diag_file "$tmpdir/decoded"
-	fi
-}
-
-# checked NAME COMMAND...: an otlp-check.py check that must pass
-checked() {
-	name=$1
-	shift
-	if [ -n "$why" ]; then
-		skip "$name" "$why"
-	elif check "$@" >"$tmpdir/check" 2>&1; then
-		pass "$name"
-	else
-		fail "$name"
-		diag_file "$tmpdir/check"
-	fi
-}
-
-# same_stacks NAME OTLP PPROF: equal stacks and weights, read by Python
-same_stacks() {
-	if [ -n "$why" ]; then
-		skip "$1" "$why"
-	else
-		check stacks "$2" >"$tmpdir/ours" && check pprof-stacks "$3" >"$tmpdir/theirs"
-		same_output "$1" "$tmpdir/theirs" "$tmpdir/ours"
 	fi
 }
 
@@ -147,23 +148,92 @@ round_trip() {
 	same_output "$name" "$tmpdir/want" "$tmpdir/got"
 }
 
-for f in $inputs; do
-	n=$(basename "$f")
-	if ! convert --to=pprof -o "$tmpdir/in.pb.gz" "$f" 2>"$tmpdir/err" ||
-		! convert --to=otlp -o "$tmpdir/out.otlp.pb" "$f" 2>>"$tmpdir/err" ||
-		! convert --to=otlp-json -o "$tmpdir/out.otlp.json" "$f" 2>>"$tmpdir/err"; then
-		for i in 1 2 3 4 5; do fail "$n: converting failed"; done
+# each input in both encodings beside its pprof: protoc decodes it here,
+# the Python checks of them all run at once (their runtime takes longer to
+# start than to check a profile); a reader's refusals are OTLP's alike
+refused_alike() {
+	rm -rf "$outdir" && mkdir "$outdir" || exit 99
+	convert --to=otlp -o "$outdir/out.otlp.pb" "$2" 2>"$tmpdir/got"
+	got=$?
+	if [ "$got" -eq 1 ] && [ -z "$(ls -A "$outdir")" ] &&
+		cmp -s "$tmpdir/want" "$tmpdir/got"; then
+		pass "$1"
+	else
+		fail "$1 (exit $got)"
+		diff "$tmpdir/want" "$tmpdir/got" | diag_file /dev/stdin
+	fi
+}
+mkdir "$tmpdir/in" || exit 99
+: >"$tmpdir/judge"
+: >"$tmpdir/read"
+: >"$tmpdir/round-trip-readers"
+while read -r reader f; do
+	n=${f#testdata/}
+	out=$tmpdir/in/$(echo "$n" | tr / _)
+	if ! convert --to=pprof -o "$out.pb.gz" "$f" 2>"$tmpdir/want"; then
+		refused_alike "$n: refused with the pprof writer's message" "$f"
+		continue
+	fi
+	if ! convert --to=otlp -o "$out.otlp.pb" "$f" 2>"$tmpdir/err" ||
+		! convert --to=otlp-json -o "$out.otlp.json" "$f" 2>>"$tmpdir/err"; then
+		fail "$n: converting failed"
 		diag_file "$tmpdir/err"
 		continue
 	fi
-	decoded "$n: protoc decodes it with the official files" "$tmpdir/out.otlp.pb"
-	checked "$n: the JSON is the same message, by the official schema" \
-		same "$tmpdir/out.otlp.pb" "$tmpdir/out.otlp.json"
-	checked "$n: profcheck's rules" rules "$tmpdir/out.otlp.pb"
-	same_stacks "$n: stacks and weights of every sample type are pprof's" \
-		"$tmpdir/out.otlp.pb" "$tmpdir/in.pb.gz"
+	echo "$reader" >>"$tmpdir/read"
+	decoded "$n: protoc decodes it with the official files" "$out.otlp.pb"
+	printf '%s\t%s\t%s\t%s\n' "$n" "$out.otlp.pb" "$out.otlp.json" "$out.pb.gz" >>"$tmpdir/judge"
+	case " $(echo $round_trips) " in
+	*" $f "*) ;;
+	*) grep -qx "$reader" "$tmpdir/round-trip-readers" ||
+		round_trips="$round_trips $f" ;;
+	esac
+	echo "$reader" >>"$tmpdir/round-trip-readers"
+done <"$tmpdir/inputs"
+
+# every reader had inputs here, so that the loop above cannot pass by
+# finding none
+for r in $readers; do
+	count=$(grep -cx "$r" "$tmpdir/read")
+	if [ "$count" -gt 0 ]; then
+		pass "$r: $count inputs written as OTLP"
+	else
+		fail "$r: no input of this reader under testdata (tests/t-probe.c's rules)"
+	fi
+done
+
+check_name() {
+	case $1 in
+	same) echo "the JSON is the same message, by the official schema" ;;
+	rules) echo "profcheck's rules" ;;
+	stacks) echo "stacks and weights of every sample type are pprof's" ;;
+	esac
+}
+[ -n "$why" ] || check judge "$tmpdir/judge" >"$tmpdir/verdicts" 2>"$tmpdir/err" ||
+	diag_file "$tmpdir/err"
+while IFS='	' read -r n _; do
+	for c in same rules stacks; do
+		if [ -n "$why" ]; then
+			skip "$n: $(check_name $c)" "$why"
+			continue
+		fi
+		verdict=$(awk -F '\t' -v n="$n" -v c="$c" '$1 == n && $2 == c { print $3 }' \
+			"$tmpdir/verdicts")
+		if [ "$verdict" = ok ]; then
+			pass "$n: $(check_name $c)"
+		else
+			fail "$n: $(check_name $c)"
+			echo "# ${verdict:-no verdict}"
+		fi
+	done
+done <"$tmpdir/judge"
+
+# read back through pprof
+for f in $round_trips; do
+	n=${f#testdata/}
+	out=$tmpdir/in/$(echo "$n" | tr / _)
 	round_trip "$n: read back, both encodings give pprof's -top and -raw" \
-		"$tmpdir/in.pb.gz" "$tmpdir/out.otlp.pb" "$tmpdir/out.otlp.json"
+		"$out.pb.gz" "$out.otlp.pb" "$out.otlp.json"
 done
 
 # what the profile says of itself: timestamps where the input has a wall
@@ -243,4 +313,5 @@ gzip -dc "$tmpdir/c-fp.otlp.json.gz" >"$tmpdir/once.json" &&
 	cat "$tmpdir/once.json" "$tmpdir/once.json" >"$tmpdir/two.json"
 testrun_compare "a .gz name is gzipped; two documents are summed" "$tmpdir/twice" \
 	convert --to=folded "$tmpdir/two.json"
+plan "$tap_n"
 finish
