@@ -42,6 +42,7 @@ own() {
 	macos-sample|instruments|vtune|vsprof|ghc-prof|ljp|xctrace) ls "$t/$1"/* "$t/bad/$1"/* ;;
 	pprof-raw) ls "$t"/pprof-raw/*.txt "$t"/bad/pprof-raw/* "$t"/pprof/*.raw \
 		"$t"/gperftools/*.pprof-raw.txt "$shared"/gperftools/*.string ;;
+	otlp) ls "$t"/otlp/*.otlp.* "$t"/bad/otlp/* ;;
 	esac
 }
 

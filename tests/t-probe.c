@@ -176,6 +176,8 @@ static const struct rule testdata_rules[] = {
 	{ "jfr/*.jfr", "jfr" },
 	{ "speedscope/*.json", "speedscope" },
 	{ "v8/*.cpuprofile", "v8" },
+	{ "otlp/*.otlp.json", "otlp" },
+	{ "otlp/*.otlp.pb", "otlp" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },

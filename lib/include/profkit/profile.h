@@ -92,6 +92,11 @@ enum pk_profile_flags {
 	/* A recording without samples is no error but an empty profile
 	 * (profkit-info describes it); other readers' checks stay. */
 	PK_PROFILE_KEEP_EMPTY = 1 << 2,
+	/* Keep each sample, in order, where its reader says its times are
+	 * on the wall clock (perf.data, OpenTelemetry profiles); else sum
+	 * them: writers of timestamps that mean dates (OTLP) pay for
+	 * keeping samples only where the input has them. */
+	PK_PROFILE_KEEP_WALL_ORDER = 1 << 3,
 };
 
 struct pk_profile;
