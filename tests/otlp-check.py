@@ -21,8 +21,9 @@
 #
 # PYDIR holds the generated modules (profile_pb2 from a profile.proto whose
 # string_table is bytes: our pprof keeps a name's bytes as the input had
-# them); FILE is protobuf, or OTLP JSON (one document a line) when named
-# *.json; gzipped or not.
+# them); FILE is protobuf, or OTLP JSON (one document a line) when it
+# starts with "{" (no ProfilesData does: that is field 15's group start);
+# gzipped or not.
 import base64
 import codecs
 import collections
@@ -62,7 +63,7 @@ def load(path):
         data = f.read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    if path.endswith((".json", ".json.gz")):
+    if data[:1] == b"{":
         messages = []
         for line in data.decode("utf-8").splitlines():
             if line.strip():

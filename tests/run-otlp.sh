@@ -74,39 +74,22 @@ link_sysroot "$root" || exit 99
 convert() { profkit-convert -q --symfs="$root" --kallsyms=$d/kallsyms "$@"; }
 
 find_pprof
-# the official files, and what reads with them
-proto=
-find_reference otlp/proto/opentelemetry/proto/profiles/v1development/profiles.proto &&
-	proto=${reference%/opentelemetry/*}
+# the official files, and what reads with them; pprof's profile.proto too
 why=
-python=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import google.protobuf' 2>/dev/null; then
-		python=$p
-		break
-	fi
-done
-if [ -z "$proto" ]; then
-	why=$reference_missing
-elif ! command -v protoc >/dev/null 2>&1; then
-	why="no protoc (apt-get install protobuf-compiler)"
-elif [ -z "$python" ]; then
-	why="no Python with google.protobuf (apt-get install python3-protobuf)"
-else
-	mkdir "$tmpdir/py" &&
-		(cd "$proto" && protoc --python_out="$tmpdir/py" $(find opentelemetry -name '*.proto')) &&
-		sed 's/repeated string string_table/repeated bytes string_table/' \
-			proto/profile.proto >"$tmpdir/profile.proto" &&
+if find_otlp_check; then
+	sed 's/repeated string string_table/repeated bytes string_table/' \
+		proto/profile.proto >"$tmpdir/profile.proto" &&
 		protoc --python_out="$tmpdir/py" -I "$tmpdir" "$tmpdir/profile.proto" ||
-		why="protoc could not compile the .proto files"
+		why="protoc could not compile proto/profile.proto"
+else
+	why=$otlp_missing
 fi
-check() { "$python" tests/otlp-check.py "$tmpdir/py" "$@"; }
 
 # decoded NAME FILE: protoc reads FILE as ProfilesData
 decoded() {
 	if [ -n "$why" ]; then
 		skip "$1" "$why"
-	elif protoc -I "$proto" --decode=opentelemetry.proto.profiles.v1development.ProfilesData \
+	elif protoc -I "$otlp_proto" --decode=opentelemetry.proto.profiles.v1development.ProfilesData \
 		opentelemetry/proto/profiles/v1development/profiles.proto <"$2" >"$tmpdir/decoded" 2>&1 &&
 		grep -q '^dictionary {' "$tmpdir/decoded"; then
 		pass "$1"
@@ -122,7 +105,7 @@ decoded() {
 views() {
 	"$pprof" -symbolize=none -top "$1" >"$2" 2>/dev/null &&
 		"$pprof" -symbolize=none -raw "$1" >"$tmpdir/raw" 2>/dev/null &&
-		check raw-canonical "$tmpdir/raw" >>"$2"
+		otlp_check raw-canonical "$tmpdir/raw" >>"$2"
 }
 
 # round_trip NAME PPROF OTLP...: our pprof of each OTLP is PPROF, as
@@ -209,7 +192,7 @@ check_name() {
 	stacks) echo "stacks and weights of every sample type are pprof's" ;;
 	esac
 }
-[ -n "$why" ] || check judge "$tmpdir/judge" >"$tmpdir/verdicts" 2>"$tmpdir/err" ||
+[ -n "$why" ] || otlp_check judge "$tmpdir/judge" >"$tmpdir/verdicts" 2>"$tmpdir/err" ||
 	diag_file "$tmpdir/err"
 while IFS='	' read -r n _; do
 	for c in same rules stacks; do
@@ -240,7 +223,7 @@ done
 # clock (perf.data) and values aggregated where not, the frame types of
 # the semantic conventions, and the processes as resources
 shape() {
-	convert --to=otlp -o "$tmpdir/shape.pb" "$1" && check shape "$tmpdir/shape.pb"
+	convert --to=otlp -o "$tmpdir/shape.pb" "$1" && otlp_check shape "$tmpdir/shape.pb"
 }
 if [ -n "$why" ]; then
 	for i in 1 2 3 4 5; do skip "shapes and resources" "$why"; done
@@ -260,7 +243,7 @@ else
 	echo "process.pid=4011 process.executable.path=/tmp/rec/c-fp" \
 		"process.executable.name=c-fp host.name=vm" >"$tmpdir/want"
 	convert --to=otlp -o "$tmpdir/res.pb" $d/c-fp.perf.data &&
-		check resource "$tmpdir/res.pb" >"$tmpdir/got"
+		otlp_check resource "$tmpdir/res.pb" >"$tmpdir/got"
 	same_output "c-fp.perf.data: the process as the resource" "$tmpdir/want" "$tmpdir/got"
 fi
 
@@ -275,11 +258,11 @@ else
 	convert --to=otlp -o "$tmpdir/res.pb" --service-name=checkout \
 		--resource=deployment.environment.name=prod --resource=host.name=h2 \
 		-X otlp:resource=k8s.pod.name=a=b $d/c-fp.perf.data &&
-		check resource "$tmpdir/res.pb" >"$tmpdir/got"
+		otlp_check resource "$tmpdir/res.pb" >"$tmpdir/got"
 	same_output "--service-name, --resource repeated" "$tmpdir/want" "$tmpdir/got"
 	gzip -dc testdata/pprof/go-cpu.pb.gz | wc -c | sed 's/^/pprof /' >"$tmpdir/want"
 	convert --to=otlp --original-payload -o "$tmpdir/payload.pb" testdata/pprof/go-cpu.pb.gz &&
-		check payload "$tmpdir/payload.pb" >"$tmpdir/got"
+		otlp_check payload "$tmpdir/payload.pb" >"$tmpdir/got"
 	same_output "--original-payload: the pprof input, once" "$tmpdir/want" "$tmpdir/got"
 fi
 testrun_fails "--resource needs NAME=VALUE" 2 "otlp:resource: expected NAME=VALUE, not 'env'" \
@@ -294,7 +277,7 @@ testrun_status "--original-payload without a pprof input: a warning" 0 \
 if [ -n "$why" ]; then
 	skip "another producer's protobuf" "$why"
 else
-	grep -v '^#' testdata/otlp/foreign.txtpb | (cd "$proto" && protoc \
+	grep -v '^#' testdata/otlp/foreign.txtpb | (cd "$otlp_proto" && protoc \
 		--encode=opentelemetry.proto.profiles.v1development.ProfilesData \
 		opentelemetry/proto/profiles/v1development/profiles.proto) >"$tmpdir/foreign.pb"
 	convert --to=folded --sample-type=cpu "$tmpdir/foreign.pb" >"$tmpdir/got"
