@@ -782,12 +782,20 @@ static int mapping_match(const void *owner, uint32_t id, const void *key)
 }
 
 uint32_t pk_profile_intern_mapping(struct pk_profile *p,
-				   const struct pk_mapping *m)
+				   const struct pk_mapping *given)
 {
-	uint64_t hash = mapping_hash(m);
+	struct pk_mapping normal = *given, *m = &normal;
+	uint64_t hash;
 	size_t slot;
 	uint32_t id;
 
+	/* A limit below the start is not known (xctrace gives a binary's
+	 * load address alone): the mapping runs to the end of the address
+	 * space, as pprof's stand-in mapping does, so that every writer's
+	 * mappings start at most at their limit (OTLP's validator checks) */
+	if (m->limit < m->start)
+		m->limit = UINT64_MAX;
+	hash = mapping_hash(m);
 	id = pki_idtab_find(&p->mapping_tab, hash, mapping_match, p, m, &slot);
 	if (id)
 		return id;

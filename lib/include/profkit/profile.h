@@ -214,7 +214,8 @@ void pk_profile_meta_at(const struct pk_profile *p, size_t i,
 void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
 			  uint64_t *last);
 
-/* Mappings, functions, locations: interned, so equal input gives one id. */
+/* Mappings, functions, locations: interned, so equal input gives one id.
+ * A mapping's limit below its start (not known) becomes UINT64_MAX. */
 uint32_t pk_profile_intern_mapping(struct pk_profile *p,
 				   const struct pk_mapping *m);
 size_t pk_profile_mapping_count(const struct pk_profile *p);
