@@ -55,6 +55,8 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue otlp_any_value;
 #define OTLP_FRAME_TYPE "profile.frame.type"
 #define OTLP_DROP_FRAMES "pprof.profile.drop_frames"
 #define OTLP_KEEP_FRAMES "pprof.profile.keep_frames"
+/* a Profile's event (perf's, JFR's): no convention names one, so profkit's */
+#define OTLP_PROFKIT_EVENT "profkit.event"
 
 struct otlp_label_key {
 	const char *label, *attribute;

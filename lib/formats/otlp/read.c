@@ -421,35 +421,39 @@ static int alloc_tables(struct otlp_reader *r)
 /* ---- sample types ---- */
 
 /*
- * The model's column of a Profile's sample type, added on first sight
- * (documents before may have made it). A unit "count/10" is profkit's
- * mark of a fractional column: values are tenths of a count.
+ * The model's column of a Profile's sample type and event (profkit's
+ * attribute), added on first sight (documents before may have made it).
+ * A unit "count/10" is profkit's mark of a fractional column: values
+ * are tenths of a count.
  */
 static int profile_column(struct otlp_reader *r, const otlp_profile *prof,
 			  uint32_t *column)
 {
 	const otlp_value_type *vt = prof->sample_type;
-	pk_str type, unit;
+	pk_str type, unit, event = 0;
 	int64_t scale;
 	size_t len, i;
-	int rc, added;
+	int rc, added, truth;
 
 	if ((rc = string_of(r, vt ? vt->type_strindex : 0, &type)) ||
-	    (rc = string_of(r, vt ? vt->unit_strindex : 0, &unit)))
+	    (rc = string_of(r, vt ? vt->unit_strindex : 0, &unit)) ||
+	    (rc = find_attribute(r, prof->attribute_indices, prof->n_attribute_indices,
+				 OTLP_PROFKIT_EVENT, &event, &truth)) < 0)
 		return rc;
 	len = pki_unit_scale(pk_profile_string(r->p, unit), &scale);
 	unit = pk_profile_intern(r->p, pk_profile_string(r->p, unit), len);
 	for (i = 0; i < pk_profile_sample_type_count(r->p); i++) {
 		const struct pk_value_type *t = pk_profile_sample_type(r->p, i);
 
-		if (t->type == type && t->unit == unit &&
+		if (t->type == type && t->unit == unit && t->event == event &&
 		    pk_profile_sample_type_scale(r->p, i) == scale) {
 			*column = (uint32_t)i;
 			return 0;
 		}
 	}
 	added = pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
-			pk_profile_string(r->p, unit), NULL,
+			pk_profile_string(r->p, unit),
+			event ? pk_profile_string(r->p, event) : NULL,
 			strcmp(pk_profile_string(r->p, unit), "count") ?
 			PK_VALUE_WEIGHT : PK_VALUE_COUNT);
 	if (added < 0 || pk_profile_set_sample_type_scale(r->p, (size_t)added, scale))

@@ -127,8 +127,8 @@ struct otlp_writer {
 	int64_t *sums;		/* keep-order, aggregated: outs x ntypes */
 	uint32_t *events;	/* timestamps: model samples by process */
 	struct profile_parts parts;
-	int32_t profile_attrs[2];
-	size_t nprofile_attrs;
+	int32_t profile_attrs[3];	/* the frame filters, the column's event */
+	size_t nprofile_attrs;		/* the frame filters */
 
 	/* model id -> table index (0: not reached) */
 	struct pki_reached reached;
@@ -868,6 +868,15 @@ static int fill_profile(struct otlp_writer *w, size_t column, otlp_profile *prof
 	prof->duration_nano = (uint64_t)w->duration;
 	prof->n_attribute_indices = w->nprofile_attrs;
 	prof->attribute_indices = w->profile_attrs;
+	if (t->event) {
+		/* what tells columns of one type and unit apart (JFR's
+		 * jdk.JavaMonitorEnter and jdk.ThreadPark durations) */
+		int32_t a = string_attribute(w, OTLP_PROFKIT_EVENT, str(w, t->event));
+
+		if (a < 0)
+			return -1;
+		w->profile_attrs[prof->n_attribute_indices++] = a;
+	}
 	return type->type_strindex < 0 || type->unit_strindex < 0 ||
 	       period->type_strindex < 0 || period->unit_strindex < 0 ? -1 : 0;
 }
