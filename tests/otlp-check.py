@@ -5,7 +5,9 @@
 # profile.proto to compare with.
 #
 #   otlp-check.py PYDIR rules FILE         profcheck's rules; exit 1 on any broken
-#   otlp-check.py PYDIR stacks FILE        "TYPE/UNIT<tab>root;...;leaf<tab>weight"
+#   otlp-check.py PYDIR stacks FILE        "TYPE/UNIT<tab>root;...;leaf<tab>weight",
+#                                          " #N" after the unit for the N-th
+#                                          sample type of one type and unit
 #   otlp-check.py PYDIR pprof-stacks FILE  the same of a pprof profile
 #   otlp-check.py PYDIR raw-canonical FILE `pprof -raw` text in an order of
 #                                          its own (samples sorted)
@@ -194,13 +196,32 @@ def print_stacks(weights):
             print("%s\t%s\t%d" % (kind, stack, weight))
 
 
+def otlp_kinds(message):
+    """Each profile with its kind: its type and unit, numbered as pprof's
+    columns are when a scope has profiles of one type and unit that their
+    attributes tell apart (as JFR's durations of two events); profiles
+    that nothing tells apart are one kind, their weights summed."""
+    d = message.dictionary
+    for rp in message.resource_profiles:
+        for sp in rp.scope_profiles:
+            seen = {}
+            for prof in sp.profiles:
+                kind = "%s/%s" % (d.string_table[prof.sample_type.type_strindex],
+                                  d.string_table[prof.sample_type.unit_strindex])
+                identity = sorted(d.attribute_table[a].SerializeToString(deterministic=True)
+                                  for a in prof.attribute_indices)
+                identities = seen.setdefault(kind, [])
+                if identity not in identities:
+                    identities.append(identity)
+                n = identities.index(identity) + 1
+                yield prof, kind if n == 1 else "%s #%d" % (kind, n)
+
+
 def otlp_weights(messages):
     weights = collections.Counter()
     for message in messages:
         d = message.dictionary
-        for rp, prof in profiles(message):
-            kind = "%s/%s" % (d.string_table[prof.sample_type.type_strindex],
-                              d.string_table[prof.sample_type.unit_strindex])
+        for prof, kind in otlp_kinds(message):
             for s in prof.samples:
                 weight = sum(s.values) if s.values else len(s.timestamps_unix_nano)
                 weights[(kind, frames(d, s.stack_index))] += weight
@@ -219,7 +240,11 @@ def pprof_weights(path):
     st = [s.decode("utf-8", "each-byte-replaced") for s in p.string_table]
     functions = {f.id: st[f.name] for f in p.function}
     locations = {loc.id: loc for loc in p.location}
-    kinds = ["%s/%s" % (st[t.type], st[t.unit]) for t in p.sample_type]
+    kinds, seen = [], collections.Counter()
+    for t in p.sample_type:
+        kind = "%s/%s" % (st[t.type], st[t.unit])
+        seen[kind] += 1
+        kinds.append(kind if seen[kind] == 1 else "%s #%d" % (kind, seen[kind]))
     weights = collections.Counter()
     for s in p.sample:
         out = []
