@@ -319,6 +319,36 @@ static int read_mapping(struct otlp_reader *r, int32_t index, uint32_t *out)
 	return leave_entry(r, old, *out ? 0 : oom(r));
 }
 
+/*
+ * The mappings the locations use, read in the table's order: the writer
+ * keeps the model's, and pprof's first mapping is the main binary (pprof
+ * -top's "File:"), where reading them on first use would follow the
+ * samples' order. An index out of range is left to the sample that
+ * reaches it, which says where.
+ */
+static int read_mappings_in_order(struct otlp_reader *r)
+{
+	const otlp_dictionary *d = r->dict;
+	unsigned char *used = calloc(d->n_mapping_table + 1, 1);
+	uint32_t id;
+	size_t i;
+	int rc = 0;
+
+	if (!used)
+		return oom(r);
+	for (i = 1; i < d->n_location_table; i++) {
+		int32_t m = d->location_table[i]->mapping_index;
+
+		if (m > 0 && (size_t)m < d->n_mapping_table)
+			used[m] = 1;
+	}
+	for (i = 1; i < d->n_mapping_table && !rc; i++)
+		if (used[i])
+			rc = read_mapping(r, (int32_t)i, &id);
+	free(used);
+	return rc;
+}
+
 /* Function index (0: none) as the model's function id at *out. */
 static int read_function(struct otlp_reader *r, int32_t index, uint32_t *out)
 {
@@ -832,6 +862,8 @@ static int read_message(struct pk_context *ctx, struct pk_profile *p,
 	rc = read_strings(&r);
 	if (!rc)
 		rc = alloc_tables(&r);
+	if (!rc)
+		rc = read_mappings_in_order(&r);
 	if (!rc)
 		rc = read_headers(&r, msg);
 	if (!rc)
