@@ -18,7 +18,7 @@ objs=
 # would otherwise differ between old and new objects)
 newest_header=$(ls -t $(find "$src/lib" -name "*.h") \
 	"$build/config.h" | head -n 1)
-for f in $(for s in $sources; do echo "$src/$s"; done) "$build"/proto/profile.pb-c.c; do
+for f in $(for s in $sources; do echo "$src/$s"; done) "$build"/proto/*.pb-c.c; do
 	o=$out/obj/$(echo "${f#"$src"/}" | sed 's|^'"$build"'/||; s|/|_|g; s|\.c$||').o
 	if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then
 		$cc $cflags $san -fsanitize=fuzzer-no-link -c "$f" -o "$o"

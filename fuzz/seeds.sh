@@ -44,6 +44,7 @@ own() {
 		"$t"/gperftools/*.pprof-raw.txt "$shared"/gperftools/*.string ;;
 	chrome-trace) ls "$t"/chrome-trace/*.json* "$t"/bad/chrome-trace/* ;;
 	firefox) ls "$t"/firefox/*.json "$t"/bad/firefox/* ;;
+	otlp) ls "$t"/otlp/*.otlp.* "$t"/bad/otlp/* ;;
 	esac
 }
 

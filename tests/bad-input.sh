@@ -14,7 +14,7 @@ for f in testdata/perf-data/c-fp.perf.data testdata/perf-data/pipe.perf.data \
 	testdata/perf-data/tp-fields.pipe.perf.data \
 	testdata/perf-data/zstd-sym.perf.data testdata/gperftools/*.cpu testdata/gperftools/*.heap \
 	testdata/gperftools/app.growth testdata/gperftools/app.threads \
-	testdata/gperftools/server.contention testdata/pprof/*.pb*; do
+	testdata/gperftools/server.contention testdata/pprof/*.pb* testdata/otlp/*.otlp.*; do
 	[ -f "$f" ] && inputs="$inputs $f"
 done
 # compressed: the formats profkit was built to read
@@ -107,6 +107,7 @@ crasher_expects() {
 	xctrace-too-deep) echo "offset 807: elements nested too deep" ;;
 	xctrace-truncated) echo "offset 128: the document ends inside an element" ;;
 	xctrace-unknown-ref) echo "offset 54: <backtrace ref=\"77\"/> names no earlier element" ;;
+	*.otlp.pb|*.otlp.json) echo 'OTLP profiles\|offset [0-9a-fx]*[: ]' ;;	# tests/run-otlp-bad.sh
 	esac
 }
 
@@ -117,7 +118,10 @@ crasher_expects() {
 #   not a pprof profile,          protobuf-c decodes the message whole and
 #   invalid pprof profile         says neither where nor what
 #   no gperftools profile header  the header line is judged whole
-where='((offset (0x[0-9a-f]+|[0-9]+)|line [0-9]+): [^ ]|unknown profile format|not a pprof profile|invalid pprof profile|no gperftools profile header)'
+# and a JSON reader's offset names the value's path, "offset 812
+# ($.nodes[3].id): ", and OTLP's unpacked messages are named by their
+# place, "OTLP profiles: resource 1, scope 1, profile 2, sample 3: ".
+where='((offset (0x[0-9a-f]+|[0-9]+)( \(\$[^)]*\))?|line [0-9]+): [^ ]|unknown profile format|not a pprof profile|invalid pprof profile|no gperftools profile header|OTLP profiles: )'
 
 for f in $cases; do
 	rm -rf "$outdir" && mkdir "$outdir" || exit 99
@@ -192,6 +196,9 @@ half_expects() {
 	go-burn-1.pb.gz) echo "offset 362: gzip stream is truncated" ;;
 	go-burn-2.pb.gz) echo "offset 334: gzip stream is truncated" ;;
 	go-burn-3.pb.gz) echo "offset 331: gzip stream is truncated" ;;
+	c-fp.otlp.pb) echo "offset 0x1e2: ProfilesData.dictionary (1037 bytes) runs past the end of the file (truncated file?)" ;;
+	multi.otlp.pb) echo "offset 0x0: ProfilesData.resource_profiles (10577 bytes) runs past the end of the file (truncated file?)" ;;
+	foreign.otlp.json) echo "offset 1397 (\$.dictionary.locationTable\[2\].lines\[1\].line): the input ends inside the document (truncated?)" ;;
 	app.heap.gz) echo "offset 145: gzip stream is truncated" ;;
 	app.heap.zst) echo "offset 137: zstd stream is truncated" ;;
 	app.heap.xz) echo "offset 164: xz stream is truncated" ;;

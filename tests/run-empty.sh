@@ -8,6 +8,7 @@
 # Every command does something sensible with it.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 find_pprof
+find_otlp_check
 writers=$(profkit-convert --list-formats |
 	awk '/^Output formats/ { out = 1; next } out { print $1 }')
 : >"$tmpdir/empty.txt"
@@ -45,6 +46,13 @@ consumer() {
 		command -v python3 >/dev/null 2>&1 || return 77
 		python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$2" &&
 			grep -q ': no samples</text>' "$2" ;;
+	otlp|otlp-json)
+		# the official schema's, profcheck's rules kept (every table's
+		# entry 0 present) and no sample
+		[ -z "$otlp_missing" ] || return 77
+		otlp_check rules "$2" >"$tmpdir/rules" &&
+			[ -z "$(otlp_check stacks "$2")" ] ||
+			{ diag_file "$tmpdir/rules"; return 1; } ;;
 	*)
 		return 1 ;;
 	esac
@@ -68,7 +76,7 @@ empty_case() {
 		consumer $to "$tmpdir/out.$to"
 		case $? in
 		0) pass "$name, $to: exit 0, one warning, read by its consumer" ;;
-		77) skip "$name, $to: read by its consumer" "no consumer of $to (pprof, python3, graphviz, valgrind)" ;;
+		77) skip "$name, $to: read by its consumer" "no consumer of $to (pprof, python3, graphviz, valgrind, protoc with python3-protobuf)" ;;
 		*) fail "$name, $to: read by its consumer" ;;
 		esac
 	done

@@ -41,6 +41,7 @@ value_for() {
 	PX) echo 1600 ;;
 	N) echo 3 ;;
 	TEXT) echo "A title" ;;
+	NAME) echo checkout ;;
 	NAME=VALUE) echo prev_state=D ;;
 	*) echo "" ;;
 	esac
@@ -54,6 +55,7 @@ is_writer() { echo "$writers" | grep -qx "$1"; }
 # key: folded output of an input of that format, from testdata/FORMAT/)
 what_for() {
 	case $1:$2 in
+	profkit-convert:otlp:*) echo "--to=otlp-json" ;;	# text: "exit" on a line
 	profkit-convert:*)
 		if is_writer "${2%%:*}"; then
 			echo "--to=${2%%:*}"

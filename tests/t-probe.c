@@ -178,6 +178,8 @@ static const struct rule testdata_rules[] = {
 	{ "v8/*.cpuprofile", "v8" },
 	{ "chrome-trace/*.json*", "chrome-trace" },
 	{ "firefox/*.json", "firefox" },
+	{ "otlp/*.otlp.json", "otlp" },
+	{ "otlp/*.otlp.pb", "otlp" },
 	/* compressed: probed as what they hold */
 	{ "compressed/*.txt.*", "perf-script" },
 	{ "compressed/*.folded.*", "folded" },

@@ -189,6 +189,21 @@ static void test_scales(void)
 	pk_profile_free(q);
 }
 
+static void test_mapping_limit(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_mapping loaded = { .start = 0x100000000 }, none = { 0 };
+	uint32_t id = pk_profile_intern_mapping(p, &loaded);
+
+	ok(pk_profile_mapping(p, id)->limit == UINT64_MAX,
+	   "a start without a limit runs to the end of the address space");
+	loaded.limit = UINT64_MAX;
+	is_int(pk_profile_intern_mapping(p, &loaded), id, "and is that mapping");
+	id = pk_profile_intern_mapping(p, &none);
+	ok(pk_profile_mapping(p, id)->limit == 0, "no addresses stay none");
+	pk_profile_free(p);
+}
+
 int main(void)
 {
 	test_strings();
@@ -197,5 +212,6 @@ int main(void)
 	test_labels();
 	test_memory_limit();
 	test_scales();
+	test_mapping_limit();
 	return done_testing();
 }

@@ -279,6 +279,36 @@ find_reference() {
 	return 1
 }
 
+# find_otlp_check: protoc and protobuf's Python runtime over code protoc
+# generates (into $tmpdir/py) from the official OTLP .proto files
+# (../shared/reference/otlp/proto), for otlp_check, which runs
+# tests/otlp-check.py. Sets otlp_proto to the files' root and otlp_python,
+# or otlp_missing to why not, for skip.
+find_otlp_check() {
+	otlp_proto= otlp_python= otlp_missing=
+	if ! find_reference otlp/proto/opentelemetry/proto/profiles/v1development/profiles.proto; then
+		otlp_missing=$reference_missing
+		return 1
+	fi
+	otlp_proto=${reference%/opentelemetry/*}
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import google.protobuf' 2>/dev/null; then
+			otlp_python=$p
+			break
+		fi
+	done
+	if ! command -v protoc >/dev/null 2>&1; then
+		otlp_missing="no protoc (apt-get install protobuf-compiler)"
+	elif [ -z "$otlp_python" ]; then
+		otlp_missing="no Python with google.protobuf (apt-get install python3-protobuf)"
+	elif ! mkdir -p "$tmpdir/py" || ! (cd "$otlp_proto" &&
+		protoc --python_out="$tmpdir/py" $(find opentelemetry -name '*.proto')); then
+		otlp_missing="protoc could not compile the .proto files"
+	fi
+	[ -z "$otlp_missing" ]
+}
+otlp_check() { "$otlp_python" tests/otlp-check.py "$tmpdir/py" "$@"; }
+
 # ---- the stacks of other outputs, as folded stacks ----
 
 # pprof_folded RAW COLUMN: pprof -raw text as folded stacks "comm;root;

@@ -93,6 +93,17 @@ int pki_input_read_json(struct pk_input *in, const struct pki_json_path *paths,
 				     const struct pki_json_value *v),
 			void *arg);
 
+/*
+ * The reader's sample times are dates (time_nanos places them on the wall
+ * clock): a profile made with PK_PROFILE_KEEP_WALL_ORDER keeps each sample
+ * from then on. Effective before the first sample only, so that a
+ * profile keeps all its samples or sums all. pki_profile_keeps_order:
+ * whether it keeps them (PK_PROFILE_KEEP_ORDER, or that).
+ */
+void pki_profile_set_wall_clock(struct pk_profile *p);
+int pki_profile_wall_clock(const struct pk_profile *p);
+int pki_profile_keeps_order(const struct pk_profile *p);
+
 /* Fold into p what a part of its input read apart (the perf script reader's
  * chunks) counted: the stacks it cut, its samples' time span. */
 void pki_profile_absorb_counts(struct pk_profile *p,
@@ -115,6 +126,32 @@ int64_t pki_profile_duration(const struct pk_profile *p);
  * PK_ENOMEM (then idx is as it was). */
 int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
 int pki_is_shared_library(const char *path);
+
+/*
+ * Formats whose values are whole (pprof, OTLP) write a fractional column
+ * at its scale and say so in its unit: "count/10", the value 115 being
+ * 11.5 counts. pki_scaled_unit makes that unit (malloc'd; NULL when out
+ * of memory); pki_unit_scale reads one back: the length of the unit
+ * without the scale, and the scale at *scale (1 when it has none).
+ */
+char *pki_scaled_unit(const char *unit, int64_t scale);
+size_t pki_unit_scale(const char *unit, int64_t *scale);
+
+/*
+ * What a writer's output holds of the model, by id: loc[id] is set
+ * (non-zero) by the caller for each location its samples reach, in an
+ * array of pk_profile_location_count() + 1; pki_reached_number marks the
+ * functions and mappings those locations use (a line whose function does
+ * not exist is none), then numbers each table's marks from 1 in id
+ * order, with the counts, and the lines of the locations whose function
+ * exists. 0 or PK_ENOMEM. pki_reached_release frees the three arrays.
+ */
+struct pki_reached {
+	uint32_t *loc, *fn, *map;
+	size_t nlocs, nfns, nmaps, nlines;
+};
+int pki_reached_number(const struct pk_profile *p, struct pki_reached *r);
+void pki_reached_release(struct pki_reached *r);
 /* JSON viewers open gzipped files: compress what is written from now on
  * when the output file's name ends in ".gz" (never stdout or memory). */
 struct pk_output;

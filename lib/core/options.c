@@ -288,10 +288,26 @@ static int is_pipeline_option(const struct pki_option *decl)
 	return 0;
 }
 
+/* value, after the values set before it when decl repeats: malloc'd */
+static char *new_text(const struct pk_options *o, const struct pki_option *decl,
+		      const char *value)
+{
+	size_t i = find_setting(o, decl);
+	const char *old = i < o->nsettings ? o->settings[i].text : NULL;
+	char *text;
+
+	if (!decl->repeat || !old)
+		return strdup(value);
+	text = malloc(strlen(old) + strlen(value) + 2);
+	if (text)
+		sprintf(text, "%s\n%s", old, value);
+	return text;
+}
+
 static int keep(struct pk_context *ctx, struct pk_options *o,
 		const struct pki_option *decl, const char *value)
 {
-	char *copy = strdup(value);
+	char *copy = new_text(o, decl, value);
 	struct pki_option_setting *grown;
 
 	if (!copy)

@@ -30,6 +30,11 @@ struct pki_option {
 	const char *value_name;
 	/* PK_OPTION_UINT: the bounds (0 and 0: from 0 up) */
 	unsigned min, max;
+	/* PK_OPTION_STRING: each value set is added to the earlier ones,
+	 * one a line (a value holds no newline), where others replace
+	 * them: --resource=a=1 --resource=b=2 is "a=1\nb=2"; setting ""
+	 * or NULL forgets them all. */
+	bool repeat;
 };
 
 /* The column a single-value view weighs (the choices of "value"). */

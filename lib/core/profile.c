@@ -30,6 +30,7 @@ struct meta {
 
 struct pk_profile {
 	unsigned flags;
+	int wall_clock;		/* the reader's times are dates */
 	int failed;
 	size_t bytes, limit;
 	size_t max_stack;	/* frames a stack keeps, leaf first; 0: all */
@@ -136,6 +137,23 @@ static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
 		return -1;
 	}
 	return 0;
+}
+
+void pki_profile_set_wall_clock(struct pk_profile *p)
+{
+	if (!p->nsamples)
+		p->wall_clock = 1;
+}
+
+int pki_profile_wall_clock(const struct pk_profile *p)
+{
+	return p->wall_clock;
+}
+
+int pki_profile_keeps_order(const struct pk_profile *p)
+{
+	return (p->flags & PK_PROFILE_KEEP_ORDER) ||
+	       ((p->flags & PK_PROFILE_KEEP_WALL_ORDER) && p->wall_clock);
 }
 
 struct pk_profile *pk_profile_new(unsigned flags)
@@ -515,6 +533,78 @@ int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale)
 			(unsigned long long)frac);
 }
 
+char *pki_scaled_unit(const char *unit, int64_t scale)
+{
+	char *s = malloc(strlen(unit) + 24);
+
+	if (s)
+		sprintf(s, "%s/%lld", unit, (long long)scale);
+	return s;
+}
+
+size_t pki_unit_scale(const char *unit, int64_t *scale)
+{
+	const char *slash = strrchr(unit, '/'), *s;
+
+	*scale = 1;
+	if (!slash || slash[1] != '1' || !slash[2] || strlen(slash + 2) > 18)
+		return strlen(unit);
+	for (s = slash + 2; *s == '0'; s++)
+		;
+	if (*s)
+		return strlen(unit);
+	for (s = slash + 2; *s; s++)
+		*scale *= 10;
+	return (size_t)(slash - unit);
+}
+
+/* Marks in slot[1..n] become numbers from 1 in id order; the count. */
+static size_t number_marked(uint32_t *slot, size_t n)
+{
+	size_t used = 0, id;
+
+	for (id = 1; id <= n; id++)
+		if (slot[id])
+			slot[id] = (uint32_t)++used;
+	return used;
+}
+
+int pki_reached_number(const struct pk_profile *p, struct pki_reached *r)
+{
+	size_t id, i;
+
+	r->fn = calloc(p->nfunctions + 1, sizeof(*r->fn));
+	r->map = calloc(p->nmappings + 1, sizeof(*r->map));
+	if (!r->fn || !r->map)
+		return PK_ENOMEM;
+	for (id = 1; id <= p->nlocations; id++) {
+		const struct pk_location *loc = &p->locations[id - 1];
+		const struct pk_line *lines = pk_profile_location_lines(p, loc);
+
+		if (!r->loc[id])
+			continue;
+		if (pk_profile_mapping(p, loc->mapping))
+			r->map[loc->mapping] = 1;
+		for (i = 0; i < loc->nlines; i++) {
+			if (!pk_profile_function(p, lines[i].function))
+				continue;
+			r->fn[lines[i].function] = 1;
+			r->nlines++;
+		}
+	}
+	r->nlocs = number_marked(r->loc, p->nlocations);
+	r->nfns = number_marked(r->fn, p->nfunctions);
+	r->nmaps = number_marked(r->map, p->nmappings);
+	return 0;
+}
+
+void pki_reached_release(struct pki_reached *r)
+{
+	free(r->loc);
+	free(r->fn);
+	free(r->map);
+}
+
 int pk_profile_find_column(const struct pk_profile *p, pk_str event,
 			   enum pk_value_kind kind)
 {
@@ -704,12 +794,20 @@ static int mapping_match(const void *owner, uint32_t id, const void *key)
 }
 
 uint32_t pk_profile_intern_mapping(struct pk_profile *p,
-				   const struct pk_mapping *m)
+				   const struct pk_mapping *given)
 {
-	uint64_t hash = mapping_hash(m);
+	struct pk_mapping normal = *given, *m = &normal;
+	uint64_t hash;
 	size_t slot;
 	uint32_t id;
 
+	/* A limit below the start is not known (xctrace gives a binary's
+	 * load address alone): the mapping runs to the end of the address
+	 * space, as pprof's stand-in mapping does, so that every writer's
+	 * mappings start at most at their limit (OTLP's validator checks) */
+	if (m->limit < m->start)
+		m->limit = UINT64_MAX;
+	hash = mapping_hash(m);
 	id = pki_idtab_find(&p->mapping_tab, hash, mapping_match, p, m, &slot);
 	if (id)
 		return id;
@@ -1181,7 +1279,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	if (nvalues > n)
 		return PK_EUSAGE;
 	note_time(p, time);
-	if (!(p->flags & PK_PROFILE_KEEP_ORDER)) {
+	if (!pki_profile_keeps_order(p)) {
 		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
 		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
 				   &slot);
@@ -1197,7 +1295,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 		      sizeof(*p->values)))
 		return p->failed;
 	id = (uint32_t)p->nsamples + 1;
-	if (!(p->flags & PK_PROFILE_KEEP_ORDER) &&
+	if (!pki_profile_keeps_order(p) &&
 	    prof_tab_insert(p, &p->sample_tab, slot, hash, id))
 		return p->failed;
 	s = &p->samples[p->nsamples];

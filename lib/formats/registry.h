@@ -27,6 +27,7 @@
 	FORMAT(jstack) \
 	FORMAT(java_exceptions) \
 	FORMAT(pprof) \
+	FORMAT(otlp) \
 	FORMAT(speedscope) \
 	FORMAT(v8) \
 	FORMAT(chrome_trace) \
@@ -43,6 +44,7 @@
 	FORMAT(pprof_raw) \
 	FORMAT(ljp) \
 	FORMAT(xctrace) \
+	FORMAT(otlp_json) \
 	/* the end of the list */
 
 #define PKI_DECLARE_FORMAT(id) extern const struct pki_format pki_format_##id;

@@ -379,6 +379,9 @@ int pk_profile_filter(struct pk_context *ctx, const struct pk_profile *src,
 	size_t n = pk_profile_sample_count(src), i, dropped[NDROPS] = { 0 };
 	int rc;
 
+	/* a copy keeps its samples as the source did */
+	if (dst && pki_profile_wall_clock(src))
+		pki_profile_set_wall_clock(dst);
 	if (!opts)
 		opts = &pki_default_options;
 	read_tests(opts, f);

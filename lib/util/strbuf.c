@@ -38,3 +38,42 @@ size_t pki_utf8_char(const unsigned char *s, size_t n)
 			return 0;
 	return len;
 }
+
+/* Length of the well-formed run at s, at most len. */
+static size_t utf8_run(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (s[i] < 0x80)
+			i++;
+		else if ((n = pki_utf8_char(s + i, len - i)) != 0)
+			i += n;
+		else
+			break;
+	}
+	return i;
+}
+
+int pki_utf8_valid(const char *s, size_t len)
+{
+	return utf8_run((const unsigned char *)s, len) == len;
+}
+
+int pki_strbuf_add_utf8(struct pk_strbuf *b, const char *s, size_t len)
+{
+	size_t i = 0, run;
+
+	while (i < len) {
+		run = utf8_run((const unsigned char *)s + i, len - i);
+		if (pki_strbuf_add(b, s + i, run) < 0)
+			return -1;
+		i += run;
+		if (i < len) {
+			if (pki_strbuf_add(b, "\xef\xbf\xbd", 3) < 0)
+				return -1;
+			i++;
+		}
+	}
+	return 0;
+}

@@ -41,4 +41,13 @@ int pki_strbuf_adds(struct pk_strbuf *b, const char *s);
  */
 size_t pki_utf8_char(const unsigned char *s, size_t n);
 
+/*
+ * Append the len bytes at s as well-formed UTF-8: every byte that is not
+ * part of a valid character becomes U+FFFD, as the JSON writer has it.
+ * Returns 0, or -1 when out of memory. pki_utf8_valid: whether s is
+ * well-formed already.
+ */
+int pki_strbuf_add_utf8(struct pk_strbuf *b, const char *s, size_t len);
+int pki_utf8_valid(const char *s, size_t len);
+
 #endif

@@ -737,6 +737,7 @@ static void read_clock_data(struct pd_state *st, struct cursor *c)
 		return;
 	}
 	st->has_clock_data = 1;
+	pki_profile_set_wall_clock(st->p);
 	st->clock_wall_ns = wall;
 	st->clock_ref_ns = ref;
 }

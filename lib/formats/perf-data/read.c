@@ -871,6 +871,9 @@ static int read_file_mode(struct pd_reader *r, const unsigned char *head)
 	}
 	r->next = data_off;
 	r->limit = data_off + data_size;
+	/* set_times (model.c) puts the samples on the wall clock */
+	if (r->st.file_mtime_ns || r->st.has_clock_data)
+		pki_profile_set_wall_clock(r->st.p);
 	return read_records(r);
 }
 

@@ -432,27 +432,6 @@ static int read_frame_filter(struct pprof_reader *r, int64_t index,
 	return rc;
 }
 
-/*
- * Our pprof writer notes a fractional column's scale in its unit,
- * "count/10": values are tenths of a count. The unit's length without
- * the scale, and the scale (1 when there is none).
- */
-static size_t unit_scale(const char *unit, int64_t *scale)
-{
-	const char *slash = strrchr(unit, '/'), *s;
-
-	*scale = 1;
-	if (!slash || slash[1] != '1' || !slash[2] || strlen(slash + 2) > 18)
-		return strlen(unit);
-	for (s = slash + 2; *s == '0'; s++)
-		;
-	if (*s)
-		return strlen(unit);
-	for (s = slash + 2; *s; s++)
-		*scale *= 10;
-	return (size_t)(slash - unit);
-}
-
 static int read_header(struct pprof_reader *r)
 {
 	const Perftools__Profiles__Profile *pb = r->pb;
@@ -470,7 +449,7 @@ static int read_header(struct pprof_reader *r)
 			rc = string_of(r, pb->sample_type[i]->unit, &unit);
 		if (rc)
 			break;
-		len = unit_scale(pk_profile_string(r->p, unit), &scale);
+		len = pki_unit_scale(pk_profile_string(r->p, unit), &scale);
 		unit = pk_profile_intern(r->p, pk_profile_string(r->p, unit), len);
 		column = pk_profile_add_sample_type(r->p, pk_profile_string(r->p, type),
 						    pk_profile_string(r->p, unit), NULL,

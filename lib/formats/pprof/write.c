@@ -42,12 +42,11 @@ struct pprof_writer {
 	char **units;		/* per sample type: "count/10" when scaled */
 
 	/* model id -> 1-based index in the output arrays, 0 when unused */
-	uint32_t *loc_slot, *fn_slot, *map_slot;
-	size_t nlocs, nfns, nmaps;
+	struct pki_reached reached;
 	/* stack or label set id -> 1 + offset of its ids or labels */
 	size_t *stack_at, *labels_at;
 	size_t nstacks, nlabel_sets;
-	size_t ndepth, nlabels, nlines;
+	size_t ndepth, nlabels;
 
 	/* the message and the arrays it points into, allocated once */
 	pb_profile msg;
@@ -79,9 +78,7 @@ static void pprof_writer_release(struct pprof_writer *w)
 	free(w->units);
 	free(w->str_index);
 	free(w->strings);
-	free(w->loc_slot);
-	free(w->fn_slot);
-	free(w->map_slot);
+	pki_reached_release(&w->reached);
 	free(w->stack_at);
 	free(w->labels_at);
 	free(w->types);
@@ -133,7 +130,7 @@ static int mark_stack(struct pprof_writer *w, size_t sample, uint32_t stack)
 					    "pprof: sample %zu refers to "
 					    "location %u, which does not exist",
 					    sample, ids[i]);
-		w->loc_slot[ids[i]] = 1;
+		w->reached.loc[ids[i]] = 1;
 	}
 	return 0;
 }
@@ -169,41 +166,6 @@ static int line_ok(const struct pprof_writer *w, const struct pk_line *l)
 	return pk_profile_function(w->p, l->function) != NULL;
 }
 
-/* The mappings and functions the marked locations use. */
-static void mark_location_parts(struct pprof_writer *w)
-{
-	size_t nlocs = pk_profile_location_count(w->p), id, i;
-
-	for (id = 1; id <= nlocs; id++) {
-		const struct pk_location *loc;
-		const struct pk_line *lines;
-
-		if (!w->loc_slot[id])
-			continue;
-		loc = pk_profile_location(w->p, (uint32_t)id);
-		lines = pk_profile_location_lines(w->p, loc);
-		if (pk_profile_mapping(w->p, loc->mapping))
-			w->map_slot[loc->mapping] = 1;
-		for (i = 0; i < loc->nlines; i++) {
-			if (!line_ok(w, &lines[i]))
-				continue;
-			w->fn_slot[lines[i].function] = 1;
-			w->nlines++;
-		}
-	}
-}
-
-/* Turn the marks in slot[1..n] into 1-based output indexes; the count. */
-static size_t number_marked(uint32_t *slot, size_t n)
-{
-	size_t used = 0, id;
-
-	for (id = 1; id <= n; id++)
-		if (slot[id])
-			slot[id] = (uint32_t)++used;
-	return used;
-}
-
 /* The largest label set id in use: the model does not count them. */
 static size_t max_label_set(const struct pk_profile *p)
 {
@@ -228,12 +190,8 @@ static int alloc_marks(struct pprof_writer *w)
 			   pk_profile_sample_type_count(p), sizeof(*w->strings)) ||
 	       alloc_array(&w->units, pk_profile_sample_type_count(p),
 			   sizeof(*w->units)) ||
-	       alloc_array(&w->loc_slot, pk_profile_location_count(p) + 1,
-			   sizeof(*w->loc_slot)) ||
-	       alloc_array(&w->fn_slot, pk_profile_function_count(p) + 1,
-			   sizeof(*w->fn_slot)) ||
-	       alloc_array(&w->map_slot, pk_profile_mapping_count(p) + 1,
-			   sizeof(*w->map_slot)) ||
+	       alloc_array(&w->reached.loc, pk_profile_location_count(p) + 1,
+			   sizeof(*w->reached.loc)) ||
 	       alloc_array(&w->stack_at, w->nstacks + 1, sizeof(*w->stack_at)) ||
 	       alloc_array(&w->labels_at, w->nlabel_sets + 1,
 			   sizeof(*w->labels_at));
@@ -251,14 +209,14 @@ static int alloc_messages(struct pprof_writer *w)
 	       alloc_array(&w->loc_ids, w->ndepth, sizeof(*w->loc_ids)) ||
 	       alloc_array(&w->labels, w->nlabels, sizeof(*w->labels)) ||
 	       alloc_array(&w->label_ptrs, w->nlabels, sizeof(*w->label_ptrs)) ||
-	       alloc_array(&w->maps, w->nmaps, sizeof(*w->maps)) ||
-	       alloc_array(&w->map_ptrs, w->nmaps, sizeof(*w->map_ptrs)) ||
-	       alloc_array(&w->locs, w->nlocs, sizeof(*w->locs)) ||
-	       alloc_array(&w->loc_ptrs, w->nlocs, sizeof(*w->loc_ptrs)) ||
-	       alloc_array(&w->lines, w->nlines, sizeof(*w->lines)) ||
-	       alloc_array(&w->line_ptrs, w->nlines, sizeof(*w->line_ptrs)) ||
-	       alloc_array(&w->fns, w->nfns, sizeof(*w->fns)) ||
-	       alloc_array(&w->fn_ptrs, w->nfns, sizeof(*w->fn_ptrs));
+	       alloc_array(&w->maps, w->reached.nmaps, sizeof(*w->maps)) ||
+	       alloc_array(&w->map_ptrs, w->reached.nmaps, sizeof(*w->map_ptrs)) ||
+	       alloc_array(&w->locs, w->reached.nlocs, sizeof(*w->locs)) ||
+	       alloc_array(&w->loc_ptrs, w->reached.nlocs, sizeof(*w->loc_ptrs)) ||
+	       alloc_array(&w->lines, w->reached.nlines, sizeof(*w->lines)) ||
+	       alloc_array(&w->line_ptrs, w->reached.nlines, sizeof(*w->line_ptrs)) ||
+	       alloc_array(&w->fns, w->reached.nfns, sizeof(*w->fns)) ||
+	       alloc_array(&w->fn_ptrs, w->reached.nfns, sizeof(*w->fn_ptrs));
 }
 
 /* ---- filling the message ---- */
@@ -288,15 +246,12 @@ static int scaled_unit(struct pprof_writer *w, size_t i)
 {
 	const struct pk_value_type *t = pk_profile_sample_type(w->p, i);
 	int64_t scale = pk_profile_sample_type_scale(w->p, i);
-	const char *unit = pk_profile_string(w->p, t->unit);
-	size_t size = strlen(unit) + 24;
 
 	if (scale == 1)
 		return 0;
-	w->units[i] = malloc(size);
+	w->units[i] = pki_scaled_unit(pk_profile_string(w->p, t->unit), scale);
 	if (!w->units[i])
 		return -1;
-	snprintf(w->units[i], size, "%s/%lld", unit, (long long)scale);
 	w->types[i].unit = (int64_t)w->nstrings;
 	w->strings[w->nstrings++] = w->units[i];
 	return 0;
@@ -341,7 +296,7 @@ static void put_main_first(struct pprof_writer *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->nmaps; i++) {
+	for (i = 0; i < w->reached.nmaps; i++) {
 		pb_mapping *m = w->map_ptrs[i];
 		const char *file = w->strings[m->filename];
 
@@ -362,10 +317,10 @@ static void fill_mappings(struct pprof_writer *w)
 		const struct pk_mapping *m;
 		pb_mapping *out;
 
-		if (!w->map_slot[id])
+		if (!w->reached.map[id])
 			continue;
 		m = pk_profile_mapping(w->p, (uint32_t)id);
-		out = &w->maps[w->map_slot[id] - 1];
+		out = &w->maps[w->reached.map[id] - 1];
 		perftools__profiles__mapping__init(out);
 		out->id = id;
 		out->memory_start = m->start;
@@ -378,10 +333,10 @@ static void fill_mappings(struct pprof_writer *w)
 		out->has_filenames = m->has_filenames;
 		out->has_line_numbers = m->has_line_numbers;
 		out->has_inline_frames = m->has_inline_frames;
-		w->map_ptrs[w->map_slot[id] - 1] = out;
+		w->map_ptrs[w->reached.map[id] - 1] = out;
 	}
 	put_main_first(w);
-	w->msg.n_mapping = w->nmaps;
+	w->msg.n_mapping = w->reached.nmaps;
 	w->msg.mapping = w->map_ptrs;
 }
 
@@ -393,19 +348,19 @@ static void fill_functions(struct pprof_writer *w)
 		const struct pk_function *f;
 		pb_function *out;
 
-		if (!w->fn_slot[id])
+		if (!w->reached.fn[id])
 			continue;
 		f = pk_profile_function(w->p, (uint32_t)id);
-		out = &w->fns[w->fn_slot[id] - 1];
+		out = &w->fns[w->reached.fn[id] - 1];
 		perftools__profiles__function__init(out);
 		out->id = id;
 		out->name = str(w, f->name);
 		out->system_name = str(w, f->system_name);
 		out->filename = str(w, f->filename);
 		out->start_line = f->start_line;
-		w->fn_ptrs[w->fn_slot[id] - 1] = out;
+		w->fn_ptrs[w->reached.fn[id] - 1] = out;
 	}
-	w->msg.n_function = w->nfns;
+	w->msg.n_function = w->reached.nfns;
 	w->msg.function = w->fn_ptrs;
 }
 
@@ -431,7 +386,7 @@ static void fill_location(struct pprof_writer *w, pb_location *out,
 	const struct pk_location *loc = pk_profile_location(w->p, id);
 	const struct pk_line *lines = pk_profile_location_lines(w->p, loc);
 	uint32_t map = pk_profile_mapping(w->p, loc->mapping) ?
-		w->map_slot[loc->mapping] : 0;
+		w->reached.map[loc->mapping] : 0;
 	size_t i;
 
 	perftools__profiles__location__init(out);
@@ -462,13 +417,13 @@ static void fill_locations(struct pprof_writer *w)
 	for (id = 1; id <= n; id++) {
 		pb_location *out;
 
-		if (!w->loc_slot[id])
+		if (!w->reached.loc[id])
 			continue;
-		out = &w->locs[w->loc_slot[id] - 1];
+		out = &w->locs[w->reached.loc[id] - 1];
 		fill_location(w, out, (uint32_t)id, &next_line);
-		w->loc_ptrs[w->loc_slot[id] - 1] = out;
+		w->loc_ptrs[w->reached.loc[id] - 1] = out;
 	}
-	w->msg.n_location = w->nlocs;
+	w->msg.n_location = w->reached.nlocs;
 	w->msg.location = w->loc_ptrs;
 }
 
@@ -564,11 +519,7 @@ static int build_message(struct pprof_writer *w)
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	if (mark_samples(w))
 		return PK_EINPUT;
-	mark_location_parts(w);
-	w->nlocs = number_marked(w->loc_slot, pk_profile_location_count(p));
-	w->nfns = number_marked(w->fn_slot, pk_profile_function_count(p));
-	w->nmaps = number_marked(w->map_slot, pk_profile_mapping_count(p));
-	if (alloc_messages(w))
+	if (pki_reached_number(p, &w->reached) || alloc_messages(w))
 		return pk_error_set(w->ctx, PK_ENOMEM, "pprof: out of memory");
 	perftools__profiles__profile__init(&w->msg);
 	w->strings[w->nstrings++] = (char *)"";

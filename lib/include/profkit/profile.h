@@ -92,6 +92,11 @@ enum pk_profile_flags {
 	/* A recording without samples is no error but an empty profile
 	 * (profkit-info describes it); other readers' checks stay. */
 	PK_PROFILE_KEEP_EMPTY = 1 << 2,
+	/* Keep each sample, in order, where its reader says its times are
+	 * on the wall clock (perf.data, OpenTelemetry profiles); else sum
+	 * them: writers of timestamps that mean dates (OTLP) pay for
+	 * keeping samples only where the input has them. */
+	PK_PROFILE_KEEP_WALL_ORDER = 1 << 3,
 };
 
 struct pk_profile;
@@ -209,7 +214,8 @@ void pk_profile_meta_at(const struct pk_profile *p, size_t i,
 void pk_profile_time_span(const struct pk_profile *p, uint64_t *first,
 			  uint64_t *last);
 
-/* Mappings, functions, locations: interned, so equal input gives one id. */
+/* Mappings, functions, locations: interned, so equal input gives one id.
+ * A mapping's limit below its start (not known) becomes UINT64_MAX. */
 uint32_t pk_profile_intern_mapping(struct pk_profile *p,
 				   const struct pk_mapping *m);
 size_t pk_profile_mapping_count(const struct pk_profile *p);
