@@ -590,6 +590,14 @@ static const struct object *unnamed_in(const struct run *r, uint32_t loc)
 	return obj && obj->reported ? obj : NULL;
 }
 
+/* *sum += add, held at INT64_MAX: the weights only rank and share out
+ * the summary's objects, and hostile counts may add up past 2^63. */
+static void add_saturating(int64_t *sum, int64_t add)
+{
+	if (__builtin_add_overflow(*sum, add, sum))
+		*sum = INT64_MAX;
+}
+
 /*
  * Each stack's weight in samples, into weights (by stack id - 1): the
  * values of the columns that count samples (each event's), or 1 for
@@ -610,10 +618,10 @@ static int64_t stack_weights(const struct pk_profile *p, int64_t *weights)
 		for (j = 0; counts && j < ntypes; j++)
 			if (pk_profile_sample_type(p, j)->kind == PK_VALUE_COUNT &&
 			    v[j] > 0)
-				w += v[j];
+				add_saturating(&w, v[j]);
 		if (stack && stack <= pk_profile_stack_count(p)) {
-			weights[stack - 1] += w;
-			total += w;
+			add_saturating(&weights[stack - 1], w);
+			add_saturating(&total, w);
 		}
 	}
 	return total;
@@ -640,10 +648,11 @@ static int64_t unnamed_weights(const struct run *r, const int64_t *stack_w,
 			if (!obj || seen[obj->index] == i)
 				continue;
 			seen[obj->index] = (uint32_t)i;
-			obj_w[obj->index] += stack_w[i - 1];
+			add_saturating(&obj_w[obj->index], stack_w[i - 1]);
 			any = 1;
 		}
-		unnamed += any ? stack_w[i - 1] : 0;
+		if (any)
+			add_saturating(&unnamed, stack_w[i - 1]);
 	}
 	free(seen);
 	return unnamed;
