@@ -1,14 +1,17 @@
 #!/bin/sh
-# The goals of issue 18 in one table: profkit against the tools users run
-# today, on inputs made here in a temp dir (perf recordings of the test
-# programs, large text by repetition, a synthetic gperftools profile):
+# The speed goals (issue 28) in one table: profkit against the machine
+# (wc -l) and the tools users run today, on inputs made here in a temp
+# dir (perf recordings of the test programs, large text by repetition, a
+# synthetic gperftools profile, a million distinct stacks):
 #
-#   perf script text -> folded      stackcollapse-perf.pl   >= 40x, >= 2000 MB/s
-#   perf.data (~200 KB) -> folded   perf script             >= 4x,  RSS <= 1/3
-#   perf.data (~100 MB) -> folded   perf script             >= 10x, RSS <= 1/3
-#   --call-graph dwarf -> folded    perf script             >= 5x
+#   perf script text (100 MB) -> folded  wc -l (one core)     >= 1x
+#                                        stackcollapse-perf.pl >= 100x
+#     --to=pprof, --to=speedscope        the folded run       within 1.3x
+#   perf.data (~200 KB) -> folded   perf script             >= 10x, RSS <= 1/5
+#   perf.data (~100 MB) -> folded   perf script             >= 20x, RSS <= 1/5
+#   --call-graph dwarf -> folded    perf script             >= 5x, also with no debug cache
 #   off-CPU perf.data -> folded     on-CPU, as many bytes   >= 1x
-#   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, small and large
+#   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, also with no debug cache
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
 #   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
 #   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
@@ -16,6 +19,7 @@
 #   stack text (~50 MB) -> folded   FlameGraph's collapse   >= 40x (GHC,
 #                                   script for each format  xctrace: none,
 #                                   (bench/stack-text.sh)   >= 200 MB/s)
+#   flamegraph, 1M distinct stacks  a budget of 1 s         >= 1x, SVG <= 5 MB
 #   --version, --help               (none)                  < 5 ms
 #
 # Each time is the best of REPEAT runs (default 3: the machine may be
@@ -29,11 +33,12 @@
 # (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
 # tracepoint), Go pprof ($PPROF or pprof on PATH).
 #
-#   bench/all.sh            (run from a built tree; TEXT_MB=200
+#   bench/all.sh            (run from a built tree; TEXT_MB=100
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
 #                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
-#                            STACK_MB=50 REPEAT=3)
+#                            STACK_MB=50 FLAME_STACKS=1000000
+#                            REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${REPEAT:-3}
@@ -55,7 +60,7 @@ failed=0
 # ---- perf script text, made large by repetition ----
 seed=$top/testdata/perf-script/c-fp.txt
 text=$tmp/big.txt
-while [ "$(stat -c %s "$text" 2>/dev/null || echo 0)" -lt $((${TEXT_MB:-200} * 1000000)) ]; do
+while [ "$(stat -c %s "$text" 2>/dev/null || echo 0)" -lt $((${TEXT_MB:-100} * 1000000)) ]; do
 	cat "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" "$seed" >>"$text"
 done
 cat "$text" >/dev/null	# warm the page cache
@@ -64,7 +69,14 @@ theirs="n/a n/a"
 [ -n "$collapse" ] && [ -r "$collapse" ] &&
 	theirs=$(best "$tmp/theirs.folded" perl "$collapse" "$text")
 row "perf script text -> folded" "$(stat -c %s "$text")" "$ours" \
-	stackcollapse "$theirs" 40 2000 -
+	stackcollapse "$theirs" 100 - -
+row "  the same, against wc -l" "$(stat -c %s "$text")" "$ours" \
+	"wc -l" "$(best /dev/null wc -l "$text")" 1 - -
+# the other writers on the same input: within 1.3x of folded's time
+for to in pprof speedscope; do
+	row "  the same, --to=$to" "$(stat -c %s "$text")" \
+		"$(best /dev/null "$convert" -q --to=$to "$text")" folded "$ours" 0.77 - -
+done
 # the same on one thread, and from a pipe (read as a stream): no goals
 row "  the same, --threads=1" "$(stat -c %s "$text")" \
 	"$(best "$tmp/one.folded" "$convert" -q --threads=1 --to=folded "$text")" \
@@ -105,16 +117,16 @@ perf_row() {
 
 $cc -O1 -g -fno-omit-frame-pointer -o "$tmp/c-fp" "$top/testdata/src/c-fp.c"
 record small -F 1000 -g -e cpu-clock "$tmp/c-fp" "${SMALL_ITERS:-3000}"
-perf_row "perf.data (small) -> folded" small 4 3
+perf_row "perf.data (small) -> folded" small 10 5
 rm -f "$tmp/small.data"
 record large -F 20000 -g -e cpu-clock "$tmp/c-fp" "${LARGE_ITERS:-15000}"
-perf_row "perf.data (large) -> folded" large 10 3
+perf_row "perf.data (large) -> folded" large 20 5
 rm -f "$tmp/large.data"
 $cxx -O2 -g -o "$tmp/cxx-dwarf" "$top/testdata/src/cxx-dwarf.cpp"
 record dwarf -F 1000 --call-graph dwarf,4096 -e cpu-clock "$tmp/cxx-dwarf" "${DWARF_REPS:-600}"
 perf_row "perf.data (dwarf) -> folded" dwarf 5 -
 nocache=yes
-perf_row "  the same, no debug cache" dwarf - -
+perf_row "  the same, no debug cache" dwarf 5 -
 nocache=
 rm -f "$tmp/dwarf.data"
 
@@ -145,7 +157,7 @@ gperf_row "gperftools (small) -> pprof" "$top/testdata/bin/cxx-threads" \
 	"$top/testdata/gperftools/cxx-threads.cpu"
 nocache=yes
 gperf_row "  the same, no debug cache" "$top/testdata/bin/cxx-threads" \
-	"$top/testdata/gperftools/cxx-threads.cpu" -
+	"$top/testdata/gperftools/cxx-threads.cpu" 10
 nocache=
 binary=$top/testdata/bin/cxx-threads
 libs=$(ldd "$binary" | awk '/libc\.so|libstdc\+\+\.so/ { print $3 }')
@@ -208,6 +220,29 @@ for name in v8 slices firefox; do
 	fi
 done
 rm -rf "$tmp/traces"
+
+# ---- a flame graph of a million distinct stacks (5000 functions, 8 to 24
+# deep): in under a second, at most 5 MB of SVG (frames too narrow to
+# see merged, as flamegraph.pl's --minwidth) ----
+awk -v n="${FLAME_STACKS:-1000000}" 'BEGIN {
+	srand(28)
+	for (i = 0; i < n; i++) {
+		depth = 8 + int(rand() * 17); line = "main"
+		for (d = 0; d < depth; d++)
+			line = line ";fn" int(rand() * rand() * 5000)
+		print line ";leaf" i, 1 + int(rand() * 9)
+	}
+}' >"$tmp/million.folded"
+cat "$tmp/million.folded" >/dev/null
+row "flamegraph, 1M stacks" "$(stat -c %s "$tmp/million.folded")" \
+	"$(best "$tmp/million.svg" "$bin/profkit-flamegraph" "$tmp/million.folded")" \
+	"1 s budget" "1 ?" 1 - -
+svg_kb=$(($(stat -c %s "$tmp/million.svg") / 1024))
+ok=$([ "$svg_kb" -le 5120 ] && echo '' || echo ' MISSED')
+[ -z "$ok" ] || failed=$((failed + 1))
+printf '%-30s %8s %9s %9s %-12s %8s %7s %9s %9s %6s  %s%s\n' "  its SVG's size" - - - - - - \
+	"$svg_kb" - - "<=5120 KiB" "$ok"
+rm -f "$tmp/million.folded" "$tmp/million.svg"
 
 # ---- start: 20 runs in a loop, the best loop's time a run; /bin/true
 # (its ms in the "ref s" column) shows what any start costs here ----
