@@ -17,6 +17,9 @@
 #   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
 #   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
 #   Chrome trace, Firefox -> folded (none: trace-readers.sh) >= 200 MB/s
+#   stack text (~50 MB) -> folded   FlameGraph's collapse   >= 40x (GHC,
+#                                   script for each format  xctrace: none,
+#                                   (bench/stack-text.sh)   >= 200 MB/s)
 #   flamegraph, 1M distinct stacks  a budget of 1 s         >= 1x, SVG <= 5 MB
 #   --version, --help               (none)                  < 5 ms
 #
@@ -24,7 +27,9 @@
 # shared); RSS is GNU time's peak. The best run reads compressed debug
 # files (libc's) from their plain copies in ~/.cache/profkit, made by the
 # first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
-# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), valgrind
+# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), the
+# other collapse scripts in ../shared/reference/flamegraph/ (or
+# $FLAMEGRAPH_DIR), valgrind
 # (callgrind_annotate, and python3 for the second callgrind row), perf
 # (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
 # tracepoint), Go pprof ($PPROF or pprof on PATH).
@@ -33,7 +38,7 @@
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
 #                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
-#                            FLAME_STACKS=1000000
+#                            STACK_MB=50 FLAME_STACKS=1000000
 #                            REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -200,6 +205,10 @@ callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
 bench_sourced=yes
 . "$top/bench/json-readers.sh"
 json_reader_rows "${JSON_MB:-50}"
+# ---- stack text of other profilers against their collapse scripts
+# (bench/stack-text.sh) ----
+. "$top/bench/stack-text.sh"
+stack_text_rows "${STACK_MB:-50}"
 # ---- Chrome traces (V8 samples, X slices), a Firefox Profiler file:
 # 120 MB each (bench/trace-readers.sh, which sets profiler-cli beside) ----
 mkdir "$tmp/traces"

@@ -630,6 +630,19 @@ static int by_location_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* The location of an id: pprof numbers them 1, 2, ... in order, so that
+ * the id is mostly its place; else a search. */
+static struct raw_location *find_location(struct raw_reader *r, uint64_t id)
+{
+	struct raw_location key = { 0 };
+
+	if (id >= 1 && id <= r->nlocations && r->locations[id - 1].id == id)
+		return &r->locations[id - 1];
+	key.id = id;
+	return r->nlocations ? bsearch(&key, r->locations, r->nlocations,
+				       sizeof(key), by_location_id) : NULL;
+}
+
 static int build(struct raw_reader *r)
 {
 	size_t max = pki_profile_max_stack(r->p), i, k;
@@ -681,18 +694,16 @@ static int build(struct raw_reader *r)
 		if ((rc = grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
 			return rc;
 		for (k = 0; k < n; k++) {
-			struct raw_location key = { 0 }, *loc;
+			uint64_t id = r->ids[s->first_location + k];
+			struct raw_location *loc = find_location(r, id);
 
-			key.id = r->ids[s->first_location + k];
-			loc = r->nlocations ? bsearch(&key, r->locations, r->nlocations,
-						      sizeof(*loc), by_location_id) : NULL;
 			if (!loc)
 				return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
 						    "location %llu, which the "
 						    "locations do not list",
 						    pk_input_name(r->in),
 						    (unsigned long long)s->lineno,
-						    (unsigned long long)key.id);
+						    (unsigned long long)id);
 			r->stack[k] = loc->ours;
 		}
 		stack = pk_profile_intern_stack(r->p, r->stack, n);

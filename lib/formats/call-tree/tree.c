@@ -325,15 +325,20 @@ int pki_tree_csv_row(struct pki_tree *t, const char *line, size_t len,
 
 int pki_tree_csv_text(struct pki_tree *t, const struct pki_csv_field *f)
 {
-	size_t i;
+	size_t i, run = 0;
 
+	/* in runs, each up to a quote of a pair ("" inside a quoted field:
+	 * pki_csv_split leaves no quote alone), the second its run's first */
 	t->name.len = 0;
-	for (i = 0; i < f->len; i++) {
-		if (f->quoted_quotes && f->s[i] == '"')
-			i++;
-		if (pki_strbuf_add(&t->name, f->s + i, 1) < 0)
+	for (i = 0; f->quoted_quotes && i < f->len; i++) {
+		if (f->s[i] != '"')
+			continue;
+		if (pki_strbuf_add(&t->name, f->s + run, i - run) < 0)
 			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+		run = ++i;
 	}
+	if (pki_strbuf_add(&t->name, f->s + run, f->len - run) < 0)
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
 

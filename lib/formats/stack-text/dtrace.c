@@ -52,7 +52,7 @@ static int is_offset(const char *s, size_t len)
 	uint64_t v;
 
 	return st_hex_prefix(s, len, &v) == len ||
-	       (len && strspn(s, "0123456789") >= len);
+	       (len && st_digits(s, len) == len);
 }
 
 /*
@@ -189,12 +189,10 @@ static int end_block(struct dt_reader *r)
 /* "   1234": a count line (the script's /^\s*(\d+)+$/). */
 static int count_line(const char *s, size_t len, int64_t *count, int *too_large)
 {
-	size_t i = 0;
+	size_t i = st_blanks(s, len);
 
-	while (i < len && st_is_blank(s[i]))
-		i++;
 	*too_large = 0;
-	if (i == len || strspn(s + i, "0123456789") != len - i)
+	if (i == len || st_digits(s + i, len - i) != len - i)
 		return 0;
 	*too_large = st_parse_count(s + i, len - i, count) < 0;
 	return 1;
@@ -214,7 +212,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_block(r);
 	}
 	/* the header ends at a blank line, or at a frame (indented) */
-	if (!r->past_header && (len < 4 || strspn(s, " \t") < 4))
+	if (!r->past_header && (len < 4 || st_blanks(s, len) < 4))
 		return 0;
 	r->past_header = 1;
 	if (count_line(s, len, &count, &too_large)) {

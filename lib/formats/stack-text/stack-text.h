@@ -162,6 +162,27 @@ static inline int st_is_blank(int c)
 	return c == ' ' || c == '\t';
 }
 
+/* How many of s's first len bytes are blanks (st_blanks) or decimal
+ * digits (st_digits): strspn's answer, without its set's table to build
+ * on every line. */
+static inline size_t st_blanks(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && st_is_blank(s[i]))
+		i++;
+	return i;
+}
+
+static inline size_t st_digits(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i;
+}
+
 /* s without its leading and trailing blanks. */
 const char *st_trim(const char *s, size_t *len);
 

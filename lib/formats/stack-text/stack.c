@@ -259,7 +259,7 @@ static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
 
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	int64_t values[64] = { 0 };
+	int64_t values[64];	/* the first column + 1 zeroed, those passed on */
 	uint32_t stack, labels = 0;
 	size_t depth = r->nframes;
 
@@ -276,6 +276,7 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	}
 	stack = pk_profile_intern_stack(r->p, r->frames, depth);
+	memset(values, 0, ((size_t)r->column + 1) * sizeof(*values));
 	values[r->column] = count;
 	r->samples++;
 	if (!stack || pk_profile_add_sample(r->p, stack, labels, 0, values,

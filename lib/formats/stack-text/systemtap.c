@@ -118,10 +118,10 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 /* "\t2404": a count line (the script's /^\s*(\d+)+$/). */
 static int count_line(const char *s, size_t len, int64_t *count, int *too_large)
 {
-	size_t i = strspn(s, " \t");
+	size_t i = st_blanks(s, len);
 
 	*too_large = 0;
-	if (i >= len || strspn(s + i, "0123456789") < len - i)
+	if (i >= len || st_digits(s + i, len - i) < len - i)
 		return 0;
 	*too_large = st_parse_count(s + i, len - i, count) < 0;
 	return 1;
@@ -131,7 +131,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct stap_reader *r = (struct stap_reader *)st;
 	static const struct st_thread none = ST_NO_THREAD;
-	size_t skip = strspn(s, " \t");
+	size_t skip = st_blanks(s, len);
 	int64_t count;
 	int too_large;
 
