@@ -27,9 +27,9 @@
 # shared); RSS is GNU time's peak. The best run reads compressed debug
 # files (libc's) from their plain copies in ~/.cache/profkit, made by the
 # first; the "no debug cache" rows show a first conversion's cost. A tool not at hand prints "n/a":
-# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH), the
-# other collapse scripts in ../shared/reference/flamegraph/ (or
-# $FLAMEGRAPH_DIR), valgrind
+# perl and $STACKCOLLAPSE_PERF (or stackcollapse-perf.pl on PATH, else in
+# ../shared/reference/flamegraph/ or $FLAMEGRAPH_DIR, with the other
+# collapse scripts), valgrind
 # (callgrind_annotate, and python3 for the second callgrind row), perf
 # (and perf_event_paranoid <= 2; <= 1 or root for the off-CPU row's
 # tracepoint), Go pprof ($PPROF or pprof on PATH).
@@ -52,6 +52,10 @@ trap 'rm -rf "$tmp"' EXIT
 use_programs "${PROFKIT_BINDIR:-$top/cmd}"
 convert=$bin/profkit-convert
 collapse=${STACKCOLLAPSE_PERF:-${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}}
+# else FlameGraph's, where the tests find it
+reference=${FLAMEGRAPH_DIR:-$top/../shared/reference/flamegraph}
+[ -n "$collapse" ] || [ ! -f "$reference/stackcollapse-perf.pl" ] ||
+	collapse=$reference/stackcollapse-perf.pl
 pprof=${PPROF:-$(command -v pprof || true)}
 have_perf=$(command -v perf >/dev/null && echo yes || echo no)
 
