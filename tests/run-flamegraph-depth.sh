@@ -8,7 +8,6 @@
 # ../shared/reference has it).
 . "${top_srcdir:-.}/tests/test-subr.sh"
 plan 9
-fgpl=${top_srcdir}/../shared/reference/flamegraph/flamegraph.pl
 
 # folded BODY-DEPTH THIN-DEPTH THIN-COUNT: a 13-deep stack of 4000 and
 # a thin one (1 of 4001: 0.29 px of 1180)
@@ -57,7 +56,8 @@ grep -q '<title>f3 (' "$tmpdir/cut.svg" && ! grep -q '<title>f4 (' "$tmpdir/cut.
 	fail "--max-depth=5: prog and f0 to f3 drawn, f4 and deeper not"
 testrun_compare "-X flamegraph:max-depth=5 draws the same" "$tmpdir/cut.svg" \
 	profkit-convert --to=flamegraph -X flamegraph:max-depth=5 "$tmpdir/body.folded"
-if [ -f "$fgpl" ] && command -v perl >/dev/null 2>&1; then
+if find_reference flamegraph/flamegraph.pl && command -v perl >/dev/null 2>&1; then
+	fgpl=$reference
 	for f in thin body; do
 		perl "$fgpl" "$tmpdir/$f.folded" >"$tmpdir/$f.pl.svg"
 		want=$(height "$tmpdir/$f.pl.svg")
@@ -67,7 +67,7 @@ if [ -f "$fgpl" ] && command -v perl >/dev/null 2>&1; then
 			fail "$f: as tall as flamegraph.pl draws it ($got px, want $want)"
 	done
 else
-	skip "thin: as tall as flamegraph.pl draws it" "no flamegraph.pl in ../shared/reference"
-	skip "body: as tall as flamegraph.pl draws it" "no flamegraph.pl in ../shared/reference"
+	skip "thin: as tall as flamegraph.pl draws it" "${reference_missing:-no perl}"
+	skip "body: as tall as flamegraph.pl draws it" "${reference_missing:-no perl}"
 fi
 finish
