@@ -421,14 +421,16 @@ static int end_sample(struct ss_reader *r)
 	uint32_t stack = r->last_stack;
 	int rc = 0;
 
+	/* an empty sample has no frames array to compare or copy (NULL) */
 	if (!stack || n != r->nlast ||
-	    memcmp(r->frames, r->last_frames, n * sizeof(*r->frames)) != 0) {
+	    (n && memcmp(r->frames, r->last_frames, n * sizeof(*r->frames)) != 0)) {
 		rc = intern_frames(r, r->frames, n, &stack);
 		if (!rc && pki_grow(&r->last_frames, &r->last_frames_cap, n + 1,
 				    sizeof(*r->last_frames)) < 0)
 			rc = oom(r);
 		if (!rc) {
-			memcpy(r->last_frames, r->frames, n * sizeof(*r->frames));
+			if (n)
+				memcpy(r->last_frames, r->frames, n * sizeof(*r->frames));
 			r->nlast = n;
 			r->last_stack = stack;
 		}
