@@ -54,7 +54,7 @@ crasher_expects() {
 	# chrome-trace: an "E" without its "B" is left out with a warning
 	# (--strict: an error), as speedscope does
 	end-without-begin) echo converts ;;
-	chunk-unknown-profile) echo "no V8 CPU samples" ;;
+	chunk-unknown-profile|profile-without-nodes) echo "no V8 CPU samples" ;;
 	deep-nesting) echo "nested deeper than" ;;
 	huge-timestamp) echo "expected a number from" ;;
 	parent-cycle) echo "is its own ancestor" ;;
