@@ -1149,7 +1149,7 @@ static int make_stack(struct tables *tb, size_t i, uint32_t *out)
 	int rc;
 
 	while (s != NONE && depth <= max) {
-		struct frame_info fi;
+		struct frame_info fi = { 0 };	/* -O1 sees no path through frame_info() */
 
 		if ((rc = table_index(tb, STACK_FRAME, (size_t)s, nframes, 0, &f)) ||
 		    (rc = frame_info(tb, (size_t)f, &fi)))
