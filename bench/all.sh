@@ -15,7 +15,7 @@
 #   gperftools CPU -> pprof         pprof -proto BIN PROF   >= 10x, also with no debug cache
 #   JFR (>= 100 MB) -> folded       jfr print               >= 200 MB/s
 #   callgrind (100 MB) -> pprof     callgrind_annotate      >= 40x, >= 200 MB/s
-#   V8, speedscope (~50 MB) -> folded  tests' python3 folds  >= 200 MB/s
+#   V8, speedscope (100 MB) -> folded  tests' python3 folds  >= 200 MB/s
 #   Chrome trace, Firefox -> folded (none: trace-readers.sh) >= 200 MB/s
 #   stack text (~50 MB) -> folded   FlameGraph's collapse   >= 40x (GHC,
 #                                   script for each format  xctrace: none,
@@ -37,7 +37,7 @@
 #   bench/all.sh            (run from a built tree; TEXT_MB=100
 #                            SMALL_ITERS=3000 LARGE_ITERS=15000
 #                            DWARF_REPS=600 OFFCPU_ROUNDS=30000
-#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=50
+#                            NSTACKS=100000 CALLGRIND_MB=100 JSON_MB=100
 #                            STACK_MB=50 FLAME_STACKS=1000000
 #                            REPEAT=3)
 set -eu
@@ -208,7 +208,7 @@ callgrind_row "  python3's call graph" "$tmp/python.callgrind" - -
 # ---- the JSON readers on inputs grown from testdata's (bench/json-readers.sh) ----
 bench_sourced=yes
 . "$top/bench/json-readers.sh"
-json_reader_rows "${JSON_MB:-50}"
+json_reader_rows "${JSON_MB:-100}"
 # ---- stack text of other profilers against their collapse scripts
 # (bench/stack-text.sh) ----
 . "$top/bench/stack-text.sh"

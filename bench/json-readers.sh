@@ -18,7 +18,7 @@
 # JSON.parse alone, the least any JavaScript tool (DevTools, speedscope)
 # spends on the file. A reference not at hand prints "n/a".
 #
-#   bench/json-readers.sh [SIZE-MB]   (default 50; from a built tree;
+#   bench/json-readers.sh [SIZE-MB]   (default 100; from a built tree;
 #                                      REPEAT=3, the best run counts)
 # bench/all.sh sources it (json_reader_rows SIZE-MB) for its table.
 
@@ -83,6 +83,6 @@ if [ -z "${bench_sourced:-}" ]; then
 	repeat=${REPEAT:-3}
 	failed=0
 	table_header
-	json_reader_rows "${1:-50}"
+	json_reader_rows "${1:-100}"
 	echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
 fi

@@ -54,7 +54,7 @@ crasher_expects() {
 	# chrome-trace: an "E" without its "B" is left out with a warning
 	# (--strict: an error), as speedscope does
 	end-without-begin) echo converts ;;
-	chunk-unknown-profile) echo "no V8 CPU samples" ;;
+	chunk-unknown-profile|profile-without-nodes) echo "no V8 CPU samples" ;;
 	deep-nesting) echo "nested deeper than" ;;
 	huge-timestamp) echo "expected a number from" ;;
 	parent-cycle) echo "is its own ancestor" ;;
@@ -104,6 +104,7 @@ crasher_expects() {
 	xctrace-bad-entity) echo "offset 72: a bad entity in the attribute name" ;;
 	xctrace-entity-bomb) echo "offset 22: a DOCTYPE with declarations (not read)" ;;
 	xctrace-id-twice) echo "offset 133: id 1 given twice" ;;
+	xctrace-empty-number) echo "offset 861: no number in <sample-time>" ;;
 	xctrace-mismatched-tag) echo "offset 53: an end tag that matches no start tag" ;;
 	xctrace-too-deep) echo "offset 807: elements nested too deep" ;;
 	xctrace-truncated) echo "offset 128: the document ends inside an element" ;;

@@ -957,7 +957,8 @@ static int link_nodes(struct chrome_reader *r, struct profile *pr,
 	unsigned char *state;
 	size_t i, j;
 
-	qsort(pr->nodes, pr->nnodes, sizeof(*pr->nodes), by_id);
+	if (pr->nnodes > 1)	/* none: no array at all */
+		qsort(pr->nodes, pr->nnodes, sizeof(*pr->nodes), by_id);
 	for (i = 1; i < pr->nnodes; i++)
 		if (pr->nodes[i].id == pr->nodes[i - 1].id)
 			return bad_at(r, pr->nodes[i].offset, "node id %u given "

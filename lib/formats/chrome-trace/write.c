@@ -371,7 +371,8 @@ static int collect(struct chrome *c)
 		mark_interval(c, e, i);
 		c->norder++;
 	}
-	qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
+	if (c->norder > 1)	/* none: no array at all */
+		qsort(c->order, c->norder, sizeof(*c->order), by_thread_time);
 	limit_repeats(c);
 	limit_wait_samples(c);
 	return 0;

@@ -202,7 +202,8 @@ static int string_attr(struct xctrace_reader *r, const struct pki_xml_token *t,
 static int text_number(struct xctrace_reader *r, const struct pki_xml_token *t,
 		       int64_t *v)
 {
-	const char *s = r->text.s, *end = s + r->text.len;
+	/* s is NULL where no text was ever kept */
+	const char *s = r->text.s, *end = s ? s + r->text.len : s;
 	uint64_t u = 0;
 
 	while (s < end && (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r'))
