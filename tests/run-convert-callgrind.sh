@@ -12,6 +12,10 @@ testrun_compare "C with frame pointers" $e/c-fp.callgrind \
 	profkit-convert --to=callgrind $d/c-fp.txt
 testrun_compare "two events: every column, the first event's first" \
 	$e/multi.callgrind profkit-convert --to=callgrind $d/multi.txt
+# each event name was made again for every later column (2^32 steps)
+testrun_compare "32 events, the later of names that tidy alike numbered" \
+	$e/event-names.written.callgrind timeout 10 profkit-convert --to=callgrind \
+	$e/event-names.callgrind
 
 # The summary is the sum of the self costs, which is the folded total.
 profkit-convert --to=callgrind $d/c-fp.txt >"$tmpdir/c-fp.callgrind"

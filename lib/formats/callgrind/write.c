@@ -84,6 +84,9 @@ struct callgrind {
 	size_t nedges, edges_cap, edge_costs_cap;
 	struct pk_idtab edge_tab;
 
+	char (*event_names)[128];	/* per output column */
+	struct pk_idtab event_tab;
+
 	int64_t *totals;
 	int64_t *values;	/* one sample's output columns */
 	struct pk_strbuf name;	/* a function name made here */
@@ -393,12 +396,9 @@ static int aggregate(struct callgrind *c)
 /* ---- output ---- */
 
 /* Event names are identifiers: "cpu-clock" becomes "cpu_clock". */
-static void event_name(struct callgrind *c, size_t k, char *out, size_t size)
+static size_t tidy_event_name(const char *s, char *out, size_t size)
 {
-	const struct pk_value_type *t =
-		pk_profile_sample_type(c->p, (size_t)c->columns[k]);
-	const char *s = pk_profile_string(c->p, t->type);
-	size_t i, n = 0;
+	size_t n = 0;
 
 	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
 		out[n++] = 'e';
@@ -406,16 +406,49 @@ static void event_name(struct callgrind *c, size_t k, char *out, size_t size)
 		out[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 			   (*s >= '0' && *s <= '9') ? *s : '_';
 	out[n] = '\0';
-	/* two types may tidy to one name: number the later one */
-	for (i = 0; i < k; i++) {
-		char other[128];
+	return n;
+}
 
-		event_name(c, i, other, sizeof(other));
-		if (strcmp(other, out) == 0) {
-			snprintf(out + n, size - n, "%zu", k);
-			break;
+static int event_name_match(const void *owner, uint32_t id, const void *key)
+{
+	return strcmp(((const struct callgrind *)owner)->event_names[id - 1],
+		      key) == 0;
+}
+
+/*
+ * Two types may tidy to one name: the later one is numbered by its
+ * column. The names given so far are looked up in a hash table, not
+ * compared one by one (nor made again each time): a profile may have
+ * thousands of sample types.
+ */
+static int name_events(struct callgrind *c)
+{
+	size_t k, slot;
+
+	c->event_names = calloc(c->ncolumns + 1, sizeof(*c->event_names));
+	if (!c->event_names)
+		return oom(c);
+	for (k = 0; k < c->ncolumns; k++) {
+		const struct pk_value_type *t =
+			pk_profile_sample_type(c->p, (size_t)c->columns[k]);
+		char *name = c->event_names[k];
+		size_t size = sizeof(c->event_names[k]);
+		size_t n = tidy_event_name(pk_profile_string(c->p, t->type),
+					   name, size);
+		uint64_t hash = pki_hash_bytes(name, n, 0);
+
+		if (pki_idtab_find(&c->event_tab, hash, event_name_match, c,
+				   name, &slot)) {
+			snprintf(name + n, size - n, "%zu", k);
+			hash = pki_hash_bytes(name, strlen(name), 0);
+			if (pki_idtab_find(&c->event_tab, hash, event_name_match,
+					   c, name, &slot))
+				continue;
 		}
+		if (pki_idtab_insert(&c->event_tab, slot, hash, (uint32_t)k + 1) < 0)
+			return oom(c);
 	}
+	return 0;
 }
 
 /* When the profile was taken and for how long, as "desc:" lines (free
@@ -448,7 +481,6 @@ static int write_times(struct callgrind *c, struct pk_output *out)
 static int write_header(struct callgrind *c, struct pk_output *out)
 {
 	const char *cmd = pk_profile_meta(c->p, "cmdline");
-	char name[128];
 	size_t k;
 	int rc;
 
@@ -464,8 +496,7 @@ static int write_header(struct callgrind *c, struct pk_output *out)
 		const struct pk_value_type *t =
 		pk_profile_sample_type(c->p, (size_t)c->columns[k]);
 
-		event_name(c, k, name, sizeof(name));
-		rc = pk_output_printf(out, "event: %s : %s (%s", name,
+		rc = pk_output_printf(out, "event: %s : %s (%s", c->event_names[k],
 				      pk_profile_string(c->p, t->type),
 				      pk_profile_string(c->p, t->unit));
 		/* callgrind costs are integers: fractions stay fixed point */
@@ -477,10 +508,8 @@ static int write_header(struct callgrind *c, struct pk_output *out)
 	}
 	if (!rc)
 		rc = pk_output_puts(out, "events:");
-	for (k = 0; k < c->ncolumns && !rc; k++) {
-		event_name(c, k, name, sizeof(name));
-		rc = pk_output_printf(out, " %s", name);
-	}
+	for (k = 0; k < c->ncolumns && !rc; k++)
+		rc = pk_output_printf(out, " %s", c->event_names[k]);
 	if (!rc && !c->ncolumns)
 		rc = pk_output_puts(out, " samples");
 	if (!rc)
@@ -639,6 +668,8 @@ static void callgrind_release(struct callgrind *c)
 	pk_profile_free(c->names);
 	free(c->columns);
 	free(c->count_columns);
+	free(c->event_names);
+	pki_idtab_release(&c->event_tab);
 	free(c->node_line);
 	free(c->loc_frames);
 	free(c->frame_lists);
@@ -666,6 +697,8 @@ int pki_callgrind_write(struct pk_context *ctx, const struct pk_profile *p,
 	c.opts = opts;
 	c.names = pk_profile_new(0);
 	rc = c.names ? choose_columns(&c) : oom(&c);
+	if (!rc)
+		rc = name_events(&c);
 	if (!rc)
 		rc = aggregate(&c);
 	if (!rc)
