@@ -155,7 +155,15 @@ void sym_warn_unnamed(struct pk_context *ctx, struct sym_unnamed *files,
 	char *packages[SHOWN], pct[32];
 	struct text *t;
 
-	if (!n || !(t = calloc(1, sizeof(*t))))
+	if (!n)
+		return;
+	if (!ctx->warn) {
+		/* nobody reads it (-q): counted (--strict), not worked out,
+		 * as finding the packages reads all of dpkg's file lists */
+		pk_warn(ctx, "symbolize: frames without names in %zu files", n);
+		return;
+	}
+	if (!(t = calloc(1, sizeof(*t))))
 		return;
 	qsort(files, n, sizeof(*files), heavier_first);
 	find_packages(files, shown, packages);
