@@ -76,3 +76,13 @@ printf '  %-24s %s\n' "$out/java-cpu.svg" "CPU samples, frames marked _[j] JIT c
 printf '  %-24s %s\n' "$out/java-alloc.svg" "bytes allocated (jdk.ObjectAllocationSample)"
 "$convert" -q --event=jdk.ThreadPark --to=pprof -o "$out/java-park.pb.gz" "$jfr"
 printf '  %-24s %s\n' "$out/java-park.pb.gz" "time parked (jdk.ThreadPark): pprof -top $out/java-park.pb.gz"
+
+# the other profilers' files whose producer does not run here (a browser's
+# recording, Firefox's, py-spy's): the ones recorded for the tests
+echo "Converting profiles recorded elsewhere (testdata/, see testdata/README.md):"
+for f in chrome-trace/chromium-v8.trace.json.gz firefox/gecko.json \
+	speedscope/frames-last.speedscope.json; do
+	name=$(basename "$f" | sed 's/\..*//')
+	"$convert" -q --to=pprof -o "$out/$name.pb.gz" "$src/testdata/$f"
+	printf '  %-24s %s\n' "$out/$name.pb.gz" "pprof -top $out/$name.pb.gz (from $f)"
+done
