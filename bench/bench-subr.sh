@@ -180,3 +180,17 @@ callgrind_large() {
 	done
 	rm -f "$tmp/body"
 }
+
+# bench_alone ROWS-FUNCTION ARG...: a bench script run by itself rather
+# than sourced by bench/all.sh: the table of ROWS-FUNCTION ARG... alone
+bench_alone() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	use_programs "${PROFKIT_BINDIR:-$top/cmd}"
+	convert=$bin/profkit-convert
+	repeat=${REPEAT:-3}
+	failed=0
+	table_header
+	"$@"
+	echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
+}

@@ -75,14 +75,6 @@ json_reader_rows() {
 if [ -z "${bench_sourced:-}" ]; then
 	set -eu
 	top=$(cd "$(dirname "$0")/.." && pwd)
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
 	. "$top/bench/bench-subr.sh"
-	use_programs "${PROFKIT_BINDIR:-$top/cmd}"
-	convert=$bin/profkit-convert
-	repeat=${REPEAT:-3}
-	failed=0
-	table_header
-	json_reader_rows "${1:-100}"
-	echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
+	bench_alone json_reader_rows "${1:-100}"
 fi

@@ -135,14 +135,6 @@ stack_text_rows() {
 if [ -z "${bench_sourced:-}" ]; then
 	set -eu
 	top=$(cd "$(dirname "$0")/.." && pwd)
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
 	. "$top/bench/bench-subr.sh"
-	use_programs "${PROFKIT_BINDIR:-$top/cmd}"
-	convert=$bin/profkit-convert
-	repeat=${REPEAT:-3}
-	failed=0
-	table_header
-	stack_text_rows "${1:-50}"
-	echo "best of $repeat runs (scripts: ${REPEAT_SCRIPT:-1}); $(nproc) CPUs; $failed goal(s) missed"
+	bench_alone stack_text_rows "${1:-50}"
 fi
