@@ -43,6 +43,26 @@ theirs() {
 		python3 tests/jfr-to-folded.py --blocks $specs
 }
 
+# sum_blocks: blocks of several files as one, each stack's values summed,
+# sorted bytewise as jfr-to-folded.py sorts them
+sum_blocks() {
+	python3 -c '
+import sys
+blocks = {}
+for line in sys.stdin.buffer:
+    line = line.rstrip(b"\n")
+    if line.startswith(b"== "):
+        block = blocks.setdefault(line, {})
+        continue
+    stack, _, value = line.rpartition(b" ")
+    block[stack] = block.get(stack, 0) + int(value)
+for header, block in blocks.items():
+    sys.stdout.buffer.write(header + b"\n")
+    for stack in sorted(block):
+        sys.stdout.buffer.write(b"%s %d\n" % (stack, block[stack]))
+'
+}
+
 # block HEADER FILE: the lines of one block
 block() {
 	awk -v h="$1" '$0 == h { on = 1; next } /^== / { on = 0 } on' "$2"
@@ -121,7 +141,15 @@ if [ $have_java = yes ]; then
 	live=$tmpdir/java/live.jfr
 	chunks=$(profkit-info "$live" 2>/dev/null | sed -n 's/^  jfr-chunks: //p')
 	blocks "$live" >"$tmpdir/live.ours"
-	theirs "$live" >"$tmpdir/live.theirs"
+	# jfr print of each chunk alone, summed: a stack trace a chunk's own
+	# pool lacks (an event flushed just after a rotation, on a loaded
+	# machine) is null there, as profkit reads it; jfr print of the whole
+	# file sometimes finds it in the chunk before (doc/formats.md)
+	mkdir "$tmpdir/chunks"
+	jfr disassemble --output "$tmpdir/chunks" --max-chunks 1 "$live" >/dev/null
+	for chunk in "$tmpdir"/chunks/*.jfr; do
+		theirs "$chunk"
+	done | sum_blocks >"$tmpdir/live.theirs"
 	compare_blocks "recorded here (${chunks:-no} chunks)" "$tmpdir/live.theirs" "$tmpdir/live.ours"
 	[ "${chunks:-0}" -ge 2 ] && pass "the recording made here has $chunks chunks" ||
 		fail "the recording made here has ${chunks:-no} chunks, not several"
