@@ -105,6 +105,7 @@ crasher_expects() {
 	xctrace-entity-bomb) echo "offset 22: a DOCTYPE with declarations (not read)" ;;
 	xctrace-id-twice) echo "offset 133: id 1 given twice" ;;
 	xctrace-empty-number) echo "offset 861: no number in <sample-time>" ;;
+	xctrace-empty-text) echo "offset 739: an end tag that matches no start tag" ;;
 	xctrace-mismatched-tag) echo "offset 53: an end tag that matches no start tag" ;;
 	xctrace-too-deep) echo "offset 807: elements nested too deep" ;;
 	xctrace-truncated) echo "offset 128: the document ends inside an element" ;;

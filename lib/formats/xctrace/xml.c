@@ -262,8 +262,11 @@ int pki_xml_unescape(const char *s, size_t len, struct pk_strbuf *out)
 		{ "amp;", '&' }, { "lt;", '<' }, { "gt;", '>' },
 		{ "quot;", '"' }, { "apos;", '\'' },
 	};
-	const char *end = s + len;
+	const char *end;
 
+	if (!len)	/* s may be NULL: a text never kept */
+		return 0;
+	end = s + len;
 	while (s < end) {
 		const char *amp = memchr(s, '&', (size_t)(end - s));
 		size_t i, left;
