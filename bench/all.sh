@@ -42,15 +42,11 @@
 #                            REPEAT=3)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-repeat=${REPEAT:-3}
 nocache=
 cc=${CC:-cc}
 cxx=${CXX:-c++}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/bench-subr.sh"
-use_programs "${PROFKIT_BINDIR:-$top/cmd}"
-convert=$bin/profkit-convert
+bench_start
 collapse=${STACKCOLLAPSE_PERF:-${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}}
 # else FlameGraph's, where the tests find it
 reference=${FLAMEGRAPH_DIR:-$top/../shared/reference/flamegraph}
@@ -58,9 +54,6 @@ reference=${FLAMEGRAPH_DIR:-$top/../shared/reference/flamegraph}
 	collapse=$reference/stackcollapse-perf.pl
 pprof=${PPROF:-$(command -v pprof || true)}
 have_perf=$(command -v perf >/dev/null && echo yes || echo no)
-
-table_header
-failed=0
 
 # ---- perf script text, made large by repetition ----
 seed=$top/testdata/perf-script/c-fp.txt
@@ -269,4 +262,4 @@ for arg in --version --help; do
 	printf '%-30s %8s %8sms %7sms %-12s %8s %7s %9s %9s %6s  %s%s\n' \
 		"profkit-convert $arg" - "$1" "${true_ms% *}" /bin/true - - "$2" - - "<5ms" "$ok"
 done
-echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
+bench_end

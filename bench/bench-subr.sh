@@ -181,9 +181,9 @@ callgrind_large() {
 	rm -f "$tmp/body"
 }
 
-# bench_alone ROWS-FUNCTION ARG...: a bench script run by itself rather
-# than sourced by bench/all.sh: the table of ROWS-FUNCTION ARG... alone
-bench_alone() {
+# bench_start: what every table needs: $tmp (removed at exit), $bin and
+# $convert of the commands timed, $repeat, $failed, the table's header
+bench_start() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	use_programs "${PROFKIT_BINDIR:-$top/cmd}"
@@ -191,6 +191,17 @@ bench_alone() {
 	repeat=${REPEAT:-3}
 	failed=0
 	table_header
-	"$@"
+}
+
+# bench_end: the table's last line
+bench_end() {
 	echo "best of $repeat runs; $(nproc) CPUs; $failed goal(s) missed"
+}
+
+# bench_alone ROWS-FUNCTION ARG...: a bench script run by itself rather
+# than sourced by bench/all.sh: the table of ROWS-FUNCTION ARG... alone
+bench_alone() {
+	bench_start
+	"$@"
+	bench_end
 }
