@@ -40,15 +40,23 @@ struct pki_tree {
 	size_t frame_of_cap;
 	struct pk_strbuf name;		/* scratch for composed names */
 	uint64_t rows;			/* nodes read */
+	/* a mapped input (pki_input_map): the text not read yet, and the
+	 * lines read; else at is NULL and pk_input_line reads */
+	const char *at, *end;
+	uint64_t lines;
 };
 
 void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
 		   struct pk_input *in, struct pk_profile *p);
 void pki_tree_free(struct pki_tree *t);
 
-/* The next line of the input (pk_input_line); a last line without its
- * newline is read, with a warning: the file may have been cut short. */
+/* The next line of the input, as pk_input_line splits it but not
+ * NUL-terminated (a mapped file is read where it lies); a last line
+ * without its newline is read, with a warning: the file may have been
+ * cut short. */
 const char *pki_tree_line(struct pki_tree *t, size_t *len);
+/* The number of the line read last. */
+uint64_t pki_tree_lineno(const struct pki_tree *t);
 
 /* PK_EINPUT with "INPUT: line N: " before the message. */
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)

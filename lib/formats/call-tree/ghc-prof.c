@@ -137,7 +137,8 @@ static int row(struct ghc_reader *r, const char *line, size_t len)
 	n = tokens(line + depth, len - depth, tok, MAX_TOKENS);
 	if (n < (r->detailed ? 10 : 8) || at <= depth ||
 	    tokens(line + at, len - at, &module, 1) != 1)
-		return pki_tree_error(t, "not a cost-centre row: '%.60s'", line);
+		return pki_tree_error(t, "not a cost-centre row: '%.*s'",
+				      (int)(len > 60 ? 60 : len), line);
 	/* from the right, past the SRC column (which may hold blanks): the
 	 * ticks and bytes, or the individual %time and %alloc */
 	last = r->detailed ? n - 2 : n - 4;

@@ -166,7 +166,8 @@ static int instruments_read(struct pk_context *ctx, struct pk_input *in,
 		    pki_tree_decimal(row.self, row.self_len, &mantissa, &decimals)) {
 			rc = pki_tree_error(&t, "not a call tree row ('TIME UNIT "
 					    "PERCENT%%<TAB>SELF UNIT<TAB> <TAB>"
-					    "SYMBOL'): '%.60s'", line);
+					    "SYMBOL'): '%.*s'",
+					    (int)(len > 60 ? 60 : len), line);
 			break;
 		}
 		if ((rc = pki_tree_fixed(&t, t.column, mantissa, decimals,

@@ -67,7 +67,7 @@ static void bad_line(struct sample_reader *r, const char *line, size_t len,
 {
 	PK_WARN_AT_MOST(r->t.ctx, &r->bad_lines, 5, "%s: line %llu: %s: '%.*s'",
 			pk_input_name(r->t.in),
-			(unsigned long long)pk_input_lineno(r->t.in), why,
+			(unsigned long long)pki_tree_lineno(&r->t), why,
 			(int)(len > 80 ? 80 : len), line);
 }
 

@@ -8,15 +8,23 @@
 #include "call-tree.h"
 
 #define MAX_DECIMALS 9
+/* pk_input_line's limit: past it a line is taken for binary data */
+#define MAX_LINE (64 * 1024 * 1024)
 
 void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
 		   struct pk_input *in, struct pk_profile *p)
 {
+	size_t size;
+
 	memset(t, 0, sizeof(*t));
 	t->ctx = ctx;
 	t->in = in;
 	t->p = p;
 	t->ncolumns = 1;
+	/* read in place where the file can be mapped: no copy to a buffer,
+	 * no call per line */
+	t->at = (const char *)pki_input_map(in, &size);
+	t->end = t->at ? t->at + size : NULL;
 	/* names as these tools print them: no perf names to tidy */
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
 }
@@ -29,16 +37,56 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->name.s);
 }
 
+static void warn_cut(struct pki_tree *t)
+{
+	pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated file?)",
+		pk_input_name(t->in), (unsigned long long)pki_tree_lineno(t));
+}
+
+/* pk_input_line's reading of the mapped text */
+static const char *mapped_line(struct pki_tree *t, size_t *len)
+{
+	const char *line = t->at, *nl;
+	size_t n, cr;
+
+	if (line == t->end)
+		return NULL;
+	nl = memchr(line, '\n', (size_t)(t->end - line));
+	n = (size_t)((nl ? nl : t->end) - line);
+	if (n >= MAX_LINE) {
+		t->at = t->end;
+		pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: longer than %d "
+			     "MiB (binary data? try --from)", pk_input_name(t->in),
+			     (unsigned long long)t->lines + 1, MAX_LINE >> 20);
+		return NULL;
+	}
+	t->at = nl ? nl + 1 : t->end;
+	t->lines++;
+	cr = n && line[n - 1] == '\r';
+	*len = n - cr;
+	/* as pk_input_line: a last "\r" counts as the line's end */
+	if (!nl && !cr)
+		warn_cut(t);
+	return line;
+}
+
 const char *pki_tree_line(struct pki_tree *t, size_t *len)
 {
-	uint64_t offset = pk_input_offset(t->in);
-	const char *line = pk_input_line(t->in, len);
+	uint64_t offset;
+	const char *line;
 
+	if (t->at)
+		return mapped_line(t, len);
+	offset = pk_input_offset(t->in);
+	line = pk_input_line(t->in, len);
 	if (line && pk_input_offset(t->in) - offset == *len)
-		pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated "
-			"file?)", pk_input_name(t->in),
-			(unsigned long long)pk_input_lineno(t->in));
+		warn_cut(t);
 	return line;
+}
+
+uint64_t pki_tree_lineno(const struct pki_tree *t)
+{
+	return t->at ? t->lines : pk_input_lineno(t->in);
 }
 
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -51,7 +99,7 @@ int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
 	va_end(ap);
 	return pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: %s",
 			    pk_input_name(t->in),
-			    (unsigned long long)pk_input_lineno(t->in), what);
+			    (unsigned long long)pki_tree_lineno(t), what);
 }
 
 static uint32_t new_frame(struct pki_tree *t, pk_str name, const char *module,
@@ -317,9 +365,9 @@ int pki_tree_csv_row(struct pki_tree *t, const char *line, size_t len,
 	int n = pki_csv_split(line, len, fields, max);
 
 	if (n < need)
-		return pki_tree_error(t, "%s: '%.60s'", n < 0 ? "an unterminated "
+		return pki_tree_error(t, "%s: '%.*s'", n < 0 ? "an unterminated "
 				      "quote" : "fewer fields than the header's",
-				      line);
+				      (int)(len > 60 ? 60 : len), line);
 	return 0;
 }
 

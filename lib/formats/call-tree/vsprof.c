@@ -81,8 +81,8 @@ static int row(struct vsprof_reader *r, const char *line, size_t len)
 		return rc;
 	if (count(&f[r->level], &level) || count(&f[value_column], &value) ||
 	    level > INT32_MAX)
-		return pki_tree_error(t, "not a level and a count of samples: '%.60s'",
-				      line);
+		return pki_tree_error(t, "not a level and a count of samples: '%.*s'",
+				      (int)(len > 60 ? 60 : len), line);
 	if (!level)
 		return 0;
 	if ((rc = pki_tree_csv_text(t, &f[r->function])))
