@@ -20,9 +20,16 @@
 /* A node on the path from the root. */
 struct pki_tree_node {
 	uint32_t location;	/* 0: no frame (a thread's node) */
+	uint32_t path;		/* its path's id (0: none, out of memory) */
 	int64_t inclusive;	/* inclusive formats: the node's value... */
 	int64_t callees;	/* ...and what its callees took of it */
 	unsigned waiting : 1;	/* inclusive formats: its own value is dropped */
+};
+
+/* A path from a root seen before: its node's location below the path
+ * parent, and its stack once a sample had it (0: none yet). */
+struct pki_tree_path {
+	uint32_t parent, location, stack;
 };
 
 struct pki_tree {
@@ -33,6 +40,13 @@ struct pki_tree {
 	size_t depth, path_cap;
 	uint32_t *stack;		/* the path leaf first, for a sample */
 	size_t stack_cap;
+	/* the paths by id (from 1), and a hash set of their ids: a node's
+	 * stack is found by its parent's path and its location, not by
+	 * hashing its whole path again */
+	struct pki_tree_path *paths;
+	size_t npaths, paths_cap;
+	uint32_t *path_ids;
+	size_t path_mask;
 	uint32_t labels;		/* the thread of the samples added */
 	size_t ncolumns;		/* values a sample has */
 	int column;			/* inclusive formats: the one column */

@@ -34,6 +34,8 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->path);
 	free(t->stack);
 	free(t->frame_of);
+	free(t->paths);
+	free(t->path_ids);
 	free(t->name.s);
 }
 
@@ -145,6 +147,53 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 	return t->frame_of[id];
 }
 
+/* The paths' hash set at twice the size. */
+static int grow_path_ids(struct pki_tree *t)
+{
+	size_t size = t->path_ids ? (t->path_mask + 1) * 2 : 1024, i, id;
+	uint32_t *ids;
+
+	if (size > UINT32_MAX || !(ids = calloc(size, sizeof(*ids))))
+		return -1;
+	for (id = 1; id <= t->npaths; id++) {
+		const struct pki_tree_path *p = &t->paths[id];
+
+		for (i = pki_hash_u64((uint64_t)p->parent << 32 | p->location) &
+		     (size - 1); ids[i]; i = (i + 1) & (size - 1))
+			;
+		ids[i] = (uint32_t)id;
+	}
+	free(t->path_ids);
+	t->path_ids = ids;
+	t->path_mask = size - 1;
+	return 0;
+}
+
+/* The id of the path parent (0: none, a root) and location below it,
+ * new the first time; 0 when out of memory. */
+static uint32_t path_id(struct pki_tree *t, uint32_t parent, uint32_t location)
+{
+	struct pki_tree_path *p;
+	size_t i;
+
+	if ((t->npaths + 2) * 2 > t->path_mask + 1 && grow_path_ids(t) < 0)
+		return 0;
+	for (i = pki_hash_u64((uint64_t)parent << 32 | location) & t->path_mask;
+	     t->path_ids[i]; i = (i + 1) & t->path_mask) {
+		p = &t->paths[t->path_ids[i]];
+		if (p->parent == parent && p->location == location)
+			return t->path_ids[i];
+	}
+	if (pki_grow(&t->paths, &t->paths_cap, t->npaths + 2, sizeof(*t->paths)) < 0)
+		return 0;
+	p = &t->paths[++t->npaths];
+	p->parent = parent;
+	p->location = location;
+	p->stack = 0;
+	t->path_ids[i] = (uint32_t)t->npaths;
+	return (uint32_t)t->npaths;
+}
+
 /* Room for a node at depth, checking that no level is skipped. */
 static int reach(struct pki_tree *t, size_t depth)
 {
@@ -157,21 +206,44 @@ static int reach(struct pki_tree *t, size_t depth)
 	return 0;
 }
 
-/* A sample of values for the first depth nodes of the path. */
-static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
+/* The node at depth is location. */
+static void place(struct pki_tree *t, size_t depth, uint32_t location)
+{
+	struct pki_tree_node *n = &t->path[depth];
+	uint32_t parent = depth ? t->path[depth - 1].path : 0;
+
+	n->location = location;
+	n->path = depth && !parent ? 0 : path_id(t, parent, location);
+}
+
+/* The stack of the first depth nodes of the path, interned. */
+static uint32_t path_stack(struct pki_tree *t, size_t depth)
 {
 	/* a frame past the profile's limit makes it cut the stack (and
 	 * count the cut); more would be copied for nothing */
 	size_t max = pki_profile_max_stack(t->p), n = 0, d;
-	uint32_t stack;
+	uint32_t id = t->path[depth - 1].path, stack;
 
+	if (id && t->paths[id].stack)
+		return t->paths[id].stack;
 	if (pki_grow(&t->stack, &t->stack_cap, (depth < max ? depth : max) + 2,
 		     sizeof(*t->stack)) < 0)
-		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+		return 0;
 	for (d = depth; d-- > 0 && n <= max;)
 		if (t->path[d].location)
 			t->stack[n++] = t->path[d].location;
 	stack = pk_profile_intern_stack(t->p, t->stack, n);
+	/* a stack cut is counted each time: it is interned each time */
+	if (id && n <= max)
+		t->paths[id].stack = stack;
+	return stack;
+}
+
+/* A sample of values for the first depth nodes of the path. */
+static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
+{
+	uint32_t stack = path_stack(t, depth);
+
 	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, values,
 					    t->ncolumns))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
@@ -186,7 +258,7 @@ int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
 
 	if (rc)
 		return rc;
-	t->path[depth].location = location;
+	place(t, depth, location);
 	t->depth = depth + 1;
 	for (c = 0; c < t->ncolumns; c++)
 		if (values[c])
@@ -229,8 +301,8 @@ int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 				      (long long)value);
 	if (depth)
 		t->path[depth - 1].callees += value;
+	place(t, depth, location);
 	n = &t->path[depth];
-	n->location = location;
 	n->inclusive = value;
 	n->callees = 0;
 	n->waiting = waiting != 0;
