@@ -26,6 +26,36 @@ struct pki_tree_node {
 	unsigned waiting : 1;	/* inclusive formats: its own value is dropped */
 };
 
+struct pki_tree;
+struct pki_part;
+
+/*
+ * How a format reads its rows, once its header is read: in parts on
+ * threads where its file is mapped (core/parts.h), each cut where a new
+ * root starts. The format's reader is a struct of size bytes that
+ * starts with its struct pki_tree.
+ */
+struct pki_tree_rows {
+	size_t size;
+	/* Read the rows up to the end of the text (pki_tree_line's NULL). */
+	int (*read)(struct pki_tree *t);
+	/* What a part at its end does, as a reader meeting the next root
+	 * would (NULL: nothing). */
+	int (*end)(struct pki_tree *t);
+	/* Where the first root at or after pos starts in data[0, size), the
+	 * rows after the header whole has read; size for none. */
+	size_t (*cut)(const struct pki_tree *whole, const char *data,
+		      size_t size, size_t pos);
+	/* Copy whole's settings (from its header) into a part's reader,
+	 * zeroed and its tree set up, but for its sample types. */
+	void (*copy)(struct pki_tree *part, const struct pki_tree *whole);
+};
+
+/* Read the rows with f, in parts where the input is mapped and large
+ * enough (--threads), each at the end of its text as f->end says. */
+int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
+		       const struct pk_options *opts);
+
 /* A path from a root seen before: its node's location below the path
  * parent, and its stack once a sample had it (0: none yet). */
 struct pki_tree_path {
@@ -58,6 +88,9 @@ struct pki_tree {
 	 * lines read; else at is NULL and pk_input_line reads */
 	const char *at, *end;
 	uint64_t lines;
+	struct pki_part *part;		/* read in parts: the one read */
+	const char *text_end;		/* ...the end of all of them */
+	const struct pki_tree_rows *rows_of;	/* ...and how */
 };
 
 void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,

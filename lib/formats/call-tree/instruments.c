@@ -138,23 +138,13 @@ static int parse_row(const char *line, size_t len, struct row *r)
 	return r->symbol_len ? 0 : -1;
 }
 
-static int instruments_read(struct pk_context *ctx, struct pk_input *in,
-			    struct pk_profile *p, const struct pk_options *opts)
+static int read_rows(struct pki_tree *t)
 {
-	struct pki_tree t;
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	(void)opts;
-	pki_tree_init(&t, ctx, in, p);
-	t.column = pk_profile_add_sample_type(p, "time", "milliseconds", NULL,
-					      PK_VALUE_WEIGHT);
-	if (t.column < 0)
-		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	if (!rc)
-		pki_tree_line(&t, &len);	/* the header */
-	while (!rc && (line = pki_tree_line(&t, &len))) {
+	while (!rc && (line = pki_tree_line(t, &len))) {
 		struct row row;
 		int64_t mantissa, value;
 		int decimals;
@@ -163,20 +153,70 @@ static int instruments_read(struct pk_context *ctx, struct pk_input *in,
 		if (!len)
 			continue;
 		if (parse_row(line, len, &row) ||
-		    pki_tree_decimal(row.self, row.self_len, &mantissa, &decimals)) {
-			rc = pki_tree_error(&t, "not a call tree row ('TIME UNIT "
-					    "PERCENT%%<TAB>SELF UNIT<TAB> <TAB>"
-					    "SYMBOL'): '%.*s'",
-					    (int)(len > 60 ? 60 : len), line);
-			break;
-		}
-		if ((rc = pki_tree_fixed(&t, t.column, mantissa, decimals,
+		    pki_tree_decimal(row.self, row.self_len, &mantissa, &decimals))
+			return pki_tree_error(t, "not a call tree row ('TIME UNIT "
+					      "PERCENT%%<TAB>SELF UNIT<TAB> <TAB>"
+					      "SYMBOL'): '%.*s'",
+					      (int)(len > 60 ? 60 : len), line);
+		if ((rc = pki_tree_fixed(t, t->column, mantissa, decimals,
 					 row.factor, &value)))
 			break;
-		loc = pki_tree_frame(&t, row.symbol, row.symbol_len, NULL, 0);
-		rc = loc ? pki_tree_self(&t, row.depth, loc, &value) :
-		     pk_error_set(ctx, PK_ENOMEM, "out of memory");
+		loc = pki_tree_frame(t, row.symbol, row.symbol_len, NULL, 0);
+		rc = loc ? pki_tree_self(t, row.depth, loc, &value) :
+		     pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
 	}
+	return rc;
+}
+
+/* A root: a row whose symbol has no blank before it. */
+static size_t cut_at_root(const struct pki_tree *whole, const char *data,
+			  size_t size, size_t pos)
+{
+	const char *s = data + pos, *end = data + size, *nl;
+
+	(void)whole;
+	if (pos && !(s = memchr(s - 1, '\n', (size_t)(end - s + 1))))
+		return size;
+	for (s += pos ? 1 : 0; s < end; s = nl + 1) {
+		const char *sep;
+
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			break;
+		sep = symbol_separator(s, (size_t)(nl - s));
+		if (sep && nl - sep > 3 && !is_space(sep[3]))
+			return (size_t)(s - data);
+	}
+	return size;
+}
+
+static void copy_nothing(struct pki_tree *part, const struct pki_tree *whole)
+{
+	(void)part;
+	(void)whole;
+}
+
+static const struct pki_tree_rows instruments_rows = {
+	.size = sizeof(struct pki_tree),
+	.read = read_rows,
+	.cut = cut_at_root,
+	.copy = copy_nothing,
+};
+
+static int instruments_read(struct pk_context *ctx, struct pk_input *in,
+			    struct pk_profile *p, const struct pk_options *opts)
+{
+	struct pki_tree t;
+	size_t len;
+	int rc = 0;
+
+	pki_tree_init(&t, ctx, in, p);
+	t.column = pk_profile_add_sample_type(p, "time", "milliseconds", NULL,
+					      PK_VALUE_WEIGHT);
+	if (t.column < 0)
+		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	if (!rc && pki_tree_line(&t, &len))	/* the header */
+		rc = pki_tree_read_rows(&t, &instruments_rows, opts);
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
 	if (!rc && !t.rows)

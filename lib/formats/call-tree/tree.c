@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "call-tree.h"
+#include "core/parts.h"
+#include "transforms/copy.h"
 
 #define MAX_DECIMALS 9
 /* pk_input_line's limit: past it a line is taken for binary data */
@@ -64,6 +66,8 @@ static const char *mapped_line(struct pki_tree *t, size_t *len)
 	}
 	t->at = nl ? nl + 1 : t->end;
 	t->lines++;
+	if (t->part)
+		pki_part_step(t->part, t->at);
 	cr = n && line[n - 1] == '\r';
 	*len = n - cr;
 	/* as pk_input_line: a last "\r" counts as the line's end */
@@ -88,6 +92,8 @@ const char *pki_tree_line(struct pki_tree *t, size_t *len)
 
 uint64_t pki_tree_lineno(const struct pki_tree *t)
 {
+	if (t->part)
+		return pki_part_first_line(t->part) + t->lines;
 	return t->at ? t->lines : pk_input_lineno(t->in);
 }
 
@@ -145,6 +151,120 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 	if (!t->frame_of[id])
 		t->frame_of[id] = new_frame(t, id, module, module_len);
 	return t->frame_of[id];
+}
+
+/* ---- reading in parts ---- */
+
+/*
+ * core/parts.h's cut is given no reader: the whole's, for the format's
+ * cut, is this thread's while it cuts (pki_read_parts cuts on the
+ * calling thread, before it reads).
+ */
+static _Thread_local const struct pki_tree *cutting;
+
+static size_t cut_part(const char *data, size_t size, size_t pos)
+{
+	return cutting->rows_of->cut(cutting, data, size, pos);
+}
+
+/* The whole's sample types, in order, for a part's profile. */
+static int copy_sample_types(struct pk_profile *p, const struct pk_profile *whole)
+{
+	size_t i, n = pk_profile_sample_type_count(whole);
+
+	for (i = 0; i < n; i++) {
+		const struct pk_value_type *v = pk_profile_sample_type(whole, i);
+
+		if (pk_profile_add_sample_type(p, pk_profile_string(whole, v->type),
+					       pk_profile_string(whole, v->unit),
+					       pk_profile_string(whole, v->event),
+					       v->kind) != (int)i)
+			return -1;
+	}
+	return 0;
+}
+
+static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		       const struct pki_part *part)
+{
+	const struct pki_tree *w = whole;
+	struct pki_tree *t = calloc(1, w->rows_of->size);
+
+	if (!t)
+		return NULL;
+	pki_tree_init(t, ctx, w->in, p);
+	t->rows_of = w->rows_of;
+	t->ncolumns = w->ncolumns;
+	t->column = w->column;
+	/* the lines before the parts, the header's, are not in the text */
+	t->lines = w->lines;
+	t->text_end = w->text_end;
+	(void)part;
+	w->rows_of->copy(t, w);
+	if (copy_sample_types(p, w->p)) {
+		pki_tree_free(t);
+		free(t);
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	return t;
+}
+
+static int read_part(void *reader, struct pki_part *part)
+{
+	struct pki_tree *t = reader;
+	int rc;
+
+	t->part = part;
+	t->at = part->start;
+	t->end = part->end;
+	rc = t->rows_of->read(t);
+	pki_part_finish(part, t->at);
+	if (!rc && t->rows_of->end) {
+		/* a reader of the whole ends this root on the next one's line */
+		t->lines += part->end != t->text_end;
+		rc = t->rows_of->end(t);
+	}
+	return rc;
+}
+
+static int absorb_part(void *whole, void *reader)
+{
+	((struct pki_tree *)whole)->rows += ((struct pki_tree *)reader)->rows;
+	return 0;
+}
+
+static void close_part(void *reader)
+{
+	pki_tree_free(reader);
+	free(reader);
+}
+
+static const struct pki_parts_reader tree_parts = {
+	.cut = cut_part,
+	.open = open_part,
+	.read = read_part,
+	.absorb = absorb_part,
+	.close = close_part,
+	.append = pki_copy_append,
+};
+
+int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
+		       const struct pk_options *opts)
+{
+	int rc;
+
+	t->rows_of = f;
+	if (!t->at || t->at == t->end) {
+		rc = f->read(t);
+		return !rc && f->end ? f->end(t) : rc;
+	}
+	t->text_end = t->end;
+	cutting = t;
+	rc = pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
+			    (size_t)(t->end - t->at));
+	cutting = NULL;
+	return rc;
 }
 
 /* The paths' hash set at twice the size. */
