@@ -49,6 +49,9 @@ struct pki_tree_rows {
 	/* Copy whole's settings (from its header) into a part's reader,
 	 * zeroed and its tree set up, but for its sample types. */
 	void (*copy)(struct pki_tree *part, const struct pki_tree *whole);
+	/* Free what the format's reader holds beside its tree (NULL:
+	 * nothing). */
+	void (*release)(struct pki_tree *t);
 };
 
 /* Read the rows with f, in parts where the input is mapped and large

@@ -184,6 +184,16 @@ static int copy_sample_types(struct pk_profile *p, const struct pk_profile *whol
 	return 0;
 }
 
+static void close_part(void *reader)
+{
+	struct pki_tree *t = reader;
+
+	if (t->rows_of->release)
+		t->rows_of->release(t);
+	pki_tree_free(t);
+	free(reader);
+}
+
 static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p,
 		       const struct pki_part *part)
 {
@@ -202,8 +212,7 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 	(void)part;
 	w->rows_of->copy(t, w);
 	if (copy_sample_types(p, w->p)) {
-		pki_tree_free(t);
-		free(t);
+		close_part(t);
 		pk_error_set(ctx, PK_ENOMEM, "out of memory");
 		return NULL;
 	}
@@ -220,7 +229,7 @@ static int read_part(void *reader, struct pki_part *part)
 	t->end = part->end;
 	rc = t->rows_of->read(t);
 	pki_part_finish(part, t->at);
-	if (!rc && t->rows_of->end) {
+	if (!rc && !pk_context_error(t->ctx)->code && t->rows_of->end) {
 		/* a reader of the whole ends this root on the next one's line */
 		t->lines += part->end != t->text_end;
 		rc = t->rows_of->end(t);
@@ -232,12 +241,6 @@ static int absorb_part(void *whole, void *reader)
 {
 	((struct pki_tree *)whole)->rows += ((struct pki_tree *)reader)->rows;
 	return 0;
-}
-
-static void close_part(void *reader)
-{
-	pki_tree_free(reader);
-	free(reader);
 }
 
 static const struct pki_parts_reader tree_parts = {
@@ -257,7 +260,7 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 	t->rows_of = f;
 	if (!t->at || t->at == t->end) {
 		rc = f->read(t);
-		return !rc && f->end ? f->end(t) : rc;
+		return !rc && !pk_context_error(t->ctx)->code && f->end ? f->end(t) : rc;
 	}
 	t->text_end = t->end;
 	cutting = t;

@@ -97,6 +97,65 @@ static int row(struct vsprof_reader *r, const char *line, size_t len)
 	return pki_tree_inclusive(t, (size_t)level - 1, loc, value, 0);
 }
 
+static int read_rows(struct pki_tree *t)
+{
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pki_tree_line(t, &len))) {
+		size_t i = 0;
+
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i < len)
+			rc = row((struct vsprof_reader *)t, line, len);
+	}
+	return rc;
+}
+
+/* Without an exclusive column the last nodes leave at the end. */
+static int read_end(struct pki_tree *t)
+{
+	return ((struct vsprof_reader *)t)->exclusive < 0 ? pki_tree_finish(t) : 0;
+}
+
+/* A root: a row "1," where the level is the first column. */
+static size_t cut_at_root(const struct pki_tree *whole, const char *data,
+			  size_t size, size_t pos)
+{
+	const char *s;
+
+	if (((const struct vsprof_reader *)whole)->level != 0)
+		return size;
+	if (!pos)
+		return size >= 2 && memcmp(data, "1,", 2) == 0 ? 0 :
+		       cut_at_root(whole, data, size, 1);
+	s = memmem(data + pos - 1, size - pos + 1, "\n1,", 3);
+	return s ? (size_t)(s + 1 - data) : size;
+}
+
+static void copy_columns(struct pki_tree *part, const struct pki_tree *whole)
+{
+	struct vsprof_reader *to = (struct vsprof_reader *)part;
+	const struct vsprof_reader *from = (const struct vsprof_reader *)whole;
+
+	to->level = from->level;
+	to->function = from->function;
+	to->inclusive = from->inclusive;
+	to->exclusive = from->exclusive;
+	to->module = from->module;
+	to->need = from->need;
+}
+
+static const struct pki_tree_rows vsprof_rows = {
+	.size = sizeof(struct vsprof_reader),
+	.read = read_rows,
+	.end = read_end,
+	.cut = cut_at_root,
+	.copy = copy_columns,
+};
+
 static int vsprof_read(struct pk_context *ctx, struct pk_input *in,
 		       struct pk_profile *p, const struct pk_options *opts)
 {
@@ -105,7 +164,6 @@ static int vsprof_read(struct pk_context *ctx, struct pk_input *in,
 	size_t len;
 	int rc = 0;
 
-	(void)opts;
 	memset(&r, 0, sizeof(r));
 	pki_tree_init(&r.t, ctx, in, p);
 	r.t.column = pk_profile_add_sample_type(p, "samples", "count", NULL,
@@ -114,18 +172,10 @@ static int vsprof_read(struct pk_context *ctx, struct pk_input *in,
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	if (!rc && (line = pki_tree_line(&r.t, &len)))
 		rc = header(&r, line, len);
-	while (!rc && (line = pki_tree_line(&r.t, &len))) {
-		size_t i = 0;
-
-		while (i < len && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		if (i < len)
-			rc = row(&r, line, len);
-	}
+	if (!rc)
+		rc = pki_tree_read_rows(&r.t, &vsprof_rows, opts);
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
-	if (!rc && r.exclusive < 0)
-		rc = pki_tree_finish(&r.t);
 	if (!rc && !r.t.rows)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no call tree rows",
 				  pk_input_name(in));

@@ -87,6 +87,59 @@ static int row(struct vtune_reader *r, const char *line, size_t len)
 	return pki_tree_self(t, f[r->function].indent, loc, &value);
 }
 
+static int read_rows(struct pki_tree *t)
+{
+	struct vtune_reader *r = (struct vtune_reader *)t;
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pki_tree_line(t, &len)))
+		if (len)
+			rc = row(r, line, len);
+	return rc;
+}
+
+/* A root: a row without blanks (or a byte order mark) before it. */
+static size_t cut_at_root(const struct pki_tree *whole, const char *data,
+			  size_t size, size_t pos)
+{
+	const char *s = data + pos, *end = data + size, *nl;
+
+	(void)whole;
+	if (pos && !(s = memchr(s - 1, '\n', (size_t)(end - s + 1))))
+		return size;
+	for (s += pos ? 1 : 0; s < end && (nl = memchr(s, '\n', (size_t)(end - s)));
+	     s = nl + 1)
+		if (!memchr(" \t\r\n" PKI_UTF8_BOM, *s, 7))
+			return (size_t)(s - data);
+	return size;
+}
+
+static void copy_columns(struct pki_tree *part, const struct pki_tree *whole)
+{
+	struct vtune_reader *to = (struct vtune_reader *)part;
+	const struct vtune_reader *from = (const struct vtune_reader *)whole;
+
+	to->function = from->function;
+	to->self = from->self;
+	to->module = from->module;
+	to->need = from->need;
+}
+
+static void release_frame(struct pki_tree *t)
+{
+	free(((struct vtune_reader *)t)->frame.s);
+}
+
+static const struct pki_tree_rows vtune_rows = {
+	.size = sizeof(struct vtune_reader),
+	.read = read_rows,
+	.cut = cut_at_root,
+	.copy = copy_columns,
+	.release = release_frame,
+};
+
 static int vtune_read(struct pk_context *ctx, struct pk_input *in,
 		      struct pk_profile *p, const struct pk_options *opts)
 {
@@ -95,31 +148,26 @@ static int vtune_read(struct pk_context *ctx, struct pk_input *in,
 	size_t len;
 	int rc = 0, have_header = 0;
 
-	(void)opts;
 	memset(&r, 0, sizeof(r));
 	pki_tree_init(&r.t, ctx, in, p);
 	r.t.column = pk_profile_add_sample_type(p, "cpu-time", "milliseconds",
 						NULL, PK_VALUE_WEIGHT);
 	if (r.t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && (line = pki_tree_line(&r.t, &len))) {
-		if (!have_header) {
-			if (pki_tree_first_line_is((const unsigned char *)line,
-						   len, HEADER)) {
-				have_header = 1;
-				rc = header(&r, line, len);
-			}
-		} else if (len) {
-			rc = row(&r, line, len);
+	while (!rc && !have_header && (line = pki_tree_line(&r.t, &len)))
+		if (pki_tree_first_line_is((const unsigned char *)line, len, HEADER)) {
+			have_header = 1;
+			rc = header(&r, line, len);
 		}
-	}
+	if (!rc && have_header)
+		rc = pki_tree_read_rows(&r.t, &vtune_rows, opts);
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
 	if (!rc && !have_header)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no header line '" HEADER
 				  ",CPU Time:Self,Module'", pk_input_name(in));
 	pki_tree_free(&r.t);
-	free(r.frame.s);
+	release_frame(&r.t);
 	return rc;
 }
 
