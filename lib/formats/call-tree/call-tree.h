@@ -43,9 +43,12 @@ struct pki_tree_rows {
 	 * would (NULL: nothing). */
 	int (*end)(struct pki_tree *t);
 	/* Where the first root at or after pos starts in data[0, size), the
-	 * rows after the header whole has read; size for none. */
+	 * rows after the header whole has read; size for none... */
 	size_t (*cut)(const struct pki_tree *whole, const char *data,
 		      size_t size, size_t pos);
+	/* ...or, where cut is NULL, whether a whole line (len bytes, its
+	 * newline after) starts a root. */
+	int (*is_root)(const char *line, size_t len);
 	/* Copy whole's settings (from its header) into a part's reader,
 	 * zeroed and its tree set up, but for its sample types. */
 	void (*copy)(struct pki_tree *part, const struct pki_tree *whole);

@@ -169,25 +169,11 @@ static int read_rows(struct pki_tree *t)
 }
 
 /* A root: a row whose symbol has no blank before it. */
-static size_t cut_at_root(const struct pki_tree *whole, const char *data,
-			  size_t size, size_t pos)
+static int is_root(const char *line, size_t len)
 {
-	const char *s = data + pos, *end = data + size, *nl;
+	const char *sep = symbol_separator(line, len);
 
-	(void)whole;
-	if (pos && !(s = memchr(s - 1, '\n', (size_t)(end - s + 1))))
-		return size;
-	for (s += pos ? 1 : 0; s < end; s = nl + 1) {
-		const char *sep;
-
-		nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl)
-			break;
-		sep = symbol_separator(s, (size_t)(nl - s));
-		if (sep && nl - sep > 3 && !is_space(sep[3]))
-			return (size_t)(s - data);
-	}
-	return size;
+	return sep && line + len - sep > 3 && !is_space(sep[3]);
 }
 
 static void copy_nothing(struct pki_tree *part, const struct pki_tree *whole)
@@ -199,7 +185,7 @@ static void copy_nothing(struct pki_tree *part, const struct pki_tree *whole)
 static const struct pki_tree_rows instruments_rows = {
 	.size = sizeof(struct pki_tree),
 	.read = read_rows,
-	.cut = cut_at_root,
+	.is_root = is_root,
 	.copy = copy_nothing,
 };
 

@@ -162,9 +162,27 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
  */
 static _Thread_local const struct pki_tree *cutting;
 
+/* The first whole line at or after pos that is_root takes. */
+static size_t cut_at_line(const char *data, size_t size, size_t pos,
+			  int (*is_root)(const char *line, size_t len))
+{
+	const char *s = data + pos, *end = data + size, *nl;
+
+	if (pos && !(s = memchr(s - 1, '\n', size - pos + 1)))
+		return size;
+	for (s += pos ? 1 : 0; s < end && (nl = memchr(s, '\n', (size_t)(end - s)));
+	     s = nl + 1)
+		if (is_root(s, (size_t)(nl - s)))
+			return (size_t)(s - data);
+	return size;
+}
+
 static size_t cut_part(const char *data, size_t size, size_t pos)
 {
-	return cutting->rows_of->cut(cutting, data, size, pos);
+	const struct pki_tree_rows *f = cutting->rows_of;
+
+	return f->cut ? f->cut(cutting, data, size, pos) :
+	       cut_at_line(data, size, pos, f->is_root);
 }
 
 /* The whole's sample types, in order, for a part's profile. */

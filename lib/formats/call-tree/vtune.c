@@ -101,19 +101,9 @@ static int read_rows(struct pki_tree *t)
 }
 
 /* A root: a row without blanks (or a byte order mark) before it. */
-static size_t cut_at_root(const struct pki_tree *whole, const char *data,
-			  size_t size, size_t pos)
+static int is_root(const char *line, size_t len)
 {
-	const char *s = data + pos, *end = data + size, *nl;
-
-	(void)whole;
-	if (pos && !(s = memchr(s - 1, '\n', (size_t)(end - s + 1))))
-		return size;
-	for (s += pos ? 1 : 0; s < end && (nl = memchr(s, '\n', (size_t)(end - s)));
-	     s = nl + 1)
-		if (!memchr(" \t\r\n" PKI_UTF8_BOM, *s, 7))
-			return (size_t)(s - data);
-	return size;
+	return len && !memchr(" \t\r" PKI_UTF8_BOM, *line, 6);
 }
 
 static void copy_columns(struct pki_tree *part, const struct pki_tree *whole)
@@ -135,7 +125,7 @@ static void release_frame(struct pki_tree *t)
 static const struct pki_tree_rows vtune_rows = {
 	.size = sizeof(struct vtune_reader),
 	.read = read_rows,
-	.cut = cut_at_root,
+	.is_root = is_root,
 	.copy = copy_columns,
 	.release = release_frame,
 };
