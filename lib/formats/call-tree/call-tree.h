@@ -63,9 +63,9 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 		       const struct pk_options *opts);
 
 /* A path from a root seen before: its node's location below the path
- * parent, and its stack once a sample had it (0: none yet). */
+ * parent, and its id (0: a free slot of the set). */
 struct pki_tree_path {
-	uint32_t parent, location, stack;
+	uint32_t parent, location, id;
 };
 
 struct pki_tree {
@@ -76,13 +76,13 @@ struct pki_tree {
 	size_t depth, path_cap;
 	uint32_t *stack;		/* the path leaf first, for a sample */
 	size_t stack_cap;
-	/* the paths by id (from 1), and a hash set of their ids: a node's
-	 * stack is found by its parent's path and its location, not by
-	 * hashing its whole path again */
+	/* the paths, a hash set, and their stacks by id (from 1; 0 none
+	 * yet): a node's stack is found by its parent's path and its
+	 * location, not by hashing its whole path again */
 	struct pki_tree_path *paths;
-	size_t npaths, paths_cap;
-	uint32_t *path_ids;
-	size_t path_mask;
+	size_t path_mask, npaths;
+	uint32_t *path_stacks;
+	size_t path_stacks_cap;
 	uint32_t labels;		/* the thread of the samples added */
 	size_t ncolumns;		/* values a sample has */
 	int column;			/* inclusive formats: the one column */
@@ -121,6 +121,22 @@ int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
  */
 uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 			const char *module, size_t module_len);
+
+/*
+ * Values worked out from a text (a frame's location from its line, say),
+ * remembered by the text: a line seen before costs a lookup, not its
+ * parsing again.
+ */
+struct pki_tree_memo {
+	struct pk_profile *texts;	/* interned, under a memory limit */
+	uint64_t *values;		/* by a text's id there */
+	size_t cap;
+};
+
+/* The value of text, 0 until the caller sets it; NULL when the memo is
+ * full or out of memory (work it out each time then). */
+uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len);
+void pki_tree_memo_free(struct pki_tree_memo *m);
 
 /*
  * Formats that give each node its own value: the node at depth (0: a

@@ -38,13 +38,19 @@ static int is_digit(char c)
  * per unit, *end moved before the blank; 0 for none. */
 static int64_t unit_before(const char *s, size_t *end)
 {
-	static const struct { const char *unit; int64_t factor; } units[] = {
-		{ " min", 60000 }, { " ms", 1 }, { " s", 1000 },
+#define UNIT(u) u, sizeof(u) - 1
+	static const struct {
+		const char *unit;
+		size_t len;
+		int64_t factor;
+	} units[] = {
+		{ UNIT(" min"), 60000 }, { UNIT(" ms"), 1 }, { UNIT(" s"), 1000 },
 	};
+#undef UNIT
 	size_t i;
 
 	for (i = 0; i < PK_ARRAY_SIZE(units); i++) {
-		size_t n = strlen(units[i].unit);
+		size_t n = units[i].len;
 
 		if (*end >= n && memcmp(s + *end - n, units[i].unit, n) == 0) {
 			*end -= n;

@@ -60,6 +60,9 @@ struct sample_reader {
 	int64_t pid;		/* of the header; -1 without one */
 	struct pk_strbuf module;
 	uint64_t bad_lines;
+	/* a thread's labels by its line's text; a frame's location (and
+	 * whether it waits, bit 0) by its line's text */
+	struct pki_tree_memo threads, frames;
 };
 
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
@@ -103,13 +106,12 @@ static int64_t header_pid(const char *line, size_t len)
 }
 
 /* A thread's line, "Thread_N   DispatchQueue_1: NAME  (serial)": the
- * labels of its samples. */
-static int thread_line(struct sample_reader *r, const char *text, size_t len)
+ * labels of its samples, interned. 0 when out of memory. */
+static uint32_t thread_labels(struct sample_reader *r, const char *text, size_t len)
 {
 	struct pk_label labels[4];
 	size_t n = 0, word = 0, rest;
 	int64_t tid = 0;
-	int rc;
 
 	while (word < len && text[word] != ' ')
 		word++;
@@ -137,10 +139,21 @@ static int thread_line(struct sample_reader *r, const char *text, size_t len)
 		labels[n].key = r->key_queue;
 		labels[n++].str = pk_profile_intern(r->t.p, text + rest, len - rest);
 	}
+	return pk_profile_intern_labels(r->t.p, labels, n);
+}
+
+static int thread_line(struct sample_reader *r, const char *text, size_t len)
+{
+	uint64_t *memo = pki_tree_memo(&r->threads, text, len);
+	int rc;
+
 	/* the last thread's nodes leave with its labels */
 	if ((rc = pki_tree_finish(&r->t)))
 		return rc;
-	r->t.labels = pk_profile_intern_labels(r->t.p, labels, n);
+	if (memo && *memo)
+		r->t.labels = (uint32_t)*memo;
+	else if ((r->t.labels = thread_labels(r, text, len)) && memo)
+		*memo = r->t.labels;
 	return r->t.labels ? 0 : pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
 }
 
@@ -188,29 +201,46 @@ static void split_frame(struct sample_reader *r, const char *text, size_t len,
 	trim_end(text, name_len);
 }
 
-static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
-		      const char *text, size_t len)
+/* The location of a frame's text (0 when out of memory), and whether
+ * it waits. */
+static uint32_t frame_location(struct sample_reader *r, const char *text,
+			       size_t len, int *waiting)
 {
 	struct pki_tree *t = &r->t;
 	size_t name_len;
-	int has_module, waiting, shown;
-	uint32_t loc;
+	int has_module, shown;
 
 	split_frame(r, text, len, &name_len, &has_module);
 	shown = has_module && r->modules && r->module.len;
-	waiting = is_waiting(text, name_len) &&
-		  (!shown || (r->module.len == strlen(WAITING_MODULE) &&
-			      memcmp(r->module.s, WAITING_MODULE, r->module.len) == 0));
+	*waiting = is_waiting(text, name_len) &&
+		   (!shown || (r->module.len == strlen(WAITING_MODULE) &&
+			       memcmp(r->module.s, WAITING_MODULE, r->module.len) == 0));
 	t->name.len = 0;
 	if ((shown && (pki_strbuf_add(&t->name, r->module.s, r->module.len) ||
 		       pki_strbuf_adds(&t->name, "`"))) ||
 	    pki_strbuf_add(&t->name, text, name_len))
-		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
-	loc = pki_tree_frame(t, t->name.s, t->name.len, shown ? r->module.s : NULL,
-			     shown ? r->module.len : 0);
-	if (!loc)
-		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
-	return pki_tree_inclusive(t, depth, loc, count, waiting);
+		return 0;
+	return pki_tree_frame(t, t->name.s, t->name.len, shown ? r->module.s : NULL,
+			      shown ? r->module.len : 0);
+}
+
+static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
+		      const char *text, size_t len)
+{
+	uint64_t *memo = pki_tree_memo(&r->frames, text, len);
+	uint32_t loc;
+	int waiting;
+
+	if (memo && *memo) {
+		loc = (uint32_t)(*memo >> 1);
+		waiting = (int)(*memo & 1);
+	} else {
+		if (!(loc = frame_location(r, text, len, &waiting)))
+			return pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
+		if (memo)
+			*memo = (uint64_t)loc << 1 | (unsigned)waiting;
+	}
+	return pki_tree_inclusive(&r->t, depth, loc, count, waiting);
 }
 
 static int is_graph_mark(char c)
@@ -300,6 +330,8 @@ static int sample_read(struct pk_context *ctx, struct pk_input *in,
 	if (!rc)
 		rc = pki_tree_finish(&r.t);
 	pki_tree_free(&r.t);
+	pki_tree_memo_free(&r.threads);
+	pki_tree_memo_free(&r.frames);
 	free(r.module.s);
 	return rc;
 }

@@ -10,6 +10,8 @@
 #include "transforms/copy.h"
 
 #define MAX_DECIMALS 9
+/* The texts a memo keeps, past which they are parsed each time. */
+#define MEMO_MAX_BYTES (64u << 20)
 /* pk_input_line's limit: past it a line is taken for binary data */
 #define MAX_LINE (64 * 1024 * 1024)
 
@@ -37,7 +39,7 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->stack);
 	free(t->frame_of);
 	free(t->paths);
-	free(t->path_ids);
+	free(t->path_stacks);
 	free(t->name.s);
 }
 
@@ -151,6 +153,29 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 	if (!t->frame_of[id])
 		t->frame_of[id] = new_frame(t, id, module, module_len);
 	return t->frame_of[id];
+}
+
+uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len)
+{
+	pk_str id;
+
+	if (!m->texts) {
+		if (!(m->texts = pk_profile_new(0)))
+			return NULL;
+		pk_profile_set_memory_limit(m->texts, MEMO_MAX_BYTES);
+	}
+	if (pk_profile_failed(m->texts) ||
+	    !(id = pk_profile_intern(m->texts, text, len)) ||
+	    pki_grow_zeroed(&m->values, &m->cap, (size_t)id + 1, sizeof(*m->values)) < 0)
+		return NULL;
+	return &m->values[id];
+}
+
+void pki_tree_memo_free(struct pki_tree_memo *m)
+{
+	pk_profile_free(m->texts);
+	free(m->values);
+	memset(m, 0, sizeof(*m));
 }
 
 /* ---- reading in parts ---- */
@@ -288,24 +313,31 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 	return rc;
 }
 
-/* The paths' hash set at twice the size. */
-static int grow_path_ids(struct pki_tree *t)
+static size_t path_slot(uint32_t parent, uint32_t location, size_t mask)
 {
-	size_t size = t->path_ids ? (t->path_mask + 1) * 2 : 1024, i, id;
-	uint32_t *ids;
+	return pki_hash_u64((uint64_t)parent << 32 | location) & mask;
+}
 
-	if (size > UINT32_MAX || !(ids = calloc(size, sizeof(*ids))))
+/* The paths' hash set at twice the size. */
+static int grow_paths(struct pki_tree *t)
+{
+	size_t size = t->paths ? (t->path_mask + 1) * 2 : 1024, i, k;
+	struct pki_tree_path *paths;
+
+	if (size > UINT32_MAX || !(paths = calloc(size, sizeof(*paths))))
 		return -1;
-	for (id = 1; id <= t->npaths; id++) {
-		const struct pki_tree_path *p = &t->paths[id];
+	for (k = 0; t->paths && k <= t->path_mask; k++) {
+		const struct pki_tree_path *p = &t->paths[k];
 
-		for (i = pki_hash_u64((uint64_t)p->parent << 32 | p->location) &
-		     (size - 1); ids[i]; i = (i + 1) & (size - 1))
+		if (!p->id)
+			continue;
+		for (i = path_slot(p->parent, p->location, size - 1); paths[i].id;
+		     i = (i + 1) & (size - 1))
 			;
-		ids[i] = (uint32_t)id;
+		paths[i] = *p;
 	}
-	free(t->path_ids);
-	t->path_ids = ids;
+	free(t->paths);
+	t->paths = paths;
 	t->path_mask = size - 1;
 	return 0;
 }
@@ -317,22 +349,22 @@ static uint32_t path_id(struct pki_tree *t, uint32_t parent, uint32_t location)
 	struct pki_tree_path *p;
 	size_t i;
 
-	if ((t->npaths + 2) * 2 > t->path_mask + 1 && grow_path_ids(t) < 0)
+	if ((t->npaths + 2) * 2 > t->path_mask + 1 && grow_paths(t) < 0)
 		return 0;
-	for (i = pki_hash_u64((uint64_t)parent << 32 | location) & t->path_mask;
-	     t->path_ids[i]; i = (i + 1) & t->path_mask) {
-		p = &t->paths[t->path_ids[i]];
+	for (i = path_slot(parent, location, t->path_mask); t->paths[i].id;
+	     i = (i + 1) & t->path_mask) {
+		p = &t->paths[i];
 		if (p->parent == parent && p->location == location)
-			return t->path_ids[i];
+			return p->id;
 	}
-	if (pki_grow(&t->paths, &t->paths_cap, t->npaths + 2, sizeof(*t->paths)) < 0)
+	if (pki_grow_zeroed(&t->path_stacks, &t->path_stacks_cap, t->npaths + 2,
+			    sizeof(*t->path_stacks)) < 0)
 		return 0;
-	p = &t->paths[++t->npaths];
+	p = &t->paths[i];
 	p->parent = parent;
 	p->location = location;
-	p->stack = 0;
-	t->path_ids[i] = (uint32_t)t->npaths;
-	return (uint32_t)t->npaths;
+	p->id = (uint32_t)++t->npaths;
+	return p->id;
 }
 
 /* Room for a node at depth, checking that no level is skipped. */
@@ -365,8 +397,8 @@ static uint32_t path_stack(struct pki_tree *t, size_t depth)
 	size_t max = pki_profile_max_stack(t->p), n = 0, d;
 	uint32_t id = t->path[depth - 1].path, stack;
 
-	if (id && t->paths[id].stack)
-		return t->paths[id].stack;
+	if (id && t->path_stacks[id])
+		return t->path_stacks[id];
 	if (pki_grow(&t->stack, &t->stack_cap, (depth < max ? depth : max) + 2,
 		     sizeof(*t->stack)) < 0)
 		return 0;
@@ -376,7 +408,7 @@ static uint32_t path_stack(struct pki_tree *t, size_t depth)
 	stack = pk_profile_intern_stack(t->p, t->stack, n);
 	/* a stack cut is counted each time: it is interned each time */
 	if (id && n <= max)
-		t->paths[id].stack = stack;
+		t->path_stacks[id] = stack;
 	return stack;
 }
 
@@ -460,8 +492,9 @@ int pki_tree_finish(struct pki_tree *t)
 	return rc;
 }
 
-int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
-		     int *decimals)
+/* pki_tree_decimal checking each digit: long numbers, and bad ones */
+static int pki_tree_decimal_slow(const char *s, size_t len, int64_t *mantissa,
+				 int *decimals)
 {
 	size_t i, digits = 0;
 	int point = 0;
@@ -492,11 +525,41 @@ int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
 
 static int64_t pow10i(int n)
 {
-	int64_t v = 1;
+	static const int64_t pow10[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+		1000000000,
+	};
 
-	while (n-- > 0)
-		v *= 10;
-	return v;
+	return pow10[n];
+}
+
+int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
+		     int *decimals)
+{
+	const char *end = s + len, *point = memchr(s, '.', len);
+	int64_t m = 0;
+	size_t digits = len - (point != NULL);
+
+	/* up to 18 digits cannot overflow: no check for each */
+	if (!digits || digits > 18 || (point && point + 1 == end))
+		return pki_tree_decimal_slow(s, len, mantissa, decimals);
+	for (; s < end; s++) {
+		if (s == point)
+			continue;
+		if ((unsigned char)(*s - '0') > 9)
+			return -1;
+		m = m * 10 + (*s - '0');
+	}
+	*decimals = point ? (int)(end - point - 1) : 0;
+	if (*decimals > MAX_DECIMALS)
+		return -1;
+	/* "0.500" needs no finer scale than "0.5" */
+	while (*decimals && m % 10 == 0) {
+		m /= 10;
+		(*decimals)--;
+	}
+	*mantissa = m;
+	return 0;
 }
 
 int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
@@ -524,6 +587,14 @@ int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
 	return 0;
 }
 
+/* The offset of the first comma from i on, len for none. */
+static size_t next_comma(const char *line, size_t len, size_t i)
+{
+	const char *comma = i < len ? memchr(line + i, ',', len - i) : NULL;
+
+	return comma ? (size_t)(comma - line) : len;
+}
+
 int pki_csv_split(const char *line, size_t len, struct pki_csv_field *fields,
 		  int max)
 {
@@ -534,17 +605,18 @@ int pki_csv_split(const char *line, size_t len, struct pki_csv_field *fields,
 		struct pki_csv_field *f = &fields[n++];
 		size_t start = i, end;
 
-		memset(f, 0, sizeof(*f));
+		f->quoted_quotes = 0;
 		while (i < len && (line[i] == ' ' || line[i] == '\t'))
 			i++;
 		f->indent = i - start;
 		if (i < len && line[i] == '"') {
 			f->s = line + ++i;
 			for (;; i++) {
-				if (i >= len)
+				const char *quote = memchr(line + i, '"', len - i);
+
+				if (!quote)
 					return -1;
-				if (line[i] != '"')
-					continue;
+				i = (size_t)(quote - line);
 				if (i + 1 < len && line[i + 1] == '"') {
 					f->quoted_quotes = 1;
 					i++;
@@ -553,13 +625,10 @@ int pki_csv_split(const char *line, size_t len, struct pki_csv_field *fields,
 				break;
 			}
 			f->len = (size_t)(line + i - f->s);
-			i++;
-			while (i < len && line[i] != ',')
-				i++;	/* blanks after the quote */
+			i = next_comma(line, len, i + 1);	/* past blanks after the quote */
 		} else {
 			f->s = line + i;
-			while (i < len && line[i] != ',')
-				i++;
+			i = next_comma(line, len, i);
 			for (end = i; end > (size_t)(f->s - line) &&
 			     (line[end - 1] == ' ' || line[end - 1] == '\t'); end--)
 				;
