@@ -40,7 +40,7 @@ struct pki_tree_rows {
 	/* Read the rows up to the end of the text (pki_tree_line's NULL). */
 	int (*read)(struct pki_tree *t);
 	/* What a part at its end does, as a reader meeting the next root
-	 * would (NULL: nothing). */
+	 * would, and the text's end (pki_tree_at_text_end); NULL: nothing. */
 	int (*end)(struct pki_tree *t);
 	/* Where the first root at or after pos starts in data[0, size), the
 	 * rows after the header whole has read; size for none... */
@@ -55,7 +55,25 @@ struct pki_tree_rows {
 	/* Free what the format's reader holds beside its tree (NULL:
 	 * nothing). */
 	void (*release)(struct pki_tree *t);
+	/*
+	 * Formats whose rows may end before the text does (NULL: not
+	 * so): whether the parts read so far left the rows going on, so
+	 * that the next one is rows; a part past their end is dropped,
+	 * its messages with it (a later part holds them until then), and
+	 * absorb takes a kept part's state into whole.
+	 */
+	int (*going_on)(const struct pki_tree *whole);
+	void (*absorb)(struct pki_tree *whole, const struct pki_tree *part);
 };
+
+/* A warning, "INPUT: " before it; of the few (few set) only the first
+ * PKI_TREE_FEW are given. */
+#define PKI_TREE_FEW 5
+void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Whether the rows end with the text here (not at the end of a part
+ * before another). */
+int pki_tree_at_text_end(const struct pki_tree *t);
 
 /* Read the rows with f, in parts where the input is mapped and large
  * enough (--threads), each at the end of its text as f->end says. */
@@ -96,6 +114,13 @@ struct pki_tree {
 	uint64_t lines;
 	struct pki_part *part;		/* read in parts: the one read */
 	const char *text_end;		/* ...the end of all of them */
+	int later;			/* a later part's reader */
+	uint64_t counted;		/* warnings of pki_tree_warn's few */
+	/* a later part's held messages: its warnings (each a byte, 1 for
+	 * one of the few, and the text, NUL-terminated), its error */
+	struct pk_strbuf held;
+	int held_rc;
+	char *held_error;
 	const struct pki_tree_rows *rows_of;	/* ...and how */
 };
 

@@ -59,7 +59,7 @@ struct sample_reader {
 	pk_str key_comm, key_pid, key_tid, key_queue;
 	int64_t pid;		/* of the header; -1 without one */
 	struct pk_strbuf module;
-	uint64_t bad_lines;
+	int ended;		/* at the call graph's end */
 	/* a thread's labels by its line's text; a frame's location (and
 	 * whether it waits, bit 0) by its line's text */
 	struct pki_tree_memo threads, frames;
@@ -68,10 +68,9 @@ struct sample_reader {
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
 {
-	PK_WARN_AT_MOST(r->t.ctx, &r->bad_lines, 5, "%s: line %llu: %s: '%.*s'",
-			pk_input_name(r->t.in),
-			(unsigned long long)pki_tree_lineno(&r->t), why,
-			(int)(len > 80 ? 80 : len), line);
+	pki_tree_warn(&r->t, 1, "line %llu: %s: '%.*s'",
+		      (unsigned long long)pki_tree_lineno(&r->t), why,
+		      (int)(len > 80 ? 80 : len), line);
 }
 
 static int is_waiting(const char *name, size_t len)
@@ -89,6 +88,15 @@ static void trim_end(const char *s, size_t *len)
 {
 	while (*len && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
 		(*len)--;
+}
+
+/* The label keys, in the reader's profile. */
+static void intern_keys(struct sample_reader *r)
+{
+	r->key_comm = pk_profile_intern_cstr(r->t.p, "comm");
+	r->key_pid = pk_profile_intern_cstr(r->t.p, "pid");
+	r->key_tid = pk_profile_intern_cstr(r->t.p, "tid");
+	r->key_queue = pk_profile_intern_cstr(r->t.p, "queue");
 }
 
 /* The header's "(pid N)", or -1. */
@@ -285,54 +293,116 @@ static int graph_line(struct sample_reader *r, const char *line, size_t len)
 	return frame_line(r, depth, count, line + i, len - i);
 }
 
+static int read_rows(struct pki_tree *t)
+{
+	struct sample_reader *r = (struct sample_reader *)t;
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pki_tree_line(t, &len))) {
+		if (pki_starts_with_n(line, len, GRAPH_END)) {
+			r->ended = 1;
+			break;
+		}
+		if (len >= 4 && memcmp(line, "    ", 4) == 0)
+			rc = graph_line(r, line, len);
+		else if (len)
+			bad_line(r, line, len, "not a call graph line");
+	}
+	return rc;
+}
+
+/* A thread's line: "    COUNT Thread_..." */
+static int is_thread(const char *line, size_t len)
+{
+	return len > 4 && memcmp(line, "    ", 4) == 0 && line[4] >= '0' &&
+	       line[4] <= '9';
+}
+
+static int going_on(const struct pki_tree *whole)
+{
+	return !((const struct sample_reader *)whole)->ended;
+}
+
+static void absorb(struct pki_tree *whole, const struct pki_tree *part)
+{
+	((struct sample_reader *)whole)->ended =
+		((const struct sample_reader *)part)->ended;
+}
+
+/* The last thread's nodes leave at the end (of a part), after a
+ * warning where the text ends before the call graph does. */
+static int end_rows(struct pki_tree *t)
+{
+	if (pki_tree_at_text_end(t) && !((struct sample_reader *)t)->ended)
+		pki_tree_warn(t, 0, "the call graph ends without its '" GRAPH_END
+			      "' line (truncated file?)");
+	return pki_tree_finish(t);
+}
+
+static void copy_settings(struct pki_tree *part, const struct pki_tree *whole)
+{
+	struct sample_reader *to = (struct sample_reader *)part;
+	const struct sample_reader *from = (const struct sample_reader *)whole;
+
+	to->modules = from->modules;
+	to->pid = from->pid;
+	intern_keys(to);
+}
+
+static void release(struct pki_tree *t)
+{
+	struct sample_reader *r = (struct sample_reader *)t;
+
+	pki_tree_memo_free(&r->threads);
+	pki_tree_memo_free(&r->frames);
+	free(r->module.s);
+}
+
+static const struct pki_tree_rows sample_rows = {
+	.size = sizeof(struct sample_reader),
+	.read = read_rows,
+	.end = end_rows,
+	.is_root = is_thread,
+	.copy = copy_settings,
+	.release = release,
+	.going_on = going_on,
+	.absorb = absorb,
+};
+
 static int sample_read(struct pk_context *ctx, struct pk_input *in,
 		       struct pk_profile *p, const struct pk_options *opts)
 {
 	struct sample_reader r;
 	const char *line;
 	size_t len;
-	int rc = 0, in_graph = 0, ended = 0;
+	int rc = 0, in_graph = 0;
 
 	memset(&r, 0, sizeof(r));
 	pki_tree_init(&r.t, ctx, in, p);
 	r.modules = !pki_option_flag(opts, &sample_options[NO_MODULES]);
 	r.pid = -1;
-	r.key_comm = pk_profile_intern_cstr(p, "comm");
-	r.key_pid = pk_profile_intern_cstr(p, "pid");
-	r.key_tid = pk_profile_intern_cstr(p, "tid");
-	r.key_queue = pk_profile_intern_cstr(p, "queue");
+	intern_keys(&r);
 	r.t.column = pk_profile_add_sample_type(p, "samples", "count", NULL,
 						PK_VALUE_COUNT);
 	if (r.t.column < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && !ended && (line = pki_tree_line(&r.t, &len))) {
-		if (!in_graph) {
-			if (pki_starts_with_n(line, len, HEADER) && r.pid < 0)
-				r.pid = header_pid(line, len);
-			in_graph = pki_starts_with_n(line, len, GRAPH_START);
-		} else if (pki_starts_with_n(line, len, GRAPH_END)) {
-			ended = 1;
-		} else if (len >= 4 && memcmp(line, "    ", 4) == 0) {
-			rc = graph_line(&r, line, len);
-		} else if (len) {
-			bad_line(&r, line, len, "not a call graph line");
-		}
+	while (!rc && !in_graph && (line = pki_tree_line(&r.t, &len))) {
+		if (pki_starts_with_n(line, len, HEADER) && r.pid < 0)
+			r.pid = header_pid(line, len);
+		in_graph = pki_starts_with_n(line, len, GRAPH_START);
 	}
+	if (!rc && in_graph)
+		rc = pki_tree_read_rows(&r.t, &sample_rows, opts);
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
 	if (!rc && !in_graph)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no call graph (a line "
 				  "'" GRAPH_START "') in this sample report",
 				  pk_input_name(in));
-	if (!rc && !ended)
-		pk_warn(ctx, "%s: the call graph ends without its '" GRAPH_END
-			"' line (truncated file?)", pk_input_name(in));
-	if (!rc)
-		rc = pki_tree_finish(&r.t);
 	pki_tree_free(&r.t);
-	pki_tree_memo_free(&r.threads);
-	pki_tree_memo_free(&r.frames);
-	free(r.module.s);
+	release(&r.t);
 	return rc;
 }
 

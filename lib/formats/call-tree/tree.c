@@ -40,13 +40,41 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->frame_of);
 	free(t->paths);
 	free(t->path_stacks);
+	free(t->held_error);
+	free(t->held.s);
 	free(t->name.s);
+}
+
+/* Whether t is a later part's reader that holds its messages until its
+ * part is kept (pki_tree_rows.going_on). */
+static int holds(const struct pki_tree *t)
+{
+	return t->later && t->rows_of->going_on;
+}
+
+void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	int n;
+
+	if (few && t->counted++ >= PKI_TREE_FEW)
+		return;
+	va_start(ap, fmt);
+	n = snprintf(what, sizeof(what), "%s: ", pk_input_name(t->in));
+	vsnprintf(what + n, sizeof(what) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (!holds(t))
+		pk_warn(t->ctx, "%s", what);
+	else if (pki_strbuf_add(&t->held, few ? "\1" : "\2", 1) < 0 ||
+		 pki_strbuf_add(&t->held, what, strlen(what) + 1) < 0)
+		t->held.len = 0;	/* out of memory: the part fails soon */
 }
 
 static void warn_cut(struct pki_tree *t)
 {
-	pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated file?)",
-		pk_input_name(t->in), (unsigned long long)pki_tree_lineno(t));
+	pki_tree_warn(t, 0, "line %llu: the file ends mid-line (truncated file?)",
+		      (unsigned long long)pki_tree_lineno(t));
 }
 
 /* pk_input_line's reading of the mapped text */
@@ -185,7 +213,12 @@ void pki_tree_memo_free(struct pki_tree_memo *m)
  * cut, is this thread's while it cuts (pki_read_parts cuts on the
  * calling thread, before it reads).
  */
-static _Thread_local const struct pki_tree *cutting;
+static _Thread_local const struct pki_tree *reading;
+
+int pki_tree_at_text_end(const struct pki_tree *t)
+{
+	return !t->part || t->part->end == t->text_end;
+}
 
 /* The first whole line at or after pos that is_root takes. */
 static size_t cut_at_line(const char *data, size_t size, size_t pos,
@@ -204,9 +237,9 @@ static size_t cut_at_line(const char *data, size_t size, size_t pos,
 
 static size_t cut_part(const char *data, size_t size, size_t pos)
 {
-	const struct pki_tree_rows *f = cutting->rows_of;
+	const struct pki_tree_rows *f = reading->rows_of;
 
-	return f->cut ? f->cut(cutting, data, size, pos) :
+	return f->cut ? f->cut(reading, data, size, pos) :
 	       cut_at_line(data, size, pos, f->is_root);
 }
 
@@ -247,6 +280,7 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 		return NULL;
 	pki_tree_init(t, ctx, w->in, p);
 	t->rows_of = w->rows_of;
+	t->later = 1;
 	t->ncolumns = w->ncolumns;
 	t->column = w->column;
 	/* the lines before the parts, the header's, are not in the text */
@@ -262,28 +296,69 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 	return t;
 }
 
+/* A later part's error, held (pki_tree_holds). */
+static int hold_error(struct pki_tree *t, int rc)
+{
+	t->held_rc = rc;
+	t->held_error = strdup(pk_context_error(t->ctx)->message);
+	return t->held_error ? 0 : rc;
+}
+
 static int read_part(void *reader, struct pki_part *part)
 {
 	struct pki_tree *t = reader;
 	int rc;
 
+	/* no root to cut at: the part before took the rest */
+	if (part->start == part->end)
+		return 0;
 	t->part = part;
 	t->at = part->start;
 	t->end = part->end;
 	rc = t->rows_of->read(t);
 	pki_part_finish(part, t->at);
-	if (!rc && !pk_context_error(t->ctx)->code && t->rows_of->end) {
+	if (!rc)
+		rc = pk_context_error(t->ctx)->code;
+	if (!rc && t->rows_of->end) {
 		/* a reader of the whole ends this root on the next one's line */
-		t->lines += part->end != t->text_end;
+		t->lines += !pki_tree_at_text_end(t);
 		rc = t->rows_of->end(t);
 	}
-	return rc;
+	return rc && holds(t) ? hold_error(t, rc) : rc;
+}
+
+/* A kept part's held warnings, the few only while the whole has few. */
+static void replay(struct pki_tree *w, const struct pki_tree *t)
+{
+	const char *s = t->held.s, *end = s + t->held.len;
+	uint64_t few = w->counted;
+
+	for (; s < end; s += strlen(s) + 1)
+		if (*s == 2 || few++ < PKI_TREE_FEW)
+			pk_warn(w->ctx, "%s", s + 1);
+	w->counted += t->counted;
 }
 
 static int absorb_part(void *whole, void *reader)
 {
-	((struct pki_tree *)whole)->rows += ((struct pki_tree *)reader)->rows;
-	return 0;
+	struct pki_tree *w = whole, *t = reader;
+
+	if (w->rows_of->going_on && !w->rows_of->going_on(w))
+		return 0;	/* past the rows' end: dropped */
+	w->rows += t->rows;
+	if (!w->rows_of->going_on)
+		return 0;
+	replay(w, t);
+	w->rows_of->absorb(w, t);
+	return t->held_rc ? pk_error_set(w->ctx, t->held_rc, "%s", t->held_error) : 0;
+}
+
+/* A part's profile, unless it is past the rows' end. */
+static int append_part(struct pk_profile *dst, const struct pk_profile *src)
+{
+	const struct pki_tree_rows *f = reading->rows_of;
+
+	return f->going_on && !f->going_on(reading) ? 0 : pki_copy_append(dst, src);
 }
 
 static const struct pki_parts_reader tree_parts = {
@@ -292,7 +367,7 @@ static const struct pki_parts_reader tree_parts = {
 	.read = read_part,
 	.absorb = absorb_part,
 	.close = close_part,
-	.append = pki_copy_append,
+	.append = append_part,
 };
 
 int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
@@ -303,13 +378,15 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 	t->rows_of = f;
 	if (!t->at || t->at == t->end) {
 		rc = f->read(t);
-		return !rc && !pk_context_error(t->ctx)->code && f->end ? f->end(t) : rc;
+		if (!rc)
+			rc = pk_context_error(t->ctx)->code;
+		return !rc && f->end ? f->end(t) : rc;
 	}
 	t->text_end = t->end;
-	cutting = t;
+	reading = t;
 	rc = pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
 			    (size_t)(t->end - t->at));
-	cutting = NULL;
+	reading = NULL;
 	return rc;
 }
 

@@ -114,7 +114,8 @@ static int read_rows(struct pki_tree *t)
 	return rc;
 }
 
-/* Without an exclusive column the last nodes leave at the end. */
+/* Without an exclusive column the last nodes leave at the end (of a
+ * part). */
 static int read_end(struct pki_tree *t)
 {
 	return ((struct vsprof_reader *)t)->exclusive < 0 ? pki_tree_finish(t) : 0;
