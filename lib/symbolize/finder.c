@@ -33,6 +33,7 @@ struct sym_finder {
 	char *system_debug;	/* /usr/lib/debug, under --symfs as perf has it */
 	char *debuginfo_path;
 	char *cache_dir;	/* plain copies of debug files, or NULL */
+	int dwarf_wanted;	/* sym_finder_want_dwarf was called */
 	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *debuginfod;	/* made when first needed */
@@ -601,7 +602,7 @@ static int debug_by_link(const struct found *fo, const char *file_name,
  * DWARF (debug-cache.h). */
 static int prefer_plain(const struct sym_finder *f, int fd)
 {
-	int plain = sym_debug_plain(f->cache_dir, fd);
+	int plain = sym_debug_plain(f->cache_dir, f->dwarf_wanted, fd);
 
 	if (plain < 0)
 		return fd;
@@ -622,7 +623,7 @@ static int plain_by_build_id(const struct found *fo, char **found)
 	size_t i;
 
 	sym_build_id_subpath(fo->pub.file_id, sub, sizeof(sub));
-	if (!f->cache_dir || !*sub)
+	if ((!f->cache_dir && !f->dwarf_wanted) || !*sub)
 		return -1;
 	for (i = 0; i <= f->ndirs; i++) {
 		const char *dir = i ? f->dirs[i - 1] : f->system_debug;
@@ -631,7 +632,7 @@ static int plain_by_build_id(const struct found *fo, char **found)
 
 		if (fd < 0)
 			continue;
-		plain = sym_debug_plain(f->cache_dir, fd);
+		plain = sym_debug_plain(f->cache_dir, f->dwarf_wanted, fd);
 		close(fd);
 		if (plain >= 0)
 			return plain;
@@ -870,6 +871,11 @@ int sym_finder_uses_debuginfod(const struct sym_finder *f)
 const char *sym_finder_binary(const struct sym_finder *f)
 {
 	return f->binary;
+}
+
+void sym_finder_want_dwarf(struct sym_finder *f)
+{
+	f->dwarf_wanted = 1;
 }
 
 static int add_dirs(struct sym_finder *f, const char *list, size_t *cap)

@@ -92,6 +92,13 @@ const char *sym_finder_home_debug(const struct sym_finder *f);
 int sym_finder_uses_debuginfod(const struct sym_finder *f);
 /* --binary, or NULL. */
 const char *sym_finder_binary(const struct sym_finder *f);
+/*
+ * DWARF will be read, not only symbol tables: a compressed debug file
+ * with no cache to copy it into is inflated into a copy in memory
+ * (debug-cache.h), faster than libdw inflates it, rather than read as
+ * it is (its symbol table needs no inflating).
+ */
+void sym_finder_want_dwarf(struct sym_finder *f);
 
 /*
  * A run-time address of mapping m in the file's own terms, a link-time
