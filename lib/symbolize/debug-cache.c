@@ -191,28 +191,13 @@ struct plain_work {
 	pthread_mutex_t lock;
 };
 
-/*
- * Room for n bytes at offset at of the copy: on disk the blocks taken
- * now (not a SIGBUS from a full disk while writing through the mapping);
- * the pages mapped in one call rather than a fault each.
- */
+/* On disk, the blocks of n bytes at offset at of the copy taken now: not
+ * a SIGBUS from a full disk while writing through the mapping. */
 static int make_room(const struct plain_work *w, uint64_t at, uint64_t n)
 {
-	if (n == 0)
+	if (w->in_memory || n == 0)
 		return 0;
-	if (!w->in_memory && posix_fallocate(w->fd, (off_t)at, (off_t)n) != 0)
-		return -1;
-#ifdef MADV_POPULATE_WRITE
-	{
-		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-		uintptr_t start = (uintptr_t)(w->map + at) & ~(page - 1);
-
-		/* only sooner, so whether it worked does not matter */
-		(void)madvise((void *)start, (uintptr_t)(w->map + at) - start + n,
-			      MADV_POPULATE_WRITE);
-	}
-#endif
-	return 0;
+	return posix_fallocate(w->fd, (off_t)at, (off_t)n) != 0 ? -1 : 0;
 }
 
 static int make_part(const struct plain_work *w, const struct plain_part *p)
@@ -498,5 +483,50 @@ int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
 	elf_end(elf);
 	free(sh);
 	free(path);
+	return plain;
+}
+
+struct sym_debug_job {
+	const char *cache_dir;
+	int in_memory, fd, plain;
+	pthread_t thread;
+};
+
+static void *run_job(void *arg)
+{
+	struct sym_debug_job *job = arg;
+
+	job->plain = sym_debug_plain(job->cache_dir, job->in_memory, job->fd);
+	close(job->fd);
+	return NULL;
+}
+
+struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
+					     int in_memory, int fd)
+{
+	struct sym_debug_job *job = malloc(sizeof(*job));
+
+	if (job) {
+		job->cache_dir = cache_dir;
+		job->in_memory = in_memory;
+		job->fd = fd;
+		job->plain = -1;
+		if (pthread_create(&job->thread, NULL, run_job, job) == 0)
+			return job;
+		free(job);
+	}
+	close(fd);
+	return NULL;
+}
+
+int sym_debug_plain_finish(struct sym_debug_job *job)
+{
+	int plain;
+
+	if (!job)
+		return -1;
+	pthread_join(job->thread, NULL);
+	plain = job->plain;
+	free(job);
 	return plain;
 }
