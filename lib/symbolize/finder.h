@@ -64,6 +64,10 @@ struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
  * The ELF file of a mapping of file (with " (deleted)" cut off) recorded
  * with build_id ("" if none); is_binary: the mapping is the main program
  * and --binary stands for it. Looked for once; NULL when out of memory.
+ * For a file without DWARF of its own whose debug file is there by build
+ * id, the plain copy of that (debug-cache.h) is begun on a thread now,
+ * where there is a cache or DWARF is wanted: it is made while the caller
+ * goes on, until libdwfl asks for the debug file.
  */
 const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
 				      const char *build_id, int is_binary);
