@@ -169,7 +169,7 @@ static int cut_parts(struct pki_parts *w, void *whole, struct pk_profile *p,
 		struct pki_part *part = &w->part[k];
 		size_t want = size / w->nparts * (k + 1);
 		size_t to = k + 1 == w->nparts ? size :
-			w->fmt->cut(data, size, want > from ? want : from);
+			w->fmt->cut(whole, data, size, want > from ? want : from);
 
 		part->data = data;
 		part->start = part->read_to = data + from;

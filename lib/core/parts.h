@@ -46,9 +46,9 @@ struct pki_parts_reader {
 	/*
 	 * Where the first record at or after pos starts: the start of a
 	 * line a new reader reads as the whole's reader would there; size
-	 * when there is none.
+	 * when there is none. whole: the first part's reader.
 	 */
-	size_t (*cut)(const char *data, size_t size, size_t pos);
+	size_t (*cut)(void *whole, const char *data, size_t size, size_t pos);
 	/*
 	 * A reader for a later part, into a context and profile of its own,
 	 * its settings from whole (the first part's reader); NULL when out

@@ -1516,10 +1516,11 @@ static int read_lines(void *reader, struct pki_part *part)
 }
 
 /* Where the first record at or after pos starts: past an empty line. */
-static size_t record_start(const char *data, size_t size, size_t pos)
+static size_t record_start(void *whole, const char *data, size_t size, size_t pos)
 {
 	const char *end = data + size, *s = data + pos, *next;
 
+	(void)whole;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
