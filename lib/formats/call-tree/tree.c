@@ -209,9 +209,9 @@ void pki_tree_memo_free(struct pki_tree_memo *m)
 /* ---- reading in parts ---- */
 
 /*
- * core/parts.h's cut is given no reader: the whole's, for the format's
- * cut, is this thread's while it cuts (pki_read_parts cuts on the
- * calling thread, before it reads).
+ * core/parts.h's append is given no reader: the whole's, to tell whether
+ * a part is past the rows' end, is this thread's while pki_read_parts
+ * runs (it appends on the calling thread).
  */
 static _Thread_local const struct pki_tree *reading;
 
@@ -235,11 +235,11 @@ static size_t cut_at_line(const char *data, size_t size, size_t pos,
 	return size;
 }
 
-static size_t cut_part(const char *data, size_t size, size_t pos)
+static size_t cut_part(void *whole, const char *data, size_t size, size_t pos)
 {
-	const struct pki_tree_rows *f = reading->rows_of;
+	const struct pki_tree_rows *f = ((struct pki_tree *)whole)->rows_of;
 
-	return f->cut ? f->cut(reading, data, size, pos) :
+	return f->cut ? f->cut(whole, data, size, pos) :
 	       cut_at_line(data, size, pos, f->is_root);
 }
 
