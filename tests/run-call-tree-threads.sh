@@ -1,0 +1,86 @@
+#!/bin/sh
+# Call trees read in parts on several threads (--threads) give what one
+# stream gives (same_as_stream: output and every message byte for byte,
+# absolute line numbers): a part starts where a root does (a thread of
+# macOS sample, a row without indentation for Instruments and VTune, a
+# level-1 row for Visual Studio). Inputs: each format's testdata, its
+# rows again and again after one header, with what a part must not get
+# wrong: nodes that leave at a part's end (Visual Studio's inclusive
+# counts, macOS sample's), an error there, more bad lines than are
+# warned of, a macOS call graph that ends before the text does (its
+# text after the end read by no part), a cut last line, CRLF.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+
+# rows_again FILE HEADER-LINES TIMES: FILE's header once, then its rows
+# TIMES times
+rows_again() {
+	head -n "$2" "$1"
+	i=0
+	while [ $i -lt "$3" ]; do
+		tail -n +"$(($2 + 1))" "$1"
+		i=$((i + 1))
+	done
+}
+
+in=$tmpdir/in
+mkdir "$in"
+set --
+for f in testdata/instruments/*.txt; do
+	rows_again "$f" 1 30 >"$in/instruments-$(basename "$f")"
+	set -- "$@" "$in/instruments-$(basename "$f"):instruments"
+done
+rows_again testdata/vtune/demo-2013.csv 1 30 >"$in/vtune.csv"
+rows_again testdata/vsprof/demo.csv 1 30 >"$in/vsprof.csv"
+rows_again testdata/vsprof/viewer-inclusive.csv 1 30 >"$in/vsprof-inclusive.csv"
+sed 's/$/\r/' "$in/vsprof.csv" >"$in/vsprof-crlf.csv"
+set -- "$@" "$in/vtune.csv:vtune" "$in/vsprof.csv:vsprof" \
+	"$in/vsprof-inclusive.csv:vsprof" "$in/vsprof-crlf.csv:vsprof"
+
+# the inclusive counts of a root's callee above its own, at the end of
+# a part: the error names the next root's line
+{ rows_again testdata/vsprof/viewer-inclusive.csv 1 20
+  printf '1,"a",10,10,"m"\n2,"b",20,20,"m"\n'
+  rows_again testdata/vsprof/viewer-inclusive.csv 1 20 | tail -n +2; } \
+	>"$in/vsprof-too-many.csv"
+set -- "$@" "$in/vsprof-too-many.csv:vsprof"
+
+# macOS sample: the call graph again and again, bad lines in it, and
+# threads after its end that no reader reads
+graph() {
+	sed -n '/^Call graph:/,/^Total number in stack/p' "$1" | sed '1d;$d'
+}
+for f in testdata/macos-sample/*.txt; do
+	name=macos-sample-$(basename "$f" .txt)
+	{ sed -n '1,/^Call graph:/p' "$f"
+	  i=0
+	  while [ $i -lt 30 ]; do
+		graph "$f"
+		[ $((i % 4)) = 0 ] && echo "bad line $i"
+		i=$((i + 1))
+	  done
+	  sed -n '/^Total number in stack/,$p' "$f"
+	  graph "$f"
+	  echo "after the end"; } >"$in/$name.txt"
+	set -- "$@" "$in/$name.txt:macos-sample"
+	# cut short: no end to the graph, the last line cut
+	head -c $(($(wc -c <"$in/$name.txt") * 2 / 3)) "$in/$name.txt" >"$in/$name-cut.txt"
+	set -- "$@" "$in/$name-cut.txt:macos-sample"
+done
+
+plan $(($# + 1))
+for f; do
+	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof" --from="${f##*:}"
+done
+
+# the error of a later part names its line in the file
+in=$tmpdir/in/vsprof-too-many.csv
+line=$(($(grep -n '^2,"b",20' "$in" | cut -d: -f1) + 1))
+profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
+testrun_status=$?
+if [ $testrun_status = 1 ] && grep -q -F "vsprof-too-many.csv: line $line: callees take 20, more than their caller's 10" "$tmpdir/err"; then
+	pass "an error at a later part's end: the next root's line in the file, exit 1"
+else
+	fail "an error at a later part's end: the next root's line ($line), exit 1"
+	diag_file "$tmpdir/err"
+fi
+finish
