@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "registry.h"
-#include "util/idtab.h"
 #include "core/internal.h"
 #include "core/names.h"
 #include "transforms/fold.h"
@@ -157,10 +156,24 @@ struct fg_node {
 	int64_t delta;		/* differential: new - base of stacks ending here */
 };
 
-/* The path a stack took last, by stack id. */
-struct fg_memo {
-	uint32_t root;		/* root frame name, UINT32_MAX for none */
-	uint32_t leaf;		/* 0 until the stack is seen */
+/*
+ * A sample on its way up the tree: the name of its next frame, and
+ * where in its stack that name came from, to find the one after.
+ */
+struct fg_item {
+	const uint32_t *locs;	/* the stack, leaf first */
+	uint32_t level;		/* locations left, the current one included */
+	uint32_t name_at;	/* the current location's next name */
+	uint32_t next;		/* the next frame's name; 0: the stack ended */
+	uint32_t kernel : 1;	/* the next frame is in the kernel */
+	uint32_t blocked : 1;	/* wall time: an off-CPU interval */
+	int64_t value, delta;
+};
+
+/* A frame whose samples are still to be split among its callees. */
+struct fg_span {
+	uint32_t node;
+	uint32_t begin, end;	/* its samples in fg->items */
 };
 
 /* A callee of a drawn frame, for laying callees out in name order. */
@@ -197,8 +210,13 @@ struct flamegraph {
 
 	struct fg_node *nodes;	/* [0] unused, [FG_ROOT] is "all" */
 	size_t nnodes, nodes_cap;
-	struct pk_idtab children;	/* (parent, name) -> node */
-	struct fg_memo *memo;
+	struct fg_item *items, *scratch;	/* the samples, grouped by path */
+	size_t nitems;
+	struct fg_span *spans;	/* frames to split, a stack */
+	uint32_t *group_at;	/* by name: a callee's samples, counted, then placed */
+	uint32_t *group_node;	/* by name: the callee being split off */
+	uint32_t *names_seen;	/* the callees' names, in the order met */
+	size_t group_cap;	/* names the three above hold */
 	int64_t max_delta;
 	struct fg_callee *callees;	/* by parent, then name */
 	size_t ncallees;
@@ -212,28 +230,12 @@ struct flamegraph {
 	struct pk_strbuf buf, name;
 };
 
-struct child_key {
-	uint32_t parent, name;
-};
-
-static uint64_t child_hash(uint32_t parent, uint32_t name)
-{
-	return pki_hash_u64(((uint64_t)parent << 32) | name);
-}
-
-static int child_matches(const void *owner, uint32_t id, const void *key)
-{
-	const struct flamegraph *fg = owner;
-	const struct child_key *k = key;
-
-	return fg->nodes[id].parent == k->parent && fg->nodes[id].name == k->name;
-}
-
 static int over_memory_limit(const struct flamegraph *fg)
 {
 	uint64_t limit = pk_context_max_memory(fg->ctx);
 	uint64_t bytes = (uint64_t)fg->nodes_cap * sizeof(*fg->nodes) +
-			 pki_idtab_bytes(&fg->children) +
+			 2 * (uint64_t)fg->nitems * sizeof(*fg->items) +
+			 3 * (uint64_t)fg->group_cap * sizeof(*fg->group_at) +
 			 pk_profile_memory(fg->names);
 
 	return limit && bytes > limit;
@@ -255,24 +257,6 @@ static uint32_t add_node(struct flamegraph *fg, uint32_t parent,
 	n->name = name;
 	n->depth = parent ? fg->nodes[parent].depth + 1 : 0;
 	return (uint32_t)fg->nnodes++;
-}
-
-/* The callee of parent with this name, made when new; 0 on failure. */
-static uint32_t child_of(struct flamegraph *fg, uint32_t parent,
-			 uint32_t name)
-{
-	struct child_key key = { parent, name };
-	uint64_t hash = child_hash(parent, name);
-	size_t slot;
-	uint32_t id;
-
-	id = pki_idtab_find(&fg->children, hash, child_matches, fg, &key, &slot);
-	if (id)
-		return id;
-	id = add_node(fg, parent, name);
-	if (!id || pki_idtab_insert(&fg->children, slot, hash, id) < 0)
-		return 0;
-	return id;
 }
 
 /* ---- frame names ---- */
@@ -379,6 +363,15 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 
 /* ---- building the tree ---- */
 
+/*
+ * The tree is built from the root up, as a radix sort groups: the samples
+ * of a frame are split by the name of their next frame, one callee for
+ * each name, and only callees wide enough to be drawn are split in turn.
+ * A million distinct stacks make a million thin branches no one can see;
+ * they are never built, and each sample is touched once for each drawn
+ * frame on its path, without a lookup.
+ */
+
 static int add_value(int64_t *sum, int64_t v)
 {
 	if (v > INT64_MAX - *sum)
@@ -398,66 +391,79 @@ static void add_delta(int64_t *sum, int64_t d)
 		*sum += d;
 }
 
+static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
+{
+	return (double)n->total * fg->px_per_value;
+}
+
 /*
- * Add one sample along its path, root first; 1 when it has no frames.
- * The samples of one stack in many threads take the same path: the
- * second time it is walked up from the remembered leaf, without lookups.
+ * Whether a frame's callees are built: not when it is too narrow to be
+ * drawn, as its callees are narrower still; but in a differential graph
+ * always, since the largest change of any stack (one that vanished, say)
+ * scales the colours.
  */
-static int add_path(struct flamegraph *fg, const struct pk_sample *s,
+static int worth_splitting(const struct flamegraph *fg, const struct fg_node *n)
+{
+	return fg->base_column >= 0 || frame_width(fg, n) >= FG_MIN_WIDTH;
+}
+
+/* Move on to the item's next frame, outermost inline frame first. */
+static void next_frame(const struct flamegraph *fg, struct fg_item *it)
+{
+	while (it->level) {
+		uint32_t loc = it->locs[it->level - 1];
+
+		if (it->name_at < fg->loc_first[loc + 1]) {
+			it->next = fg->loc_names[it->name_at++];
+			it->kernel = fg->loc_kernel[loc];
+			return;
+		}
+		if (--it->level)
+			it->name_at = fg->loc_first[it->locs[it->level - 1]];
+	}
+	it->next = 0;
+	it->kernel = 0;
+}
+
+/* A sample's item, at its first frame; 1 when it has no frames. */
+static int add_item(struct flamegraph *fg, const struct pk_sample *s,
 		    int64_t value, int64_t delta, int blocked)
 {
-	uint32_t node = FG_ROOT, name = root_name(fg, s->labels);
-	struct fg_memo *memo = &fg->memo[s->stack];
-	const uint32_t *stack;
-	size_t depth, i, j;
+	uint32_t root = root_name(fg, s->labels);
+	struct fg_item *it;
+	const uint32_t *locs;
+	size_t depth;
 
-	if (!name)
+	if (!root)
 		return PK_ENOMEM;
-	stack = pk_profile_stack(fg->p, s->stack, &depth);
-	if (name == UINT32_MAX && !depth)
+	locs = pk_profile_stack(fg->p, s->stack, &depth);
+	if (root == UINT32_MAX && !depth)
 		return 1;	/* as folded: nothing to draw */
 	if (add_value(&fg->nodes[FG_ROOT].total, value))
 		return PK_EINPUT;
-	if (!(memo->leaf && memo->root == name)) {
-		if (name != UINT32_MAX && !(node = child_of(fg, node, name)))
-			return PK_ENOMEM;
-		for (i = depth; i-- > 0;) {
-			uint32_t loc = stack[i];
-
-			for (j = fg->loc_first[loc]; j < fg->loc_first[loc + 1]; j++) {
-				node = child_of(fg, node, fg->loc_names[j]);
-				if (!node)
-					return PK_ENOMEM;
-				if (fg->loc_kernel[loc])
-					fg->nodes[node].kernel = 1;
-			}
-		}
-		memo->root = name;
-		memo->leaf = node;
-	}
-	add_delta(&fg->nodes[memo->leaf].delta, delta);
-	for (node = memo->leaf; node != FG_ROOT; node = fg->nodes[node].parent) {
-		fg->nodes[node].total += value;
-		fg->nodes[node].blocked |= blocked;
-		fg->nodes[node].ran |= !blocked;
+	it = &fg->items[fg->nitems++];
+	it->locs = locs;
+	it->level = (uint32_t)depth;
+	it->name_at = depth ? fg->loc_first[locs[depth - 1]] : 0;
+	it->blocked = blocked != 0;
+	it->value = value;
+	it->delta = delta;
+	if (root != UINT32_MAX) {
+		it->next = root;
+		it->kernel = 0;
+	} else {
+		next_frame(fg, it);
 	}
 	return 0;
 }
 
-static int build_tree(struct flamegraph *fg)
+/* One item for each sample with a value, summed into the root. */
+static int add_items(struct flamegraph *fg)
 {
 	size_t n = pk_profile_sample_count(fg->p), i;
 	unsigned long negative = 0;
 	int rc;
 
-	fg->memo = calloc(pk_profile_stack_count(fg->p) + 1, sizeof(*fg->memo));
-	if (!fg->memo ||
-	    pki_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
-		return PK_ENOMEM;
-	memset(&fg->nodes[0], 0, sizeof(fg->nodes[0]));
-	fg->nnodes = 1;
-	if (add_node(fg, 0, intern_name(fg, "all", 3)) != FG_ROOT)
-		return PK_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const int64_t *v = pk_profile_sample_values(fg->p, i);
 		int64_t value, base;
@@ -478,7 +484,7 @@ static int build_tree(struct flamegraph *fg)
 		if (!value && !base)
 			continue;
 		/* deltas are bounded: both sides are in 0..INT64_MAX */
-		rc = add_path(fg, pk_profile_sample(fg->p, i), value, value - base,
+		rc = add_item(fg, pk_profile_sample(fg->p, i), value, value - base,
 			      fg->interval_column >= 0 && v[fg->interval_column] > 0);
 		if (rc == PK_EINPUT)
 			return pk_error_set(fg->ctx, PK_EINPUT,
@@ -486,6 +492,115 @@ static int build_tree(struct flamegraph *fg)
 					    "2^63");
 		if (rc < 0)
 			return PK_ENOMEM;
+	}
+	if (negative)
+		pk_warn(fg->ctx, "flamegraph: %lu samples with negative values "
+			"left out", negative);
+	return 0;
+}
+
+/*
+ * Split the samples of a frame among its callees: one callee for each
+ * next frame's name (in the order met: they are sorted by name to be
+ * drawn), its samples placed together; those that end here give the
+ * frame its change. The callees worth splitting go on the stack.
+ */
+static int split(struct flamegraph *fg, const struct fg_span *span,
+		 size_t *nspans)
+{
+	struct fg_item *items = fg->items;
+	uint32_t nseen = 0, ended = 0, at, i, k;
+
+	for (i = span->begin; i < span->end; i++) {
+		uint32_t name = items[i].next;
+
+		if (!name)
+			ended++;
+		else if (!fg->group_at[name]++)
+			fg->names_seen[nseen++] = name;
+	}
+	at = span->begin + ended;
+	for (k = 0; k < nseen; k++) {
+		uint32_t name = fg->names_seen[k], count = fg->group_at[name];
+
+		fg->group_node[name] = add_node(fg, span->node, name);
+		if (!fg->group_node[name])
+			return PK_ENOMEM;
+		fg->group_at[name] = at;
+		at += count;
+	}
+	at = span->begin;
+	for (i = span->begin; i < span->end; i++) {
+		const struct fg_item *it = &items[i];
+		struct fg_node *n;
+
+		if (!it->next) {
+			add_delta(&fg->nodes[span->node].delta, it->delta);
+			fg->scratch[at++] = *it;
+			continue;
+		}
+		n = &fg->nodes[fg->group_node[it->next]];
+		n->total += it->value;	/* at most the root's total */
+		n->kernel |= it->kernel;
+		n->blocked |= it->blocked;
+		n->ran |= !it->blocked;
+		fg->scratch[fg->group_at[it->next]++] = *it;
+	}
+	memcpy(items + span->begin, fg->scratch + span->begin,
+	       (span->end - span->begin) * sizeof(*items));
+	for (k = 0; k < nseen; k++) {
+		uint32_t name = fg->names_seen[k], node = fg->group_node[name];
+		uint32_t end = fg->group_at[name];
+
+		fg->group_at[name] = 0;
+		if (worth_splitting(fg, &fg->nodes[node])) {
+			for (i = at; i < end; i++)
+				next_frame(fg, &items[i]);
+			fg->spans[(*nspans)++] = (struct fg_span){ node, at, end };
+		}
+		at = end;
+	}
+	return 0;
+}
+
+static int build_tree(struct flamegraph *fg)
+{
+	size_t n = pk_profile_sample_count(fg->p), nspans = 0;
+	int rc;
+
+	if (pki_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
+		return PK_ENOMEM;
+	memset(&fg->nodes[0], 0, sizeof(fg->nodes[0]));
+	fg->nnodes = 1;
+	if (add_node(fg, 0, intern_name(fg, "all", 3)) != FG_ROOT)
+		return PK_ENOMEM;
+	fg->items = malloc((n ? n : 1) * sizeof(*fg->items));
+	fg->scratch = malloc((n ? n : 1) * sizeof(*fg->scratch));
+	fg->spans = malloc((n ? n : 1) * sizeof(*fg->spans));
+	if (!fg->items || !fg->scratch || !fg->spans)
+		return PK_ENOMEM;
+	rc = add_items(fg);
+	if (rc)
+		return rc;
+	if (fg->nodes[FG_ROOT].total <= 0)
+		return pk_error_set(fg->ctx, PK_EINPUT,
+				    "flamegraph: no samples with a value to draw");
+	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
+			   (double)fg->nodes[FG_ROOT].total;
+	/* names are all interned now, the roots' too */
+	fg->group_cap = pk_profile_string_count(fg->names) + 1;
+	fg->group_at = calloc(fg->group_cap, sizeof(*fg->group_at));
+	fg->group_node = malloc(fg->group_cap * sizeof(*fg->group_node));
+	fg->names_seen = malloc(fg->group_cap * sizeof(*fg->names_seen));
+	if (!fg->group_at || !fg->group_node || !fg->names_seen)
+		return PK_ENOMEM;
+	fg->spans[nspans++] = (struct fg_span){ FG_ROOT, 0, (uint32_t)fg->nitems };
+	while (nspans) {
+		struct fg_span span = fg->spans[--nspans];
+
+		rc = split(fg, &span, &nspans);
+		if (rc)
+			return rc;
 		if (over_memory_limit(fg))
 			return pk_error_set(fg->ctx, PK_ENOMEM,
 					    "flamegraph: the call tree of %zu "
@@ -494,18 +609,10 @@ static int build_tree(struct flamegraph *fg)
 					    fg->nnodes, (unsigned long long)
 					    (pk_context_max_memory(fg->ctx) >> 20));
 	}
-	if (negative)
-		pk_warn(fg->ctx, "flamegraph: %lu samples with negative values "
-			"left out", negative);
 	return 0;
 }
 
 /* ---- callees in name order ---- */
-
-static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
-{
-	return (double)n->total * fg->px_per_value;
-}
 
 /* Wide enough, and no deeper than the frames of a pixel or more reach. */
 static int drawn(const struct flamegraph *fg, const struct fg_node *n)
@@ -1113,8 +1220,6 @@ static void measure(struct flamegraph *fg)
 	unsigned deepest = 0;	/* of the frames flamegraph.pl draws */
 	size_t cut = 0, i;
 
-	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
-			   (double)fg->nodes[FG_ROOT].total;
 	fg->maxdepth = 0;
 	fg->max_delta = 1;
 	for (i = FG_ROOT; i < fg->nnodes; i++) {
@@ -1157,9 +1262,6 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	rc = build_tree(fg);
 	if (rc)
 		return rc;
-	if (fg->nodes[FG_ROOT].total <= 0)
-		return pk_error_set(fg->ctx, PK_EINPUT,
-				    "flamegraph: no samples with a value to draw");
 	measure(fg);
 	rc = sort_callees(fg);
 	if (rc)
@@ -1261,10 +1363,14 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && pk_context_error(ctx)->code)
 		rc = pk_context_error(ctx)->code;
 	pk_profile_free(fg.names);
-	pki_idtab_release(&fg.children);
 	free(fg.nodes);
 	free(fg.callees);
-	free(fg.memo);
+	free(fg.items);
+	free(fg.scratch);
+	free(fg.spans);
+	free(fg.group_at);
+	free(fg.group_node);
+	free(fg.names_seen);
 	free(fg.loc_first);
 	free(fg.loc_names);
 	free(fg.loc_kernel);
