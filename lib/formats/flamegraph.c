@@ -170,6 +170,12 @@ struct fg_item {
 	int64_t value, delta;
 };
 
+/* The callee of one name while a frame's samples are split. */
+struct fg_group {
+	uint32_t at;		/* its samples: counted, then placed */
+	uint32_t node;
+};
+
 /* A frame whose samples are still to be split among its callees. */
 struct fg_span {
 	uint32_t node;
@@ -203,7 +209,8 @@ struct flamegraph {
 	struct pki_thread_keys thread_keys;
 
 	struct pk_profile *names;	/* frame names, interned */
-	uint32_t *loc_first;	/* per location: first of its names ... */
+	/* per location, named when first reached: its names ... */
+	uint32_t *loc_first, *loc_end;	/* (loc_end 0: not yet) */
 	uint32_t *loc_names;	/* ... here, outermost first */
 	unsigned char *loc_kernel;
 	size_t nloc_names, loc_names_cap;
@@ -213,10 +220,9 @@ struct flamegraph {
 	struct fg_item *items, *scratch;	/* the samples, grouped by path */
 	size_t nitems;
 	struct fg_span *spans;	/* frames to split, a stack */
-	uint32_t *group_at;	/* by name: a callee's samples, counted, then placed */
-	uint32_t *group_node;	/* by name: the callee being split off */
+	struct fg_group *groups;	/* by name id */
+	size_t groups_cap;
 	uint32_t *names_seen;	/* the callees' names, in the order met */
-	size_t group_cap;	/* names the three above hold */
 	int64_t max_delta;
 	struct fg_callee *callees;	/* by parent, then name */
 	size_t ncallees;
@@ -235,7 +241,7 @@ static int over_memory_limit(const struct flamegraph *fg)
 	uint64_t limit = pk_context_max_memory(fg->ctx);
 	uint64_t bytes = (uint64_t)fg->nodes_cap * sizeof(*fg->nodes) +
 			 2 * (uint64_t)fg->nitems * sizeof(*fg->items) +
-			 3 * (uint64_t)fg->group_cap * sizeof(*fg->group_at) +
+			 (uint64_t)fg->groups_cap * sizeof(*fg->groups) +
 			 pk_profile_memory(fg->names);
 
 	return limit && bytes > limit;
@@ -270,9 +276,15 @@ static int mod_is_kernel(const char *mod)
 	       !strstr(mod, "unknown");
 }
 
+/* A name's id, with room for it in fg->groups; 0 on failure. */
 static uint32_t intern_name(struct flamegraph *fg, const char *s, size_t n)
 {
-	return pk_profile_intern(fg->names, s, n);
+	uint32_t id = pk_profile_intern(fg->names, s, n);
+
+	if (id && pki_grow_zeroed(&fg->groups, &fg->groups_cap, (size_t)id + 1,
+				  sizeof(*fg->groups)) < 0)
+		return 0;
+	return id;
 }
 
 /* A frame without a symbol is named after its mapping, as in folded. */
@@ -298,44 +310,50 @@ static int add_loc_name(struct flamegraph *fg, uint32_t name)
 	return 0;
 }
 
-/* Name every location's frames once, outermost inline frame first. */
-static int name_locations(struct flamegraph *fg)
+/*
+ * Name a location's frames, outermost inline frame first, when a sample
+ * first reaches it: the million leaves of a million thin stacks never
+ * are, as their callers are too narrow to split.
+ */
+static int name_location(struct flamegraph *fg, uint32_t id)
 {
 	const struct pk_profile *p = fg->p;
-	size_t nloc = pk_profile_location_count(p), id;
+	const struct pk_location *loc = pk_profile_location(p, id);
+	const struct pk_mapping *m = pk_profile_mapping(p, loc->mapping);
+	const struct pk_line *lines = pk_profile_location_lines(p, loc);
+	const char *mod = m ? pk_profile_string(p, m->file) : "";
+	size_t j;
 
-	fg->loc_first = malloc((nloc + 2) * sizeof(*fg->loc_first));
-	fg->loc_kernel = calloc(nloc + 1, 1);
-	if (!fg->loc_first || !fg->loc_kernel)
-		return -1;
-	for (id = 1; id <= nloc; id++) {
-		const struct pk_location *loc = pk_profile_location(p, (uint32_t)id);
-		const struct pk_mapping *m = pk_profile_mapping(p, loc->mapping);
-		const struct pk_line *lines = pk_profile_location_lines(p, loc);
-		const char *mod = m ? pk_profile_string(p, m->file) : "";
-		size_t j;
+	fg->loc_first[id] = (uint32_t)fg->nloc_names;
+	fg->loc_kernel[id] = (unsigned char)mod_is_kernel(mod);
+	for (j = loc->nlines; j-- > 0;) {
+		const struct pk_function *fn =
+			pk_profile_function(p, lines[j].function);
+		const char *name = fn ? pk_profile_string(p, fn->name) : "";
+		uint32_t nid;
 
-		fg->loc_first[id] = (uint32_t)fg->nloc_names;
-		fg->loc_kernel[id] = (unsigned char)mod_is_kernel(mod);
-		for (j = loc->nlines; j-- > 0;) {
-			const struct pk_function *fn =
-				pk_profile_function(p, lines[j].function);
-			const char *name = fn ? pk_profile_string(p, fn->name) : "";
-			uint32_t nid;
-
-			if (pki_is_unknown_function(name))
-				nid = unknown_name(fg, mod, loc->address);
-			else
-				nid = intern_name(fg, name, strlen(name));
-			if (add_loc_name(fg, nid))
-				return -1;
-		}
-		if (!loc->nlines &&
-		    add_loc_name(fg, unknown_name(fg, mod, loc->address)))
+		if (pki_is_unknown_function(name))
+			nid = unknown_name(fg, mod, loc->address);
+		else
+			nid = intern_name(fg, name, strlen(name));
+		if (add_loc_name(fg, nid))
 			return -1;
 	}
-	fg->loc_first[nloc + 1] = (uint32_t)fg->nloc_names;
+	if (!loc->nlines &&
+	    add_loc_name(fg, unknown_name(fg, mod, loc->address)))
+		return -1;
+	fg->loc_end[id] = (uint32_t)fg->nloc_names;
 	return 0;
+}
+
+static int start_naming(struct flamegraph *fg)
+{
+	size_t nloc = pk_profile_location_count(fg->p);
+
+	fg->loc_first = malloc((nloc + 1) * sizeof(*fg->loc_first));
+	fg->loc_end = calloc(nloc + 1, sizeof(*fg->loc_end));
+	fg->loc_kernel = calloc(nloc + 1, 1);
+	return fg->loc_first && fg->loc_end && fg->loc_kernel ? 0 : -1;
 }
 
 /*
@@ -407,22 +425,34 @@ static int worth_splitting(const struct flamegraph *fg, const struct fg_node *n)
 	return fg->base_column >= 0 || frame_width(fg, n) >= FG_MIN_WIDTH;
 }
 
+/* Enter the item's current location, at its first name. */
+static int enter_location(struct flamegraph *fg, struct fg_item *it)
+{
+	uint32_t loc = it->locs[it->level - 1];
+
+	if (!fg->loc_end[loc] && name_location(fg, loc))
+		return -1;
+	it->name_at = fg->loc_first[loc];
+	return 0;
+}
+
 /* Move on to the item's next frame, outermost inline frame first. */
-static void next_frame(const struct flamegraph *fg, struct fg_item *it)
+static int next_frame(struct flamegraph *fg, struct fg_item *it)
 {
 	while (it->level) {
 		uint32_t loc = it->locs[it->level - 1];
 
-		if (it->name_at < fg->loc_first[loc + 1]) {
+		if (it->name_at < fg->loc_end[loc]) {
 			it->next = fg->loc_names[it->name_at++];
 			it->kernel = fg->loc_kernel[loc];
-			return;
+			return 0;
 		}
-		if (--it->level)
-			it->name_at = fg->loc_first[it->locs[it->level - 1]];
+		if (--it->level && enter_location(fg, it))
+			return -1;
 	}
 	it->next = 0;
 	it->kernel = 0;
+	return 0;
 }
 
 /* A sample's item, at its first frame; 1 when it has no frames. */
@@ -444,16 +474,15 @@ static int add_item(struct flamegraph *fg, const struct pk_sample *s,
 	it = &fg->items[fg->nitems++];
 	it->locs = locs;
 	it->level = (uint32_t)depth;
-	it->name_at = depth ? fg->loc_first[locs[depth - 1]] : 0;
 	it->blocked = blocked != 0;
 	it->value = value;
 	it->delta = delta;
-	if (root != UINT32_MAX) {
-		it->next = root;
-		it->kernel = 0;
-	} else {
-		next_frame(fg, it);
-	}
+	if (depth && enter_location(fg, it))
+		return PK_ENOMEM;
+	if (root == UINT32_MAX)
+		return next_frame(fg, it) ? PK_ENOMEM : 0;
+	it->next = root;
+	it->kernel = 0;
 	return 0;
 }
 
@@ -516,17 +545,18 @@ static int split(struct flamegraph *fg, const struct fg_span *span,
 
 		if (!name)
 			ended++;
-		else if (!fg->group_at[name]++)
+		else if (!fg->groups[name].at++)
 			fg->names_seen[nseen++] = name;
 	}
 	at = span->begin + ended;
 	for (k = 0; k < nseen; k++) {
-		uint32_t name = fg->names_seen[k], count = fg->group_at[name];
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		uint32_t count = g->at;
 
-		fg->group_node[name] = add_node(fg, span->node, name);
-		if (!fg->group_node[name])
+		g->node = add_node(fg, span->node, fg->names_seen[k]);
+		if (!g->node)
 			return PK_ENOMEM;
-		fg->group_at[name] = at;
+		g->at = at;
 		at += count;
 	}
 	at = span->begin;
@@ -539,23 +569,25 @@ static int split(struct flamegraph *fg, const struct fg_span *span,
 			fg->scratch[at++] = *it;
 			continue;
 		}
-		n = &fg->nodes[fg->group_node[it->next]];
+		n = &fg->nodes[fg->groups[it->next].node];
 		n->total += it->value;	/* at most the root's total */
 		n->kernel |= it->kernel;
 		n->blocked |= it->blocked;
 		n->ran |= !it->blocked;
-		fg->scratch[fg->group_at[it->next]++] = *it;
+		fg->scratch[fg->groups[it->next].at++] = *it;
 	}
 	memcpy(items + span->begin, fg->scratch + span->begin,
 	       (span->end - span->begin) * sizeof(*items));
 	for (k = 0; k < nseen; k++) {
-		uint32_t name = fg->names_seen[k], node = fg->group_node[name];
-		uint32_t end = fg->group_at[name];
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		uint32_t node = g->node, end = g->at;
 
-		fg->group_at[name] = 0;
+		g->at = 0;
 		if (worth_splitting(fg, &fg->nodes[node])) {
+			/* naming the new frames may move fg->groups */
 			for (i = at; i < end; i++)
-				next_frame(fg, &items[i]);
+				if (next_frame(fg, &items[i]))
+					return PK_ENOMEM;
 			fg->spans[(*nspans)++] = (struct fg_span){ node, at, end };
 		}
 		at = end;
@@ -577,7 +609,8 @@ static int build_tree(struct flamegraph *fg)
 	fg->items = malloc((n ? n : 1) * sizeof(*fg->items));
 	fg->scratch = malloc((n ? n : 1) * sizeof(*fg->scratch));
 	fg->spans = malloc((n ? n : 1) * sizeof(*fg->spans));
-	if (!fg->items || !fg->scratch || !fg->spans)
+	fg->names_seen = malloc((n ? n : 1) * sizeof(*fg->names_seen));
+	if (!fg->items || !fg->scratch || !fg->spans || !fg->names_seen)
 		return PK_ENOMEM;
 	rc = add_items(fg);
 	if (rc)
@@ -587,13 +620,6 @@ static int build_tree(struct flamegraph *fg)
 				    "flamegraph: no samples with a value to draw");
 	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
 			   (double)fg->nodes[FG_ROOT].total;
-	/* names are all interned now, the roots' too */
-	fg->group_cap = pk_profile_string_count(fg->names) + 1;
-	fg->group_at = calloc(fg->group_cap, sizeof(*fg->group_at));
-	fg->group_node = malloc(fg->group_cap * sizeof(*fg->group_node));
-	fg->names_seen = malloc(fg->group_cap * sizeof(*fg->names_seen));
-	if (!fg->group_at || !fg->group_node || !fg->names_seen)
-		return PK_ENOMEM;
 	fg->spans[nspans++] = (struct fg_span){ FG_ROOT, 0, (uint32_t)fg->nitems };
 	while (nspans) {
 		struct fg_span span = fg->spans[--nspans];
@@ -1256,7 +1282,7 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	int rc;
 
 	fg->names = pk_profile_new(0);
-	if (!fg->names || name_locations(fg))
+	if (!fg->names || start_naming(fg))
 		return PK_ENOMEM;
 	pki_thread_keys(fg->p, &fg->thread_keys);
 	rc = build_tree(fg);
@@ -1368,10 +1394,10 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	free(fg.items);
 	free(fg.scratch);
 	free(fg.spans);
-	free(fg.group_at);
-	free(fg.group_node);
+	free(fg.groups);
 	free(fg.names_seen);
 	free(fg.loc_first);
+	free(fg.loc_end);
 	free(fg.loc_names);
 	free(fg.loc_kernel);
 	free(fg.buf.s);
