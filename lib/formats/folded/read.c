@@ -20,12 +20,18 @@
 
 #define MAX_DECIMALS 6
 #define FRAME_MEMO_SIZE 16384	/* a power of two */
+#define FRAME_MEMO_HEAD 16
 
-/* A frame name met before and its location, its text in the profile. */
+/*
+ * A frame name met before and its location. Its first bytes are kept
+ * here, so that a short name is compared without a read elsewhere; the
+ * rest of a longer one is in the profile.
+ */
 struct frame_memo {
-	const char *name;
 	uint32_t len;
-	uint32_t location;
+	uint32_t location;	/* 0: an empty entry */
+	const char *name;
+	char head[FRAME_MEMO_HEAD];
 };
 
 struct folded_reader {
@@ -124,7 +130,11 @@ static uint32_t frame_location(struct folded_reader *r, const char *s, size_t le
 	struct pk_line line = { 0 };
 	uint32_t location;
 
-	if (m->name && m->len == len && memcmp(m->name, s, len) == 0)
+	if (m->location && m->len == len &&
+	    memcmp(m->head, s, len < FRAME_MEMO_HEAD ? len : FRAME_MEMO_HEAD) == 0 &&
+	    (len <= FRAME_MEMO_HEAD ||
+	     memcmp(m->name + FRAME_MEMO_HEAD, s + FRAME_MEMO_HEAD,
+		    len - FRAME_MEMO_HEAD) == 0))
 		return m->location;
 	f.name = f.system_name = pk_profile_intern(r->p, s, len);
 	line.function = pk_profile_intern_function(r->p, &f);
@@ -132,6 +142,7 @@ static uint32_t frame_location(struct folded_reader *r, const char *s, size_t le
 	if (location && len <= UINT32_MAX) {
 		m->name = pk_profile_string(r->p, f.name);
 		m->len = (uint32_t)len;
+		memcpy(m->head, s, len < FRAME_MEMO_HEAD ? len : FRAME_MEMO_HEAD);
 		m->location = location;
 	}
 	return location;
