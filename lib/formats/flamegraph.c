@@ -154,6 +154,9 @@ struct fg_node {
 	uint32_t blocked : 1;	/* wall time: off-CPU intervals reach it */
 	int64_t total;		/* value of the frame and its callees */
 	int64_t delta;		/* differential: new - base of stacks ending here */
+	int64_t narrow;		/* value of its callees too narrow to build */
+	int64_t before;		/* value of the narrow callees of its caller
+				   named before it, since the one before */
 };
 
 /*
@@ -173,7 +176,9 @@ struct fg_item {
 /* The callee of one name while a frame's samples are split. */
 struct fg_group {
 	uint32_t at;		/* its samples: counted, then placed */
-	uint32_t node;
+	uint32_t node;		/* 0 when too narrow to build */
+	uint32_t kernel : 1, ran : 1, blocked : 1;	/* as in fg_node */
+	int64_t total;
 };
 
 /* A frame whose samples are still to be split among its callees. */
@@ -223,6 +228,8 @@ struct flamegraph {
 	struct fg_group *groups;	/* by name id */
 	size_t groups_cap;
 	uint32_t *names_seen;	/* the callees' names, in the order met */
+	struct fg_callee *built;	/* the callees built, by name */
+	size_t built_cap;
 	int64_t max_delta;
 	struct fg_callee *callees;	/* by parent, then name */
 	size_t ncallees;
@@ -409,20 +416,43 @@ static void add_delta(int64_t *sum, int64_t d)
 		*sum += d;
 }
 
+static double width_of(const struct flamegraph *fg, int64_t value)
+{
+	return (double)value * fg->px_per_value;
+}
+
 static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
 {
-	return (double)n->total * fg->px_per_value;
+	return width_of(fg, n->total);
 }
 
 /*
- * Whether a frame's callees are built: not when it is too narrow to be
- * drawn, as its callees are narrower still; but in a differential graph
- * always, since the largest change of any stack (one that vanished, say)
- * scales the colours.
+ * Whether a frame of this value is built and its callees split: not when
+ * it is too narrow to be drawn, as its callees are narrower still; but in
+ * a differential graph always, since the largest change of any stack
+ * (one that vanished, say) scales the colours.
  */
-static int worth_splitting(const struct flamegraph *fg, const struct fg_node *n)
+static int worth_building(const struct flamegraph *fg, int64_t total)
 {
-	return fg->base_column >= 0 || frame_width(fg, n) >= FG_MIN_WIDTH;
+	return fg->base_column >= 0 || width_of(fg, total) >= FG_MIN_WIDTH;
+}
+
+/* Names bytewise (perl's sort), as flamegraph.pl orders callees. */
+static int compare_names(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+/* By parent, then name. */
+static int compare_callees(const void *a, const void *b)
+{
+	const struct fg_callee *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return compare_names(x->name, x->len, y->name, y->len);
 }
 
 /* Enter the item's current location, at its first name. */
@@ -528,17 +558,88 @@ static int add_items(struct flamegraph *fg)
 	return 0;
 }
 
+/* The callees built, of those named before name. */
+static size_t built_below(const struct flamegraph *fg, size_t nbuilt,
+			  const char *name, size_t len)
+{
+	size_t lo = 0, hi = nbuilt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fg_callee *c = &fg->built[mid];
+
+		if (compare_names(c->name, c->len, name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
- * Split the samples of a frame among its callees: one callee for each
- * next frame's name (in the order met: they are sorted by name to be
- * drawn), its samples placed together; those that end here give the
- * frame its change. The callees worth splitting go on the stack.
+ * Build the callees of a frame wide enough to draw. The value of the
+ * narrow ones is all that is kept of them: in total, for the frame's own
+ * value, and between the built ones in name order, where they push the
+ * next one along, so each drawn frame sits where the whole tree puts it.
+ */
+static int build_callees(struct flamegraph *fg, uint32_t parent,
+			 uint32_t nseen)
+{
+	size_t nbuilt = 0, k;
+
+	if (pki_grow(&fg->built, &fg->built_cap, nseen, sizeof(*fg->built)) < 0)
+		return PK_ENOMEM;
+	for (k = 0; k < nseen; k++) {
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		struct fg_node *n;
+
+		g->node = 0;
+		if (!worth_building(fg, g->total))
+			continue;
+		g->node = add_node(fg, parent, fg->names_seen[k]);
+		if (!g->node)
+			return PK_ENOMEM;
+		n = &fg->nodes[g->node];
+		n->total = g->total;
+		n->kernel = g->kernel;
+		n->ran = g->ran;
+		n->blocked = g->blocked;
+		fg->built[nbuilt++] = (struct fg_callee){
+			parent, g->node, pk_profile_string(fg->names, n->name),
+			pk_profile_string_len(fg->names, n->name)
+		};
+	}
+	if (nbuilt == nseen)
+		return 0;
+	qsort(fg->built, nbuilt, sizeof(*fg->built), compare_callees);
+	for (k = 0; k < nseen; k++) {
+		const struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		size_t next;
+
+		if (g->node)
+			continue;
+		fg->nodes[parent].narrow += g->total;
+		next = built_below(fg, nbuilt,
+				   pk_profile_string(fg->names, fg->names_seen[k]),
+				   pk_profile_string_len(fg->names, fg->names_seen[k]));
+		if (next < nbuilt)
+			fg->nodes[fg->built[next].id].before += g->total;
+	}
+	return 0;
+}
+
+/*
+ * Split the samples of a frame among its callees: one group for each
+ * next frame's name, its samples placed together; those that end here
+ * give the frame its change. The callees built go on the stack, to be
+ * split in turn.
  */
 static int split(struct flamegraph *fg, const struct fg_span *span,
 		 size_t *nspans)
 {
 	struct fg_item *items = fg->items;
 	uint32_t nseen = 0, ended = 0, at, i, k;
+	int rc;
 
 	for (i = span->begin; i < span->end; i++) {
 		uint32_t name = items[i].next;
@@ -553,37 +654,37 @@ static int split(struct flamegraph *fg, const struct fg_span *span,
 		struct fg_group *g = &fg->groups[fg->names_seen[k]];
 		uint32_t count = g->at;
 
-		g->node = add_node(fg, span->node, fg->names_seen[k]);
-		if (!g->node)
-			return PK_ENOMEM;
 		g->at = at;
 		at += count;
 	}
 	at = span->begin;
 	for (i = span->begin; i < span->end; i++) {
 		const struct fg_item *it = &items[i];
-		struct fg_node *n;
+		struct fg_group *g;
 
 		if (!it->next) {
 			add_delta(&fg->nodes[span->node].delta, it->delta);
 			fg->scratch[at++] = *it;
 			continue;
 		}
-		n = &fg->nodes[fg->groups[it->next].node];
-		n->total += it->value;	/* at most the root's total */
-		n->kernel |= it->kernel;
-		n->blocked |= it->blocked;
-		n->ran |= !it->blocked;
-		fg->scratch[fg->groups[it->next].at++] = *it;
+		g = &fg->groups[it->next];
+		g->total += it->value;	/* at most the root's total */
+		g->kernel |= it->kernel;
+		g->blocked |= it->blocked;
+		g->ran |= !it->blocked;
+		fg->scratch[g->at++] = *it;
 	}
 	memcpy(items + span->begin, fg->scratch + span->begin,
 	       (span->end - span->begin) * sizeof(*items));
+	rc = build_callees(fg, span->node, nseen);
+	if (rc)
+		return rc;
 	for (k = 0; k < nseen; k++) {
 		struct fg_group *g = &fg->groups[fg->names_seen[k]];
 		uint32_t node = g->node, end = g->at;
 
-		g->at = 0;
-		if (worth_splitting(fg, &fg->nodes[node])) {
+		memset(g, 0, sizeof(*g));
+		if (node) {
 			/* naming the new frames may move fg->groups */
 			for (i = at; i < end; i++)
 				if (next_frame(fg, &items[i]))
@@ -646,22 +747,10 @@ static int drawn(const struct flamegraph *fg, const struct fg_node *n)
 	return frame_width(fg, n) >= FG_MIN_WIDTH && n->depth <= fg->maxdepth;
 }
 
-/* By parent, then name bytewise (perl's sort), as flamegraph.pl. */
-static int compare_callees(const void *a, const void *b)
-{
-	const struct fg_callee *x = a, *y = b;
-	int c;
-
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 /*
- * Sort the callees of every drawn frame. Those too narrow to draw are
- * kept: they still take their (tiny) place among their siblings. The
- * rest of a big tree is never sorted.
+ * Sort the callees built of every drawn frame (those too narrow to draw
+ * are not built, but for a differential graph's). The rest of a big tree
+ * is never sorted.
  */
 static int sort_callees(struct flamegraph *fg)
 {
@@ -1208,7 +1297,7 @@ static int write_frames(struct flamegraph *fg, struct pk_output *out)
 	while (ntodo && !rc) {
 		struct pending at = todo[--ntodo];
 		const struct fg_node *n = &fg->nodes[at.id];
-		int64_t start = at.start + n->total;
+		int64_t start = at.start + n->total - n->narrow;
 		size_t first = ntodo, begin = first_callee(fg, at.id), end, i, j;
 
 		rc = write_frame(fg, at.id, at.start, out);
@@ -1218,6 +1307,7 @@ static int write_frames(struct flamegraph *fg, struct pk_output *out)
 		for (i = begin; i < end; i++) {
 			const struct fg_node *c = &fg->nodes[fg->callees[i].id];
 
+			start += c->before;
 			if (drawn(fg, c))
 				todo[ntodo++] = (struct pending){ fg->callees[i].id, start };
 			start += c->total;
@@ -1396,6 +1486,7 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	free(fg.spans);
 	free(fg.groups);
 	free(fg.names_seen);
+	free(fg.built);
 	free(fg.loc_first);
 	free(fg.loc_end);
 	free(fg.loc_names);
