@@ -39,6 +39,11 @@ struct series {
 	int64_t scale;		/* the column's: values are value / scale */
 };
 
+/* Where stack_text holds a stack's array; len 0 until it is written. */
+struct stack_text {
+	size_t off, len;
+};
+
 /* One output profile: a thread of one series. */
 struct group {
 	size_t series;
@@ -77,6 +82,12 @@ struct speedscope {
 
 	uint32_t *stack_buf;	/* a sample's frame ids, root first */
 	size_t stack_len, stack_cap;
+	/* sampled: a stack's array of frames, written once and then copied
+	 * for each of its samples */
+	struct pki_json stack_json;	/* writes them into stack_text */
+	struct pk_strbuf stack_text;
+	struct stack_text *stack_texts;	/* by stack id (0: the empty stack) */
+	size_t nstacks;
 	uint32_t *open;		/* evented: the frames open now */
 	size_t nopen, open_cap;
 	struct pk_strbuf name;	/* a profile's or frame's, made */
@@ -372,7 +383,9 @@ static int resolve_frames(struct speedscope *w)
 
 	w->loc_frames = calloc(nlocs + 1, sizeof(*w->loc_frames));
 	w->stack_done = calloc(nstacks / 8 + 1, 1);
-	if (!w->loc_frames || !w->stack_done)
+	w->stack_texts = calloc(nstacks + 1, sizeof(*w->stack_texts));
+	w->nstacks = nstacks;
+	if (!w->loc_frames || !w->stack_done || !w->stack_texts)
 		return oom(w);
 	for (i = 0; i < w->norder; i++) {
 		uint32_t stack = pk_profile_sample(w->p, w->order[i])->stack;
@@ -533,15 +546,42 @@ static uint64_t gap_before(struct speedscope *w, const struct group *gr,
 	return gap;
 }
 
-static void write_stack(struct speedscope *w, struct pki_json *j)
+static int append_stack_text(void *arg, const char *s, size_t n)
+{
+	struct speedscope *w = arg;
+
+	return pki_strbuf_add(&w->stack_text, s, n) ? PK_ENOMEM : 0;
+}
+
+/* The frames of a stack as a JSON array, into stack_text. */
+static int make_stack_text(struct speedscope *w, uint32_t stack,
+			   struct stack_text *t)
 {
 	size_t k;
 
-	pki_json_space(j, "\n");
-	pki_json_begin_array(j);
+	if (sample_frames(w, stack))
+		return -1;
+	t->off = w->stack_text.len;
+	pki_json_begin_array(&w->stack_json);
 	for (k = 0; k < w->stack_len; k++)
-		pki_json_int(j, (int64_t)w->stack_buf[k] - 1);
-	pki_json_end_array(j);
+		pki_json_int(&w->stack_json, (int64_t)w->stack_buf[k] - 1);
+	pki_json_end_array(&w->stack_json);
+	pki_json_flush(&w->stack_json);
+	t->len = w->stack_text.len - t->off;
+	return w->stack_json.rc ? -1 : 0;
+}
+
+/* A sample's stack, on a line of its own: the same for every sample of
+ * a stack, so made once. */
+static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack)
+{
+	struct stack_text *t = &w->stack_texts[stack <= w->nstacks ? stack : 0];
+
+	if (!t->len && make_stack_text(w, stack, t))
+		return -1;
+	pki_json_space(j, "\n");
+	pki_json_verbatim(j, w->stack_text.s + t->off, t->len);
+	return 0;
 }
 
 static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
@@ -570,9 +610,8 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 			pki_json_begin_array(j);
 			pki_json_end_array(j);
 		}
-		if (sample_frames(w, pk_profile_sample(w->p, index)->stack))
+		if (write_stack(w, j, pk_profile_sample(w->p, index)->stack))
 			return oom(w);
-		write_stack(w, j);
 	}
 	pki_json_end_array(j);
 	pki_json_space(j, "\n");
@@ -783,6 +822,9 @@ static void speedscope_release(struct speedscope *w)
 	free(w->frame_lists);
 	free(w->stack_done);
 	free(w->stack_buf);
+	pki_json_finish(&w->stack_json);
+	free(w->stack_text.s);
+	free(w->stack_texts);
 	free(w->open);
 	free(w->name.s);
 }
@@ -811,6 +853,7 @@ int pki_speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.names = pk_profile_new(0);
 	w.frames = pk_profile_new(0);
 	w.ngroups = 1;		/* group ids start at 1 */
+	pki_json_init(&w.stack_json, append_stack_text, &w, PK_ENOMEM);
 	rc = w.names && w.frames ? choose_series(&w) : oom(&w);
 	if (!rc)
 		rc = build_order(&w);
