@@ -72,6 +72,9 @@ struct speedscope {
 
 	uint32_t *order;	/* sample indexes, by group, in time order */
 	size_t norder;
+	/* of each sample in that order: its stack, its group's weight */
+	uint32_t *order_stacks;
+	int64_t *order_weights;
 
 	/* frames: an interner whose functions are our frames */
 	struct pk_profile *frames;
@@ -275,6 +278,34 @@ static uint64_t time_of(const struct speedscope *w, uint32_t index)
 	return pk_profile_sample(w->p, index)->time;
 }
 
+/*
+ * The stack and weight of each sample in output order, in one pass: the
+ * passes after read them one after the other, where the samples in time
+ * order would be read all over the profile's arrays, three times.
+ */
+static int gather_order(struct speedscope *w)
+{
+	size_t g, i;
+
+	w->order_stacks = malloc((w->norder ? w->norder : 1) *
+				 sizeof(*w->order_stacks));
+	w->order_weights = malloc((w->norder ? w->norder : 1) *
+				  sizeof(*w->order_weights));
+	if (!w->order_stacks || !w->order_weights)
+		return oom(w);
+	for (g = 1; g < w->ngroups; g++) {
+		const struct group *gr = &w->groups[g];
+		int column = w->series[gr->series].column;
+
+		for (i = gr->first; i < gr->first + gr->count; i++) {
+			w->order_stacks[i] = pk_profile_sample(w->p, w->order[i])->stack;
+			w->order_weights[i] =
+				pk_profile_sample_values(w->p, w->order[i])[column];
+		}
+	}
+	return 0;
+}
+
 /* Lay the samples out group by group (a counting sort), each in time order. */
 static int build_order(struct speedscope *w)
 {
@@ -308,7 +339,7 @@ static int build_order(struct speedscope *w)
 		if (pki_sort_by_time(w->p, w->order + w->groups[g].first,
 				     w->groups[g].count))
 			rc = oom(w);
-	return rc;
+	return rc ? rc : gather_order(w);
 }
 
 /* ---- frames ---- */
@@ -388,7 +419,7 @@ static int resolve_frames(struct speedscope *w)
 	if (!w->loc_frames || !w->stack_done || !w->stack_texts)
 		return oom(w);
 	for (i = 0; i < w->norder; i++) {
-		uint32_t stack = pk_profile_sample(w->p, w->order[i])->stack;
+		uint32_t stack = w->order_stacks[i];
 		const uint32_t *locs;
 		size_t depth;
 
@@ -465,10 +496,8 @@ static void write_frames(struct speedscope *w, struct pki_json *j)
 	pki_json_end_object(j);
 }
 
-static int64_t sample_weight(struct speedscope *w, size_t index, int column)
+static int64_t shown_weight(struct speedscope *w, int64_t v)
 {
-	int64_t v = pk_profile_sample_values(w->p, index)[column];
-
 	/* speedscope refuses negative weights (a pprof diff has them) */
 	if (v < 0) {
 		w->negative++;
@@ -610,7 +639,7 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 			pki_json_begin_array(j);
 			pki_json_end_array(j);
 		}
-		if (write_stack(w, j, pk_profile_sample(w->p, index)->stack))
+		if (write_stack(w, j, w->order_stacks[gr->first + i]))
 			return oom(w);
 	}
 	pki_json_end_array(j);
@@ -624,7 +653,8 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 		gap = gaps ? gap_before(w, gr, index, &at) : 0;
 		if (gap)
 			pki_json_fixed(j, (int64_t)gap * se->scale, se->scale);
-		pki_json_fixed(j, sample_weight(w, index, se->column), se->scale);
+		pki_json_fixed(j, shown_weight(w, w->order_weights[gr->first + i]),
+			       se->scale);
 	}
 	pki_json_end_array(j);
 	pki_json_end_object(j);
@@ -716,7 +746,8 @@ static int write_evented(struct speedscope *w, struct pki_json *j, size_t g)
 		uint64_t t = time_of(w, index), next = 0;
 		uint64_t length = pki_interval_length(w->p, w->interval_column, index);
 		uint64_t span = length ? length : timed ?
-				(uint64_t)sample_weight(w, index, column) /
+				(uint64_t)shown_weight(w, pk_profile_sample_values(w->p,
+						index)[column]) /
 				(uint64_t)w->series[gr->series].scale : mean;
 
 		if (!t)
@@ -818,6 +849,8 @@ static void speedscope_release(struct speedscope *w)
 	free(w->groups);
 	free(w->label_group);
 	free(w->order);
+	free(w->order_stacks);
+	free(w->order_weights);
 	free(w->loc_frames);
 	free(w->frame_lists);
 	free(w->stack_done);
