@@ -6,21 +6,22 @@
 # and widths (tests/svg-frames.py). What a browser makes of the SVG:
 # tests/run-flamegraph-browser.sh.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 24
+plan 25
 d=testdata/perf-script
 e=testdata/flamegraph
 find_reference flamegraph/flamegraph.pl
 
-# same_frames NAME FOLDED OURS.svg: flamegraph.pl's SVG of the folded
-# stacks draws the frames ours draws, each as wide
+# same_frames NAME FOLDED OURS.svg [--places]: flamegraph.pl's SVG of
+# the folded stacks draws the frames ours draws, each as wide (and at
+# the same x)
 same_frames() {
 	if [ -z "$reference" ]; then
 		skip "$1" "$reference_missing"
 		return
 	fi
 	perl "$reference" "$2" >"$tmpdir/theirs.svg" 2>"$tmpdir/err" &&
-		python3 tests/svg-frames.py "$tmpdir/theirs.svg" >"$tmpdir/theirs.frames" &&
-		python3 tests/svg-frames.py "$3" >"$tmpdir/ours.frames" ||
+		python3 tests/svg-frames.py ${4-} "$tmpdir/theirs.svg" >"$tmpdir/theirs.frames" &&
+		python3 tests/svg-frames.py ${4-} "$3" >"$tmpdir/ours.frames" ||
 		{ fail "$1"; diag_file "$tmpdir/err"; return; }
 	same_output "$1" "$tmpdir/theirs.frames" "$tmpdir/ours.frames"
 }
@@ -121,6 +122,26 @@ grep -q '<title>hot_loop (223,250,000 samples, 42.34%; -42.34%)</title>.*fill="r
 	grep -q '<title>cold_loop (.*fill="rgb(255,255,255)"' "$tmpdir/out" &&
 	pass "widths from the new counts, blue for less, red for more" ||
 	fail "widths from the new counts, blue for less, red for more"
+
+# Hundreds of callees too narrow to draw (under 0.1 px) between wide
+# ones, in name order, at two levels, some with callees of their own:
+# never drawn, they still push the wider ones along, as flamegraph.pl
+# places them.
+awk 'BEGIN {
+	print "main 7000"
+	print "main;a_wide 20000"
+	for (k = 0; k < 300; k++) printf "main;b%03d 1\n", k
+	print "main;c_wide;x_wide 15000"
+	for (k = 0; k < 200; k++) printf "main;c_wide;w%03d;deeper 1\n", k
+	for (k = 0; k < 200; k++) printf "main;c_wide;y%03d 1\n", k
+	print "main;c_wide;z_wide 9000"
+	print "main;d_mid 500"
+	for (k = 0; k < 100; k++) printf "main;e%03d;f 1\n", k
+	print "main;zz_wide 8000"
+}' >"$tmpdir/narrow.folded"
+profkit-flamegraph "$tmpdir/narrow.folded" >"$tmpdir/narrow.svg"
+same_frames "narrow callees, not drawn, push the wide ones to flamegraph.pl's places" \
+	"$tmpdir/narrow.folded" "$tmpdir/narrow.svg" --places
 
 profkit-flamegraph --from=folded $e/names.folded >"$tmpdir/names.svg"
 xml_ok "markup, bad UTF-8 and control characters in names stay well-formed" \

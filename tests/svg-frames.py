@@ -4,6 +4,7 @@
 showed of it:
 
     svg-frames.py FILE.svg               print "STACK WIDTH" per frame
+    ... --places                         "STACK X WIDTH": where each is
     svg-frames.py --shown FRAMES.json    the same of a browser's list
     ... --folded FILE.folded             check instead: every stack of
                                          the folded input is drawn, with
@@ -37,8 +38,9 @@ def frames_of_svg(path):
     return frames
 
 
-def stacks(frames):
-    """{stack: width}, the root's width, from frames with their places."""
+def stacks(frames, places=None):
+    """{stack: width}, the root's width, from frames with their places;
+    each stack's x in places when given."""
     ys = {min(f['y'] for f in frames), max(f['y'] for f in frames)}
     root = max((f for f in frames if f['y'] in ys), key=lambda f: f['width'])
     levels = sorted({f['y'] for f in frames},
@@ -57,6 +59,8 @@ def stacks(frames):
                 f['name']
             paths[id(f)] = path
             drawn[path] = drawn.get(path, 0) + f['width']
+            if places is not None:
+                places[path] = f['x']
     return drawn, root['width']
 
 
@@ -79,13 +83,18 @@ def main():
     ap.add_argument('--shown', action='store_true')
     ap.add_argument('--folded')
     ap.add_argument('--min-width', type=float, default=0.1)
+    ap.add_argument('--places', action='store_true')
     args = ap.parse_args()
     frames = json.load(open(args.file)) if args.shown else \
         frames_of_svg(args.file)
-    drawn, full = stacks(frames)
+    places = {}
+    drawn, full = stacks(frames, places)
     if not args.folded:
         for path in sorted(drawn):
-            print('%s %.1f' % (path, drawn[path]))
+            if args.places:
+                print('%s %.1f %.1f' % (path, places[path], drawn[path]))
+            else:
+                print('%s %.1f' % (path, drawn[path]))
         return 0
     want = expected(args.folded, full, args.min_width)
     bad = ['not drawn: %s (%.1f px)' % (k, w) for k, w in sorted(want.items())

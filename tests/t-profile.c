@@ -185,6 +185,8 @@ static void test_scales(void)
 	       "the longest value fits PK_VALUE_FORMAT_SIZE");
 	is_str(buf, "-9.223372036854775808", "INT64_MIN at scale 10^18");
 	is_int(pk_value_format(buf, sizeof(buf), 1, 3), PK_EUSAGE, "scale 3 is refused");
+	is_int(pk_value_format(buf, 4, -12345, 100), 7, "a short buffer: the whole length");
+	is_str(buf, "-12", "a short buffer: what fits, ended");
 	pk_profile_free(p);
 	pk_profile_free(q);
 }

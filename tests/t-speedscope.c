@@ -274,6 +274,38 @@ static void test_threads_in_time_order(void)
 	pk_profile_free(m.p);
 }
 
+/* Times out of order in their high and low bits, each time several
+ * times: sorted by time, equal times in input order (weights number
+ * the samples in input order). */
+static void test_many_in_time_order(void)
+{
+	enum { N = 3000, TIMES = 500, STEP = 7919 };
+	struct model m;
+	uint32_t a, loc;
+	json_t *root, *weights;
+	int warnings = 0, k, t, at = 0, in_order = 1;
+
+	model_init(&m);
+	pk_profile_add_sample_type(m.p, "samples", "count", "cpu-clock", PK_VALUE_COUNT);
+	pk_profile_add_sample_type(m.p, "cpu-clock", "nanoseconds", "cpu-clock", PK_VALUE_WEIGHT);
+	a = thread(&m, "app", 10, 10);
+	loc = location(m.p, 0x1, "one", 0, NULL, 0);
+	for (k = 0; k < N; k++)
+		add(&m, &loc, 1, a, (uint64_t)(k * STEP % TIMES) * 0x10000000001ULL + 1,
+		    1, k + 1);
+	root = convert(m.p, 0, &warnings);
+	weights = json_object_get(profile(root, 0), "weights");
+	is_int(json_array_size(weights), N, "many: a weight a sample");
+	for (t = 0; t < TIMES; t++)
+		for (k = 0; k < N; k++)
+			if (k * STEP % TIMES == t)
+				in_order &= json_integer_value(json_array_get(weights,
+						(size_t)at++)) == k + 1;
+	ok(in_order, "many: sorted by time, equal times in input order");
+	json_decref(root);
+	pk_profile_free(m.p);
+}
+
 static void test_back_to_back(void)
 {
 	struct model m;
@@ -333,6 +365,7 @@ int main(void)
 {
 	test_no_threads_inlined_frames();
 	test_threads_in_time_order();
+	test_many_in_time_order();
 	test_back_to_back();
 	test_empty_and_fractions();
 	return done_testing();

@@ -445,9 +445,10 @@ void pki_output_json(struct pki_json *j, struct pk_output *out)
 void pki_json_fixed(struct pki_json *j, int64_t value, int64_t scale)
 {
 	char num[PK_VALUE_FORMAT_SIZE];
+	int n = pk_value_format(num, sizeof(num), value, scale);
 
-	if (pk_value_format(num, sizeof(num), value, scale) > 0)
-		pki_json_literal(j, num);
+	if (n > 0)
+		pki_json_verbatim(j, num, (size_t)n);
 }
 
 static void *behind_main(void *arg)

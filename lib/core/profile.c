@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/idtab.h"
+#include "util/strbuf.h"
 #include "internal.h"
 
 #define STRING_CHUNK (256 * 1024)
@@ -510,27 +511,41 @@ int pk_profile_align_scales(struct pk_profile *a, size_t column_a,
 							  sa > sb ? sa : sb);
 }
 
+/*
+ * As snprintf(buf, size, ...) would: up to size - 1 bytes of text and a
+ * NUL, the length of all of it returned. Writers format a value a
+ * sample, so printf's format parsing is not paid each time.
+ */
 int pk_value_format(char *buf, size_t size, int64_t value, int64_t scale)
 {
 	int digits = scale_digits(scale);
 	/* the magnitude, INT64_MIN included */
 	uint64_t mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
-	const char *sign = value < 0 ? "-" : "";
-	uint64_t frac;
+	uint64_t frac = digits > 0 ? mag % (uint64_t)scale : 0;
+	char text[48], *end = text + sizeof(text), *s = end;
+	size_t len;
 
 	if (digits < 0)
 		return PK_EUSAGE;
-	if (!digits)
-		return snprintf(buf, size, "%lld", (long long)value);
-	frac = mag % (uint64_t)scale;
-	if (!frac)
-		return snprintf(buf, size, "%s%llu", sign,
-				(unsigned long long)(mag / (uint64_t)scale));
-	for (; frac % 10 == 0; frac /= 10)
-		digits--;	/* no trailing zeros */
-	return snprintf(buf, size, "%s%llu.%0*llu", sign,
-			(unsigned long long)(mag / (uint64_t)scale), digits,
-			(unsigned long long)frac);
+	if (frac) {
+		for (; frac % 10 == 0; frac /= 10)
+			digits--;	/* no trailing zeros */
+		s = pki_decimal(s, frac);
+		while (end - s < digits)
+			*--s = '0';
+		*--s = '.';
+	}
+	s = pki_decimal(s, mag / (uint64_t)scale);
+	if (value < 0)
+		*--s = '-';
+	len = (size_t)(end - s);
+	if (size) {
+		size_t n = len < size ? len : size - 1;
+
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+	}
+	return (int)len;
 }
 
 char *pki_scaled_unit(const char *unit, int64_t scale)
@@ -1385,10 +1400,61 @@ static int compare_timed(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Times are sorted by digits of this many bits, the lowest first. */
+#define TIME_DIGIT_BITS 11
+#define TIME_DIGITS ((64 + TIME_DIGIT_BITS - 1) / TIME_DIGIT_BITS)
+
+static size_t time_digit(uint64_t time, unsigned d)
+{
+	return (size_t)(time >> (d * TIME_DIGIT_BITS)) &
+	       ((1u << TIME_DIGIT_BITS) - 1);
+}
+
+/*
+ * A stable sort of t by time (a least significant digit radix sort),
+ * through tmp of as many elements; only the digits of the bits set in
+ * varying differ between times. Returns which of the two holds the result.
+ */
+static struct timed_index *radix_sort_timed(struct timed_index *t,
+					    struct timed_index *tmp, size_t n,
+					    uint64_t varying,
+					    size_t (*counts)[1u << TIME_DIGIT_BITS])
+{
+	unsigned d, ndigits = 0;
+	size_t i, b, sum;
+
+	while (ndigits < TIME_DIGITS && varying >> (ndigits * TIME_DIGIT_BITS))
+		ndigits++;
+	memset(counts, 0, ndigits * sizeof(*counts));
+	for (i = 0; i < n; i++)
+		for (d = 0; d < ndigits; d++)
+			counts[d][time_digit(t[i].time, d)]++;
+	for (d = 0; d < ndigits; d++) {
+		struct timed_index *swap;
+
+		if (!time_digit(varying, d))
+			continue;	/* one digit for all: nothing moves */
+		for (b = 0, sum = 0; b < PK_ARRAY_SIZE(counts[d]); b++) {
+			size_t c = counts[d][b];
+
+			counts[d][b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[counts[d][time_digit(t[i].time, d)]++] = t[i];
+		swap = t;
+		t = tmp;
+		tmp = swap;
+	}
+	return t;
+}
+
 int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
 {
-	struct timed_index *t;
-	size_t i;
+	struct timed_index *t, *sorted;
+	size_t (*counts)[1u << TIME_DIGIT_BITS];
+	size_t i, ascending = 1;
+	uint64_t varying = 0;
 
 	for (i = 1; i < n; i++)
 		if (pk_profile_sample(p, idx[i])->time <
@@ -1396,17 +1462,31 @@ int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
 			break;
 	if (i >= n)
 		return 0;
-	t = malloc(n * sizeof(*t));
-	if (!t)
+	t = malloc(2 * n * sizeof(*t));
+	counts = malloc(TIME_DIGITS * sizeof(*counts));
+	if (!t || !counts) {
+		free(t);
+		free(counts);
 		return PK_ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		t[i].time = pk_profile_sample(p, idx[i])->time;
 		t[i].index = idx[i];
+		ascending &= !i || idx[i] > idx[i - 1];
+		varying |= t[i].time ^ t[0].time;
 	}
-	qsort(t, n, sizeof(*t), compare_timed);
+	/* a stable sort keeps equal times in index order when the indexes
+	 * come in that order; else they are compared too */
+	if (ascending) {
+		sorted = radix_sort_timed(t, t + n, n, varying, counts);
+	} else {
+		qsort(t, n, sizeof(*t), compare_timed);
+		sorted = t;
+	}
 	for (i = 0; i < n; i++)
-		idx[i] = t[i].index;
+		idx[i] = sorted[i].index;
 	free(t);
+	free(counts);
 	return 0;
 }
 

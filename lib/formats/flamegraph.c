@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "registry.h"
-#include "util/idtab.h"
 #include "core/internal.h"
 #include "core/names.h"
 #include "transforms/fold.h"
@@ -155,12 +154,37 @@ struct fg_node {
 	uint32_t blocked : 1;	/* wall time: off-CPU intervals reach it */
 	int64_t total;		/* value of the frame and its callees */
 	int64_t delta;		/* differential: new - base of stacks ending here */
+	int64_t narrow;		/* value of its callees too narrow to build */
+	int64_t before;		/* value of the narrow callees of its caller
+				   named before it, since the one before */
 };
 
-/* The path a stack took last, by stack id. */
-struct fg_memo {
-	uint32_t root;		/* root frame name, UINT32_MAX for none */
-	uint32_t leaf;		/* 0 until the stack is seen */
+/*
+ * A sample on its way up the tree: the name of its next frame, and
+ * where in its stack that name came from, to find the one after.
+ */
+struct fg_item {
+	const uint32_t *locs;	/* the stack, leaf first */
+	uint32_t level;		/* locations left, the current one included */
+	uint32_t name_at;	/* the current location's next name */
+	uint32_t next;		/* the next frame's name; 0: the stack ended */
+	uint32_t kernel : 1;	/* the next frame is in the kernel */
+	uint32_t blocked : 1;	/* wall time: an off-CPU interval */
+	int64_t value, delta;
+};
+
+/* The callee of one name while a frame's samples are split. */
+struct fg_group {
+	uint32_t at;		/* its samples: counted, then placed */
+	uint32_t node;		/* 0 when too narrow to build */
+	uint32_t kernel : 1, ran : 1, blocked : 1;	/* as in fg_node */
+	int64_t total;
+};
+
+/* A frame whose samples are still to be split among its callees. */
+struct fg_span {
+	uint32_t node;
+	uint32_t begin, end;	/* its samples in fg->items */
 };
 
 /* A callee of a drawn frame, for laying callees out in name order. */
@@ -190,15 +214,22 @@ struct flamegraph {
 	struct pki_thread_keys thread_keys;
 
 	struct pk_profile *names;	/* frame names, interned */
-	uint32_t *loc_first;	/* per location: first of its names ... */
+	/* per location, named when first reached: its names ... */
+	uint32_t *loc_first, *loc_end;	/* (loc_end 0: not yet) */
 	uint32_t *loc_names;	/* ... here, outermost first */
 	unsigned char *loc_kernel;
 	size_t nloc_names, loc_names_cap;
 
 	struct fg_node *nodes;	/* [0] unused, [FG_ROOT] is "all" */
 	size_t nnodes, nodes_cap;
-	struct pk_idtab children;	/* (parent, name) -> node */
-	struct fg_memo *memo;
+	struct fg_item *items, *scratch;	/* the samples, grouped by path */
+	size_t nitems;
+	struct fg_span *spans;	/* frames to split, a stack */
+	struct fg_group *groups;	/* by name id */
+	size_t groups_cap;
+	uint32_t *names_seen;	/* the callees' names, in the order met */
+	struct fg_callee *built;	/* the callees built, by name */
+	size_t built_cap;
 	int64_t max_delta;
 	struct fg_callee *callees;	/* by parent, then name */
 	size_t ncallees;
@@ -212,28 +243,12 @@ struct flamegraph {
 	struct pk_strbuf buf, name;
 };
 
-struct child_key {
-	uint32_t parent, name;
-};
-
-static uint64_t child_hash(uint32_t parent, uint32_t name)
-{
-	return pki_hash_u64(((uint64_t)parent << 32) | name);
-}
-
-static int child_matches(const void *owner, uint32_t id, const void *key)
-{
-	const struct flamegraph *fg = owner;
-	const struct child_key *k = key;
-
-	return fg->nodes[id].parent == k->parent && fg->nodes[id].name == k->name;
-}
-
 static int over_memory_limit(const struct flamegraph *fg)
 {
 	uint64_t limit = pk_context_max_memory(fg->ctx);
 	uint64_t bytes = (uint64_t)fg->nodes_cap * sizeof(*fg->nodes) +
-			 pki_idtab_bytes(&fg->children) +
+			 2 * (uint64_t)fg->nitems * sizeof(*fg->items) +
+			 (uint64_t)fg->groups_cap * sizeof(*fg->groups) +
 			 pk_profile_memory(fg->names);
 
 	return limit && bytes > limit;
@@ -257,24 +272,6 @@ static uint32_t add_node(struct flamegraph *fg, uint32_t parent,
 	return (uint32_t)fg->nnodes++;
 }
 
-/* The callee of parent with this name, made when new; 0 on failure. */
-static uint32_t child_of(struct flamegraph *fg, uint32_t parent,
-			 uint32_t name)
-{
-	struct child_key key = { parent, name };
-	uint64_t hash = child_hash(parent, name);
-	size_t slot;
-	uint32_t id;
-
-	id = pki_idtab_find(&fg->children, hash, child_matches, fg, &key, &slot);
-	if (id)
-		return id;
-	id = add_node(fg, parent, name);
-	if (!id || pki_idtab_insert(&fg->children, slot, hash, id) < 0)
-		return 0;
-	return id;
-}
-
 /* ---- frame names ---- */
 
 static int mod_is_kernel(const char *mod)
@@ -286,9 +283,15 @@ static int mod_is_kernel(const char *mod)
 	       !strstr(mod, "unknown");
 }
 
+/* A name's id, with room for it in fg->groups; 0 on failure. */
 static uint32_t intern_name(struct flamegraph *fg, const char *s, size_t n)
 {
-	return pk_profile_intern(fg->names, s, n);
+	uint32_t id = pk_profile_intern(fg->names, s, n);
+
+	if (id && pki_grow_zeroed(&fg->groups, &fg->groups_cap, (size_t)id + 1,
+				  sizeof(*fg->groups)) < 0)
+		return 0;
+	return id;
 }
 
 /* A frame without a symbol is named after its mapping, as in folded. */
@@ -314,44 +317,50 @@ static int add_loc_name(struct flamegraph *fg, uint32_t name)
 	return 0;
 }
 
-/* Name every location's frames once, outermost inline frame first. */
-static int name_locations(struct flamegraph *fg)
+/*
+ * Name a location's frames, outermost inline frame first, when a sample
+ * first reaches it: the million leaves of a million thin stacks never
+ * are, as their callers are too narrow to split.
+ */
+static int name_location(struct flamegraph *fg, uint32_t id)
 {
 	const struct pk_profile *p = fg->p;
-	size_t nloc = pk_profile_location_count(p), id;
+	const struct pk_location *loc = pk_profile_location(p, id);
+	const struct pk_mapping *m = pk_profile_mapping(p, loc->mapping);
+	const struct pk_line *lines = pk_profile_location_lines(p, loc);
+	const char *mod = m ? pk_profile_string(p, m->file) : "";
+	size_t j;
 
-	fg->loc_first = malloc((nloc + 2) * sizeof(*fg->loc_first));
-	fg->loc_kernel = calloc(nloc + 1, 1);
-	if (!fg->loc_first || !fg->loc_kernel)
-		return -1;
-	for (id = 1; id <= nloc; id++) {
-		const struct pk_location *loc = pk_profile_location(p, (uint32_t)id);
-		const struct pk_mapping *m = pk_profile_mapping(p, loc->mapping);
-		const struct pk_line *lines = pk_profile_location_lines(p, loc);
-		const char *mod = m ? pk_profile_string(p, m->file) : "";
-		size_t j;
+	fg->loc_first[id] = (uint32_t)fg->nloc_names;
+	fg->loc_kernel[id] = (unsigned char)mod_is_kernel(mod);
+	for (j = loc->nlines; j-- > 0;) {
+		const struct pk_function *fn =
+			pk_profile_function(p, lines[j].function);
+		const char *name = fn ? pk_profile_string(p, fn->name) : "";
+		uint32_t nid;
 
-		fg->loc_first[id] = (uint32_t)fg->nloc_names;
-		fg->loc_kernel[id] = (unsigned char)mod_is_kernel(mod);
-		for (j = loc->nlines; j-- > 0;) {
-			const struct pk_function *fn =
-				pk_profile_function(p, lines[j].function);
-			const char *name = fn ? pk_profile_string(p, fn->name) : "";
-			uint32_t nid;
-
-			if (pki_is_unknown_function(name))
-				nid = unknown_name(fg, mod, loc->address);
-			else
-				nid = intern_name(fg, name, strlen(name));
-			if (add_loc_name(fg, nid))
-				return -1;
-		}
-		if (!loc->nlines &&
-		    add_loc_name(fg, unknown_name(fg, mod, loc->address)))
+		if (pki_is_unknown_function(name))
+			nid = unknown_name(fg, mod, loc->address);
+		else
+			nid = intern_name(fg, name, strlen(name));
+		if (add_loc_name(fg, nid))
 			return -1;
 	}
-	fg->loc_first[nloc + 1] = (uint32_t)fg->nloc_names;
+	if (!loc->nlines &&
+	    add_loc_name(fg, unknown_name(fg, mod, loc->address)))
+		return -1;
+	fg->loc_end[id] = (uint32_t)fg->nloc_names;
 	return 0;
+}
+
+static int start_naming(struct flamegraph *fg)
+{
+	size_t nloc = pk_profile_location_count(fg->p);
+
+	fg->loc_first = malloc((nloc + 1) * sizeof(*fg->loc_first));
+	fg->loc_end = calloc(nloc + 1, sizeof(*fg->loc_end));
+	fg->loc_kernel = calloc(nloc + 1, 1);
+	return fg->loc_first && fg->loc_end && fg->loc_kernel ? 0 : -1;
 }
 
 /*
@@ -379,6 +388,15 @@ static uint32_t root_name(struct flamegraph *fg, uint32_t labels)
 
 /* ---- building the tree ---- */
 
+/*
+ * The tree is built from the root up, as a radix sort groups: the samples
+ * of a frame are split by the name of their next frame, one callee for
+ * each name, and only callees wide enough to be drawn are split in turn.
+ * A million distinct stacks make a million thin branches no one can see;
+ * they are never built, and each sample is touched once for each drawn
+ * frame on its path, without a lookup.
+ */
+
 static int add_value(int64_t *sum, int64_t v)
 {
 	if (v > INT64_MAX - *sum)
@@ -398,66 +416,113 @@ static void add_delta(int64_t *sum, int64_t d)
 		*sum += d;
 }
 
-/*
- * Add one sample along its path, root first; 1 when it has no frames.
- * The samples of one stack in many threads take the same path: the
- * second time it is walked up from the remembered leaf, without lookups.
- */
-static int add_path(struct flamegraph *fg, const struct pk_sample *s,
-		    int64_t value, int64_t delta, int blocked)
+static double width_of(const struct flamegraph *fg, int64_t value)
 {
-	uint32_t node = FG_ROOT, name = root_name(fg, s->labels);
-	struct fg_memo *memo = &fg->memo[s->stack];
-	const uint32_t *stack;
-	size_t depth, i, j;
+	return (double)value * fg->px_per_value;
+}
 
-	if (!name)
-		return PK_ENOMEM;
-	stack = pk_profile_stack(fg->p, s->stack, &depth);
-	if (name == UINT32_MAX && !depth)
-		return 1;	/* as folded: nothing to draw */
-	if (add_value(&fg->nodes[FG_ROOT].total, value))
-		return PK_EINPUT;
-	if (!(memo->leaf && memo->root == name)) {
-		if (name != UINT32_MAX && !(node = child_of(fg, node, name)))
-			return PK_ENOMEM;
-		for (i = depth; i-- > 0;) {
-			uint32_t loc = stack[i];
+static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
+{
+	return width_of(fg, n->total);
+}
 
-			for (j = fg->loc_first[loc]; j < fg->loc_first[loc + 1]; j++) {
-				node = child_of(fg, node, fg->loc_names[j]);
-				if (!node)
-					return PK_ENOMEM;
-				if (fg->loc_kernel[loc])
-					fg->nodes[node].kernel = 1;
-			}
-		}
-		memo->root = name;
-		memo->leaf = node;
-	}
-	add_delta(&fg->nodes[memo->leaf].delta, delta);
-	for (node = memo->leaf; node != FG_ROOT; node = fg->nodes[node].parent) {
-		fg->nodes[node].total += value;
-		fg->nodes[node].blocked |= blocked;
-		fg->nodes[node].ran |= !blocked;
-	}
+/*
+ * Whether a frame of this value is built and its callees split: not when
+ * it is too narrow to be drawn, as its callees are narrower still; but in
+ * a differential graph always, since the largest change of any stack
+ * (one that vanished, say) scales the colours.
+ */
+static int worth_building(const struct flamegraph *fg, int64_t total)
+{
+	return fg->base_column >= 0 || width_of(fg, total) >= FG_MIN_WIDTH;
+}
+
+/* Names bytewise (perl's sort), as flamegraph.pl orders callees. */
+static int compare_names(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+/* By parent, then name. */
+static int compare_callees(const void *a, const void *b)
+{
+	const struct fg_callee *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return compare_names(x->name, x->len, y->name, y->len);
+}
+
+/* Enter the item's current location, at its first name. */
+static int enter_location(struct flamegraph *fg, struct fg_item *it)
+{
+	uint32_t loc = it->locs[it->level - 1];
+
+	if (!fg->loc_end[loc] && name_location(fg, loc))
+		return -1;
+	it->name_at = fg->loc_first[loc];
 	return 0;
 }
 
-static int build_tree(struct flamegraph *fg)
+/* Move on to the item's next frame, outermost inline frame first. */
+static int next_frame(struct flamegraph *fg, struct fg_item *it)
+{
+	while (it->level) {
+		uint32_t loc = it->locs[it->level - 1];
+
+		if (it->name_at < fg->loc_end[loc]) {
+			it->next = fg->loc_names[it->name_at++];
+			it->kernel = fg->loc_kernel[loc];
+			return 0;
+		}
+		if (--it->level && enter_location(fg, it))
+			return -1;
+	}
+	it->next = 0;
+	it->kernel = 0;
+	return 0;
+}
+
+/* A sample's item, at its first frame; 1 when it has no frames. */
+static int add_item(struct flamegraph *fg, const struct pk_sample *s,
+		    int64_t value, int64_t delta, int blocked)
+{
+	uint32_t root = root_name(fg, s->labels);
+	struct fg_item *it;
+	const uint32_t *locs;
+	size_t depth;
+
+	if (!root)
+		return PK_ENOMEM;
+	locs = pk_profile_stack(fg->p, s->stack, &depth);
+	if (root == UINT32_MAX && !depth)
+		return 1;	/* as folded: nothing to draw */
+	if (add_value(&fg->nodes[FG_ROOT].total, value))
+		return PK_EINPUT;
+	it = &fg->items[fg->nitems++];
+	it->locs = locs;
+	it->level = (uint32_t)depth;
+	it->blocked = blocked != 0;
+	it->value = value;
+	it->delta = delta;
+	if (depth && enter_location(fg, it))
+		return PK_ENOMEM;
+	if (root == UINT32_MAX)
+		return next_frame(fg, it) ? PK_ENOMEM : 0;
+	it->next = root;
+	it->kernel = 0;
+	return 0;
+}
+
+/* One item for each sample with a value, summed into the root. */
+static int add_items(struct flamegraph *fg)
 {
 	size_t n = pk_profile_sample_count(fg->p), i;
 	unsigned long negative = 0;
 	int rc;
 
-	fg->memo = calloc(pk_profile_stack_count(fg->p) + 1, sizeof(*fg->memo));
-	if (!fg->memo ||
-	    pki_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
-		return PK_ENOMEM;
-	memset(&fg->nodes[0], 0, sizeof(fg->nodes[0]));
-	fg->nnodes = 1;
-	if (add_node(fg, 0, intern_name(fg, "all", 3)) != FG_ROOT)
-		return PK_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const int64_t *v = pk_profile_sample_values(fg->p, i);
 		int64_t value, base;
@@ -478,7 +543,7 @@ static int build_tree(struct flamegraph *fg)
 		if (!value && !base)
 			continue;
 		/* deltas are bounded: both sides are in 0..INT64_MAX */
-		rc = add_path(fg, pk_profile_sample(fg->p, i), value, value - base,
+		rc = add_item(fg, pk_profile_sample(fg->p, i), value, value - base,
 			      fg->interval_column >= 0 && v[fg->interval_column] > 0);
 		if (rc == PK_EINPUT)
 			return pk_error_set(fg->ctx, PK_EINPUT,
@@ -486,6 +551,183 @@ static int build_tree(struct flamegraph *fg)
 					    "2^63");
 		if (rc < 0)
 			return PK_ENOMEM;
+	}
+	if (negative)
+		pk_warn(fg->ctx, "flamegraph: %lu samples with negative values "
+			"left out", negative);
+	return 0;
+}
+
+/* The callees built, of those named before name. */
+static size_t built_below(const struct flamegraph *fg, size_t nbuilt,
+			  const char *name, size_t len)
+{
+	size_t lo = 0, hi = nbuilt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fg_callee *c = &fg->built[mid];
+
+		if (compare_names(c->name, c->len, name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Build the callees of a frame wide enough to draw. The value of the
+ * narrow ones is all that is kept of them: in total, for the frame's own
+ * value, and between the built ones in name order, where they push the
+ * next one along, so each drawn frame sits where the whole tree puts it.
+ */
+static int build_callees(struct flamegraph *fg, uint32_t parent,
+			 uint32_t nseen)
+{
+	size_t nbuilt = 0, k;
+
+	if (pki_grow(&fg->built, &fg->built_cap, nseen, sizeof(*fg->built)) < 0)
+		return PK_ENOMEM;
+	for (k = 0; k < nseen; k++) {
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		struct fg_node *n;
+
+		g->node = 0;
+		if (!worth_building(fg, g->total))
+			continue;
+		g->node = add_node(fg, parent, fg->names_seen[k]);
+		if (!g->node)
+			return PK_ENOMEM;
+		n = &fg->nodes[g->node];
+		n->total = g->total;
+		n->kernel = g->kernel;
+		n->ran = g->ran;
+		n->blocked = g->blocked;
+		fg->built[nbuilt++] = (struct fg_callee){
+			parent, g->node, pk_profile_string(fg->names, n->name),
+			pk_profile_string_len(fg->names, n->name)
+		};
+	}
+	if (nbuilt == nseen)
+		return 0;
+	qsort(fg->built, nbuilt, sizeof(*fg->built), compare_callees);
+	for (k = 0; k < nseen; k++) {
+		const struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		size_t next;
+
+		if (g->node)
+			continue;
+		fg->nodes[parent].narrow += g->total;
+		next = built_below(fg, nbuilt,
+				   pk_profile_string(fg->names, fg->names_seen[k]),
+				   pk_profile_string_len(fg->names, fg->names_seen[k]));
+		if (next < nbuilt)
+			fg->nodes[fg->built[next].id].before += g->total;
+	}
+	return 0;
+}
+
+/*
+ * Split the samples of a frame among its callees: one group for each
+ * next frame's name, its samples placed together; those that end here
+ * give the frame its change. The callees built go on the stack, to be
+ * split in turn.
+ */
+static int split(struct flamegraph *fg, const struct fg_span *span,
+		 size_t *nspans)
+{
+	struct fg_item *items = fg->items;
+	uint32_t nseen = 0, ended = 0, at, i, k;
+	int rc;
+
+	for (i = span->begin; i < span->end; i++) {
+		uint32_t name = items[i].next;
+
+		if (!name)
+			ended++;
+		else if (!fg->groups[name].at++)
+			fg->names_seen[nseen++] = name;
+	}
+	at = span->begin + ended;
+	for (k = 0; k < nseen; k++) {
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		uint32_t count = g->at;
+
+		g->at = at;
+		at += count;
+	}
+	at = span->begin;
+	for (i = span->begin; i < span->end; i++) {
+		const struct fg_item *it = &items[i];
+		struct fg_group *g;
+
+		if (!it->next) {
+			add_delta(&fg->nodes[span->node].delta, it->delta);
+			fg->scratch[at++] = *it;
+			continue;
+		}
+		g = &fg->groups[it->next];
+		g->total += it->value;	/* at most the root's total */
+		g->kernel |= it->kernel;
+		g->blocked |= it->blocked;
+		g->ran |= !it->blocked;
+		fg->scratch[g->at++] = *it;
+	}
+	memcpy(items + span->begin, fg->scratch + span->begin,
+	       (span->end - span->begin) * sizeof(*items));
+	rc = build_callees(fg, span->node, nseen);
+	if (rc)
+		return rc;
+	for (k = 0; k < nseen; k++) {
+		struct fg_group *g = &fg->groups[fg->names_seen[k]];
+		uint32_t node = g->node, end = g->at;
+
+		memset(g, 0, sizeof(*g));
+		if (node) {
+			/* naming the new frames may move fg->groups */
+			for (i = at; i < end; i++)
+				if (next_frame(fg, &items[i]))
+					return PK_ENOMEM;
+			fg->spans[(*nspans)++] = (struct fg_span){ node, at, end };
+		}
+		at = end;
+	}
+	return 0;
+}
+
+static int build_tree(struct flamegraph *fg)
+{
+	size_t n = pk_profile_sample_count(fg->p), nspans = 0;
+	int rc;
+
+	if (pki_grow(&fg->nodes, &fg->nodes_cap, 1, sizeof(*fg->nodes)) < 0)
+		return PK_ENOMEM;
+	memset(&fg->nodes[0], 0, sizeof(fg->nodes[0]));
+	fg->nnodes = 1;
+	if (add_node(fg, 0, intern_name(fg, "all", 3)) != FG_ROOT)
+		return PK_ENOMEM;
+	fg->items = malloc((n ? n : 1) * sizeof(*fg->items));
+	fg->scratch = malloc((n ? n : 1) * sizeof(*fg->scratch));
+	fg->spans = malloc((n ? n : 1) * sizeof(*fg->spans));
+	fg->names_seen = malloc((n ? n : 1) * sizeof(*fg->names_seen));
+	if (!fg->items || !fg->scratch || !fg->spans || !fg->names_seen)
+		return PK_ENOMEM;
+	rc = add_items(fg);
+	if (rc)
+		return rc;
+	if (fg->nodes[FG_ROOT].total <= 0)
+		return pk_error_set(fg->ctx, PK_EINPUT,
+				    "flamegraph: no samples with a value to draw");
+	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
+			   (double)fg->nodes[FG_ROOT].total;
+	fg->spans[nspans++] = (struct fg_span){ FG_ROOT, 0, (uint32_t)fg->nitems };
+	while (nspans) {
+		struct fg_span span = fg->spans[--nspans];
+
+		rc = split(fg, &span, &nspans);
+		if (rc)
+			return rc;
 		if (over_memory_limit(fg))
 			return pk_error_set(fg->ctx, PK_ENOMEM,
 					    "flamegraph: the call tree of %zu "
@@ -494,18 +736,10 @@ static int build_tree(struct flamegraph *fg)
 					    fg->nnodes, (unsigned long long)
 					    (pk_context_max_memory(fg->ctx) >> 20));
 	}
-	if (negative)
-		pk_warn(fg->ctx, "flamegraph: %lu samples with negative values "
-			"left out", negative);
 	return 0;
 }
 
 /* ---- callees in name order ---- */
-
-static double frame_width(const struct flamegraph *fg, const struct fg_node *n)
-{
-	return (double)n->total * fg->px_per_value;
-}
 
 /* Wide enough, and no deeper than the frames of a pixel or more reach. */
 static int drawn(const struct flamegraph *fg, const struct fg_node *n)
@@ -513,22 +747,10 @@ static int drawn(const struct flamegraph *fg, const struct fg_node *n)
 	return frame_width(fg, n) >= FG_MIN_WIDTH && n->depth <= fg->maxdepth;
 }
 
-/* By parent, then name bytewise (perl's sort), as flamegraph.pl. */
-static int compare_callees(const void *a, const void *b)
-{
-	const struct fg_callee *x = a, *y = b;
-	int c;
-
-	if (x->parent != y->parent)
-		return x->parent < y->parent ? -1 : 1;
-	c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 /*
- * Sort the callees of every drawn frame. Those too narrow to draw are
- * kept: they still take their (tiny) place among their siblings. The
- * rest of a big tree is never sorted.
+ * Sort the callees built of every drawn frame (those too narrow to draw
+ * are not built, but for a differential graph's). The rest of a big tree
+ * is never sorted.
  */
 static int sort_callees(struct flamegraph *fg)
 {
@@ -1075,7 +1297,7 @@ static int write_frames(struct flamegraph *fg, struct pk_output *out)
 	while (ntodo && !rc) {
 		struct pending at = todo[--ntodo];
 		const struct fg_node *n = &fg->nodes[at.id];
-		int64_t start = at.start + n->total;
+		int64_t start = at.start + n->total - n->narrow;
 		size_t first = ntodo, begin = first_callee(fg, at.id), end, i, j;
 
 		rc = write_frame(fg, at.id, at.start, out);
@@ -1085,6 +1307,7 @@ static int write_frames(struct flamegraph *fg, struct pk_output *out)
 		for (i = begin; i < end; i++) {
 			const struct fg_node *c = &fg->nodes[fg->callees[i].id];
 
+			start += c->before;
 			if (drawn(fg, c))
 				todo[ntodo++] = (struct pending){ fg->callees[i].id, start };
 			start += c->total;
@@ -1113,8 +1336,6 @@ static void measure(struct flamegraph *fg)
 	unsigned deepest = 0;	/* of the frames flamegraph.pl draws */
 	size_t cut = 0, i;
 
-	fg->px_per_value = (double)(fg->width - 2 * FG_XPAD) /
-			   (double)fg->nodes[FG_ROOT].total;
 	fg->maxdepth = 0;
 	fg->max_delta = 1;
 	for (i = FG_ROOT; i < fg->nnodes; i++) {
@@ -1151,15 +1372,12 @@ static int render(struct flamegraph *fg, struct pk_output *out)
 	int rc;
 
 	fg->names = pk_profile_new(0);
-	if (!fg->names || name_locations(fg))
+	if (!fg->names || start_naming(fg))
 		return PK_ENOMEM;
 	pki_thread_keys(fg->p, &fg->thread_keys);
 	rc = build_tree(fg);
 	if (rc)
 		return rc;
-	if (fg->nodes[FG_ROOT].total <= 0)
-		return pk_error_set(fg->ctx, PK_EINPUT,
-				    "flamegraph: no samples with a value to draw");
 	measure(fg);
 	rc = sort_callees(fg);
 	if (rc)
@@ -1261,11 +1479,16 @@ static int flamegraph_write(struct pk_context *ctx, const struct pk_profile *p,
 	if (rc && pk_context_error(ctx)->code)
 		rc = pk_context_error(ctx)->code;
 	pk_profile_free(fg.names);
-	pki_idtab_release(&fg.children);
 	free(fg.nodes);
 	free(fg.callees);
-	free(fg.memo);
+	free(fg.items);
+	free(fg.scratch);
+	free(fg.spans);
+	free(fg.groups);
+	free(fg.names_seen);
+	free(fg.built);
 	free(fg.loc_first);
+	free(fg.loc_end);
 	free(fg.loc_names);
 	free(fg.loc_kernel);
 	free(fg.buf.s);

@@ -154,21 +154,11 @@ void pki_json_cstring(struct pki_json *j, const char *s)
 	pki_json_string(j, s, strlen(s));
 }
 
-/* The decimal digits of u, written backwards from end; returns the first. */
-static char *decimal(char *end, uint64_t u)
-{
-	do {
-		*--end = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	return end;
-}
-
 void pki_json_int(struct pki_json *j, int64_t v)
 {
 	char num[24], *end = num + sizeof(num);
 	/* the magnitude, INT64_MIN included */
-	char *s = decimal(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	char *s = pki_decimal(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 
 	if (v < 0)
 		*--s = '-';
@@ -178,7 +168,7 @@ void pki_json_int(struct pki_json *j, int64_t v)
 void pki_json_uint(struct pki_json *j, uint64_t v)
 {
 	char num[24], *end = num + sizeof(num);
-	char *s = decimal(end, v);
+	char *s = pki_decimal(end, v);
 
 	value(j, s, (size_t)(end - s));
 }
@@ -228,6 +218,16 @@ void pki_json_double(struct pki_json *j, double v, int digits)
 void pki_json_literal(struct pki_json *j, const char *text)
 {
 	value(j, text, strlen(text));
+}
+
+void pki_json_verbatim(struct pki_json *j, const char *s, size_t n)
+{
+	value(j, s, n);
+}
+
+void pki_json_flush(struct pki_json *j)
+{
+	hand_over(j);
 }
 
 void pki_json_raw(struct pki_json *j, const char *s, size_t n)

@@ -86,6 +86,15 @@ void pki_json_double(struct pki_json *j, double v, int digits);
 /* A value written as given: null, true, a number formatted elsewhere. */
 void pki_json_literal(struct pki_json *j, const char *text);
 
+/*
+ * A value of n bytes already written as JSON (an array another pki_json
+ * made once, to repeat it): put as it is, with the comma before it.
+ */
+void pki_json_verbatim(struct pki_json *j, const char *s, size_t n);
+
+/* Hand what the buffer holds to flush now, not at a chunk's end. */
+void pki_json_flush(struct pki_json *j);
+
 /* n bytes as they are, outside the writer's structure (its commas). */
 void pki_json_raw(struct pki_json *j, const char *s, size_t n);
 

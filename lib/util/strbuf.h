@@ -32,6 +32,20 @@ static inline int pki_strbuf_add(struct pk_strbuf *b, const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The decimal digits of u, written backwards so that the last ends just
+ * before end (room for 20 is enough); returns where the first is. As
+ * printf's "%llu", without its format parsing.
+ */
+static inline char *pki_decimal(char *end, unsigned long long u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
 /* Append the C string s. Returns 0, or -1 when out of memory. */
 int pki_strbuf_adds(struct pk_strbuf *b, const char *s);
 

@@ -266,6 +266,96 @@ static int push_callchain(struct pd_model *mo, const struct pd_sample *s,
 	return 0;
 }
 
+/*
+ * A thread repeats a few callchains thousands of times: the stack a whole
+ * chain made is remembered, by its bytes and address space, while the
+ * machine's maps stay as they were (as push_frame's frames are).
+ */
+#define CHAIN_MEMO_SIZE 4096
+/* The remembered chains' bytes start over past this. */
+#define CHAIN_BYTES_MAX (4u << 20)
+
+struct pd_chain_memo {
+	uint64_t generation;	/* the machine's when made, 0: empty */
+	uint64_t hash;
+	int64_t space;
+	size_t at, len;		/* of its bytes in chain_bytes */
+	uint32_t stack;
+};
+
+/*
+ * A callchain's hash: each entry's multiply is apart from the others, so
+ * a long chain is not hashed one multiply's latency an entry (collisions
+ * only cost a chain made again: chain_is compares the bytes).
+ */
+static uint64_t chain_hash(const unsigned char *chain, size_t len,
+			   int64_t space)
+{
+	uint64_t h = (uint64_t)space, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, chain + i, 8);
+		h = ((h << 23) | (h >> 41)) + w * 0x9e3779b97f4a7c15ULL;
+	}
+	return pki_hash_u64(h ^ len);
+}
+
+static int chain_is(const struct pd_model *mo, const struct pd_chain_memo *c,
+		    uint64_t generation, uint64_t hash, int64_t space,
+		    const unsigned char *chain, size_t len)
+{
+	return c->generation == generation && c->hash == hash &&
+	       c->space == space && c->len == len &&
+	       memcmp(mo->chain_bytes + c->at, chain, len) == 0;
+}
+
+static void remember_chain(struct pd_model *mo, struct pd_chain_memo *c,
+			   uint64_t generation, uint64_t hash, int64_t space,
+			   const unsigned char *chain, size_t len,
+			   uint32_t stack)
+{
+	if (mo->chain_bytes_len + len > CHAIN_BYTES_MAX) {
+		/* forget them all rather than let the bytes grow */
+		memset(mo->chains, 0, CHAIN_MEMO_SIZE * sizeof(*mo->chains));
+		mo->chain_bytes_len = 0;
+	}
+	if (pki_grow(&mo->chain_bytes, &mo->chain_bytes_cap,
+		     mo->chain_bytes_len + len, 1) < 0)
+		return;	/* not remembered: made again next time */
+	memcpy(mo->chain_bytes + mo->chain_bytes_len, chain, len);
+	*c = (struct pd_chain_memo){ generation, hash, space,
+				     mo->chain_bytes_len, len, stack };
+	mo->chain_bytes_len += len;
+}
+
+/* The stack of a sample's callchain (all of it), into *stack. */
+static int chain_stack(struct pd_model *mo, const struct pd_sample *s,
+		       const struct pd_thread *t, uint32_t *stack)
+{
+	uint64_t generation = mo->st->m.generation + 1;
+	const unsigned char *chain = s->callchain;
+	size_t len = (size_t)s->nr_callchain * 8, n = 0;
+	int64_t space = pd_space_key(t);
+	uint64_t hash = chain_hash(chain, len, space);
+	struct pd_chain_memo *c;
+	int has_user = 0, rc;
+
+	if (!mo->chains &&
+	    !(mo->chains = calloc(CHAIN_MEMO_SIZE, sizeof(*mo->chains))))
+		return nomem(mo);
+	c = &mo->chains[hash & (CHAIN_MEMO_SIZE - 1)];
+	if (chain_is(mo, c, generation, hash, space, chain, len)) {
+		*stack = c->stack;
+		return 0;
+	}
+	if ((rc = push_callchain(mo, s, t, &n, &has_user)))
+		return rc;
+	*stack = pk_profile_intern_stack(mo->st->p, mo->locs, n);
+	remember_chain(mo, c, generation, hash, space, chain, len, *stack);
+	return 0;
+}
+
 struct user_frames {
 	struct pd_model *mo;
 	const struct pd_thread *t;
@@ -381,12 +471,12 @@ int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
 }
 
 static int add_to_model(struct pd_model *mo, uint32_t attr,
-			const struct pd_sample *s, size_t depth,
+			const struct pd_sample *s, uint32_t stack,
 			const struct pd_thread *t, uint64_t offset)
 {
 	const struct pd_attr *a = &mo->st->ev.attrs[attr];
 	struct pd_event_columns *c = columns_for(mo, attr);
-	uint32_t stack, labels;
+	uint32_t labels;
 	size_t ncols;
 	int rc;
 
@@ -398,7 +488,6 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 		mo->first_time = s->time;
 	if (s->time > mo->last_time)
 		mo->last_time = s->time;
-	stack = pk_profile_intern_stack(mo->st->p, mo->locs, depth);
 	labels = sample_labels(mo, a, s, t, offset);
 	rc = pk_profile_add_sample(mo->st->p, stack, labels, s->time, mo->values,
 				   ncols);
@@ -409,15 +498,40 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 	return 0;
 }
 
+/*
+ * The stack of a sample made frame by frame, into *stack: its callchain
+ * or its ip, then with --call-graph dwarf the user frames unwound.
+ */
+static int frames_stack(struct pd_model *mo, const struct pd_attr *a,
+			const struct pd_sample *s, const struct pd_thread *t,
+			int cpumode, uint32_t *stack)
+{
+	int has_user = 0, rc;
+	size_t n = 0;
+
+	if (s->callchain)
+		rc = push_callchain(mo, s, t, &n, &has_user);
+	else
+		rc = push_frame(mo, &n, t, cpumode, s->ip);
+	if (rc)
+		return rc;
+	/* --call-graph dwarf: the kernel gave no user chain */
+	if ((a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER) && !has_user &&
+	    (rc = push_user_stack(mo, s, t, cpumode, &n)))
+		return rc;
+	*stack = pk_profile_intern_stack(mo->st->p, mo->locs, n);
+	return 0;
+}
+
 int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr)
 {
 	const struct pd_attr *a = &mo->st->ev.attrs[attr];
-	int cpumode = rec->misc & PD_MISC_CPUMODE_MASK, has_user = 0, rc;
+	int cpumode = rec->misc & PD_MISC_CPUMODE_MASK, rc;
 	const struct pd_thread *t;
 	const char *what = "";
 	struct pd_sample s;
-	size_t n = 0;
+	uint32_t stack = 0;
 
 	if (pd_parse_sample(a, rec->data, rec->size, mo->st->big, mo->st->arch,
 			    &s, &what) < 0) {
@@ -439,18 +553,15 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 	/* an empty stack still needs somewhere to point */
 	if (!t || pki_grow(&mo->locs, &mo->locs_cap, 1, sizeof(*mo->locs)) < 0)
 		return nomem(mo);
-	if (s.callchain)
-		rc = push_callchain(mo, &s, t, &n, &has_user);
+	/* a chain the kernel gave whole is its stack, made once */
+	if (s.callchain && !(a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER))
+		rc = chain_stack(mo, &s, t, &stack);
 	else
-		rc = push_frame(mo, &n, t, cpumode, s.ip);
+		rc = frames_stack(mo, a, &s, t, cpumode, &stack);
 	if (rc)
 		return rc;
-	/* --call-graph dwarf: the kernel gave no user chain */
-	if ((a->flags & PD_ATTR_EXCLUDE_CALLCHAIN_USER) && !has_user &&
-	    (rc = push_user_stack(mo, &s, t, cpumode, &n)))
-		return rc;
 	mo->samples++;
-	return add_to_model(mo, attr, &s, n, t, rec->offset);
+	return add_to_model(mo, attr, &s, stack, t, rec->offset);
 }
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st)
@@ -653,6 +764,8 @@ void pd_model_release(struct pd_model *mo)
 	free(mo->comm_str);
 	free(mo->made);
 	free(mo->frames);
+	free(mo->chains);
+	free(mo->chain_bytes);
 	free(mo->labels);
 	pd_unwinder_free(mo->unwinder);
 	pd_offcpu_release(mo);

@@ -412,6 +412,9 @@ struct pd_model {
 	struct pd_unwinder *unwinder;	/* made at the first stack copy */
 	struct pd_offcpu off;
 	struct pd_frame_memo *frames;	/* see push_frame */
+	struct pd_chain_memo *chains;	/* see chain_stack */
+	unsigned char *chain_bytes;	/* the chains they remember */
+	size_t chain_bytes_len, chain_bytes_cap;
 	struct pd_label_cache *labels;	/* see sample_labels */
 };
 

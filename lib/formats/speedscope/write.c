@@ -39,6 +39,11 @@ struct series {
 	int64_t scale;		/* the column's: values are value / scale */
 };
 
+/* Where stack_text holds a stack's array; len 0 until it is written. */
+struct stack_text {
+	size_t off, len;
+};
+
 /* One output profile: a thread of one series. */
 struct group {
 	size_t series;
@@ -67,6 +72,9 @@ struct speedscope {
 
 	uint32_t *order;	/* sample indexes, by group, in time order */
 	size_t norder;
+	/* of each sample in that order: its stack, its group's weight */
+	uint32_t *order_stacks;
+	int64_t *order_weights;
 
 	/* frames: an interner whose functions are our frames */
 	struct pk_profile *frames;
@@ -77,6 +85,12 @@ struct speedscope {
 
 	uint32_t *stack_buf;	/* a sample's frame ids, root first */
 	size_t stack_len, stack_cap;
+	/* sampled: a stack's array of frames, written once and then copied
+	 * for each of its samples */
+	struct pki_json stack_json;	/* writes them into stack_text */
+	struct pk_strbuf stack_text;
+	struct stack_text *stack_texts;	/* by stack id (0: the empty stack) */
+	size_t nstacks;
 	uint32_t *open;		/* evented: the frames open now */
 	size_t nopen, open_cap;
 	struct pk_strbuf name;	/* a profile's or frame's, made */
@@ -264,6 +278,34 @@ static uint64_t time_of(const struct speedscope *w, uint32_t index)
 	return pk_profile_sample(w->p, index)->time;
 }
 
+/*
+ * The stack and weight of each sample in output order, in one pass: the
+ * passes after read them one after the other, where the samples in time
+ * order would be read all over the profile's arrays, three times.
+ */
+static int gather_order(struct speedscope *w)
+{
+	size_t g, i;
+
+	w->order_stacks = malloc((w->norder ? w->norder : 1) *
+				 sizeof(*w->order_stacks));
+	w->order_weights = malloc((w->norder ? w->norder : 1) *
+				  sizeof(*w->order_weights));
+	if (!w->order_stacks || !w->order_weights)
+		return oom(w);
+	for (g = 1; g < w->ngroups; g++) {
+		const struct group *gr = &w->groups[g];
+		int column = w->series[gr->series].column;
+
+		for (i = gr->first; i < gr->first + gr->count; i++) {
+			w->order_stacks[i] = pk_profile_sample(w->p, w->order[i])->stack;
+			w->order_weights[i] =
+				pk_profile_sample_values(w->p, w->order[i])[column];
+		}
+	}
+	return 0;
+}
+
 /* Lay the samples out group by group (a counting sort), each in time order. */
 static int build_order(struct speedscope *w)
 {
@@ -297,7 +339,7 @@ static int build_order(struct speedscope *w)
 		if (pki_sort_by_time(w->p, w->order + w->groups[g].first,
 				     w->groups[g].count))
 			rc = oom(w);
-	return rc;
+	return rc ? rc : gather_order(w);
 }
 
 /* ---- frames ---- */
@@ -372,10 +414,12 @@ static int resolve_frames(struct speedscope *w)
 
 	w->loc_frames = calloc(nlocs + 1, sizeof(*w->loc_frames));
 	w->stack_done = calloc(nstacks / 8 + 1, 1);
-	if (!w->loc_frames || !w->stack_done)
+	w->stack_texts = calloc(nstacks + 1, sizeof(*w->stack_texts));
+	w->nstacks = nstacks;
+	if (!w->loc_frames || !w->stack_done || !w->stack_texts)
 		return oom(w);
 	for (i = 0; i < w->norder; i++) {
-		uint32_t stack = pk_profile_sample(w->p, w->order[i])->stack;
+		uint32_t stack = w->order_stacks[i];
 		const uint32_t *locs;
 		size_t depth;
 
@@ -452,10 +496,8 @@ static void write_frames(struct speedscope *w, struct pki_json *j)
 	pki_json_end_object(j);
 }
 
-static int64_t sample_weight(struct speedscope *w, size_t index, int column)
+static int64_t shown_weight(struct speedscope *w, int64_t v)
 {
-	int64_t v = pk_profile_sample_values(w->p, index)[column];
-
 	/* speedscope refuses negative weights (a pprof diff has them) */
 	if (v < 0) {
 		w->negative++;
@@ -533,15 +575,42 @@ static uint64_t gap_before(struct speedscope *w, const struct group *gr,
 	return gap;
 }
 
-static void write_stack(struct speedscope *w, struct pki_json *j)
+static int append_stack_text(void *arg, const char *s, size_t n)
+{
+	struct speedscope *w = arg;
+
+	return pki_strbuf_add(&w->stack_text, s, n) ? PK_ENOMEM : 0;
+}
+
+/* The frames of a stack as a JSON array, into stack_text. */
+static int make_stack_text(struct speedscope *w, uint32_t stack,
+			   struct stack_text *t)
 {
 	size_t k;
 
-	pki_json_space(j, "\n");
-	pki_json_begin_array(j);
+	if (sample_frames(w, stack))
+		return -1;
+	t->off = w->stack_text.len;
+	pki_json_begin_array(&w->stack_json);
 	for (k = 0; k < w->stack_len; k++)
-		pki_json_int(j, (int64_t)w->stack_buf[k] - 1);
-	pki_json_end_array(j);
+		pki_json_int(&w->stack_json, (int64_t)w->stack_buf[k] - 1);
+	pki_json_end_array(&w->stack_json);
+	pki_json_flush(&w->stack_json);
+	t->len = w->stack_text.len - t->off;
+	return w->stack_json.rc ? -1 : 0;
+}
+
+/* A sample's stack, on a line of its own: the same for every sample of
+ * a stack, so made once. */
+static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack)
+{
+	struct stack_text *t = &w->stack_texts[stack <= w->nstacks ? stack : 0];
+
+	if (!t->len && make_stack_text(w, stack, t))
+		return -1;
+	pki_json_space(j, "\n");
+	pki_json_verbatim(j, w->stack_text.s + t->off, t->len);
+	return 0;
 }
 
 static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
@@ -570,9 +639,8 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 			pki_json_begin_array(j);
 			pki_json_end_array(j);
 		}
-		if (sample_frames(w, pk_profile_sample(w->p, index)->stack))
+		if (write_stack(w, j, w->order_stacks[gr->first + i]))
 			return oom(w);
-		write_stack(w, j);
 	}
 	pki_json_end_array(j);
 	pki_json_space(j, "\n");
@@ -585,7 +653,8 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 		gap = gaps ? gap_before(w, gr, index, &at) : 0;
 		if (gap)
 			pki_json_fixed(j, (int64_t)gap * se->scale, se->scale);
-		pki_json_fixed(j, sample_weight(w, index, se->column), se->scale);
+		pki_json_fixed(j, shown_weight(w, w->order_weights[gr->first + i]),
+			       se->scale);
 	}
 	pki_json_end_array(j);
 	pki_json_end_object(j);
@@ -677,7 +746,8 @@ static int write_evented(struct speedscope *w, struct pki_json *j, size_t g)
 		uint64_t t = time_of(w, index), next = 0;
 		uint64_t length = pki_interval_length(w->p, w->interval_column, index);
 		uint64_t span = length ? length : timed ?
-				(uint64_t)sample_weight(w, index, column) /
+				(uint64_t)shown_weight(w, pk_profile_sample_values(w->p,
+						index)[column]) /
 				(uint64_t)w->series[gr->series].scale : mean;
 
 		if (!t)
@@ -779,10 +849,15 @@ static void speedscope_release(struct speedscope *w)
 	free(w->groups);
 	free(w->label_group);
 	free(w->order);
+	free(w->order_stacks);
+	free(w->order_weights);
 	free(w->loc_frames);
 	free(w->frame_lists);
 	free(w->stack_done);
 	free(w->stack_buf);
+	pki_json_finish(&w->stack_json);
+	free(w->stack_text.s);
+	free(w->stack_texts);
 	free(w->open);
 	free(w->name.s);
 }
@@ -811,6 +886,7 @@ int pki_speedscope_write(struct pk_context *ctx, const struct pk_profile *p,
 	w.names = pk_profile_new(0);
 	w.frames = pk_profile_new(0);
 	w.ngroups = 1;		/* group ids start at 1 */
+	pki_json_init(&w.stack_json, append_stack_text, &w, PK_ENOMEM);
 	rc = w.names && w.frames ? choose_series(&w) : oom(&w);
 	if (!rc)
 		rc = build_order(&w);
