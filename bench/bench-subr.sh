@@ -1,4 +1,8 @@
-# Shared by the bench/ scripts (sourced; they set $tmp first).
+# Shared by the bench/ scripts (sourced; they set $top, and $tmp first).
+
+# The reference tools ./bootstrap installs (Go pprof in .tools/bin), after
+# the system's, as the tests find them.
+PATH=$PATH:${PROFKIT_TOOLS:-$top/.tools}/bin
 
 # measure OUT COMMAND...: prints "seconds peak-RSS-KiB" of the command,
 # its stdout in OUT; from GNU time when present ("?" for the RSS if not).

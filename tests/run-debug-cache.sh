@@ -12,7 +12,7 @@ c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
 
 command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
 	skip_all "no objcopy and readelf (binutils)"
-plan 14
+plan 16
 
 root=$tmpdir/root
 mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
@@ -86,6 +86,21 @@ PROFKIT_CACHE_DIR=$cache convert --to=pprof >"$tmpdir/a.pb" 2>&1 &&
 	PROFKIT_CACHE_DIR= convert --to=pprof >"$tmpdir/b.pb" 2>&1
 same_output "pprof (lines and files): the same with and without" \
 	"$tmpdir/b.pb" "$tmpdir/a.pb"
+
+# With no cache, DWARF to read is inflated into a copy in memory (not by
+# libdw): the same lines, files and inlined frames as from the debug file
+# never compressed, and nothing left behind in $TMPDIR
+mkdir "$tmpdir/tmp"
+mv "$debug" "$tmpdir/zlib-kept.debug"
+objcopy --only-keep-debug "$bin/c-fp" "$debug" || exit 99
+PROFKIT_CACHE_DIR= convert --to=pprof >"$tmpdir/plain.pb" 2>&1
+mv "$tmpdir/zlib-kept.debug" "$debug"
+TMPDIR=$tmpdir/tmp PROFKIT_CACHE_DIR= convert --to=pprof >"$tmpdir/memory.pb" 2>&1
+same_output "no cache: inflated in memory as the file never compressed" \
+	"$tmpdir/plain.pb" "$tmpdir/memory.pb"
+[ -z "$(ls -A "$tmpdir/tmp")" ] &&
+	pass "no cache: nothing left in \$TMPDIR" ||
+	fail "no cache: nothing left in \$TMPDIR"
 
 # Files no copy would serve are not copied at all, not written and then
 # thrown away on every run. Built from the zlib file: its .debug_loclists

@@ -11,35 +11,7 @@
 # needed to split it.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
-# same_reading NAME FILE: stream, one part and 2, 3 and 7 parts agree
-same_reading() {
-	for to in folded pprof perf-script; do
-		extra=
-		[ $to = pprof ] && extra=--no-gzip
-		# the stream (a pipe) names its input as the file does
-		rm -f "$tmpdir/fifo/$(basename "$2")"
-		mkfifo "$tmpdir/fifo/$(basename "$2")"
-		cat "$2" >"$tmpdir/fifo/$(basename "$2")" &
-		(cd "$tmpdir/fifo" && profkit-convert --no-symbolize --to=$to $extra \
-			"$(basename "$2")") >"$tmpdir/want" 2>"$tmpdir/want.err"
-		echo "exit $?" >>"$tmpdir/want.err"
-		wait
-		for t in 1 2 3 7; do
-			(cd "$(dirname "$2")" && profkit-convert --no-symbolize --threads=$t \
-				--to=$to $extra "$(basename "$2")") >"$tmpdir/got" 2>"$tmpdir/got.err"
-			echo "exit $?" >>"$tmpdir/got.err"
-			if ! cmp -s "$tmpdir/want" "$tmpdir/got" ||
-			   ! cmp -s "$tmpdir/want.err" "$tmpdir/got.err"; then
-				fail "$1: --to=$to --threads=$t as one stream"
-				diff "$tmpdir/want.err" "$tmpdir/got.err" | diag_file /dev/stdin
-				return
-			fi
-		done
-	done
-	pass "$1: every output and warning as from one stream"
-}
-
-mkdir "$tmpdir/fifo" "$tmpdir/in" "$tmpdir/home"
+mkdir "$tmpdir/in" "$tmpdir/home"
 set -- testdata/perf-script/*.txt testdata/perf-data/*.txt
 # perf's text with other field sets, where records end otherwise
 if command -v perf >/dev/null 2>&1; then
@@ -71,7 +43,7 @@ set -- "$@" "$tmpdir/in/bad-lines.txt" "$tmpdir/in/crlf.txt" "$tmpdir/in/cut.txt
 
 plan $(($# + 1))
 for f; do
-	same_reading "$(basename "$f")" "$f"
+	same_as_stream "$(basename "$f")" "$f" "folded pprof perf-script" --no-symbolize
 done
 
 # 10 MB: split without --threads on a machine of two cores or more

@@ -135,6 +135,39 @@ same_output() {
 	fi
 }
 
+# same_as_stream NAME FILE "FORMATS" [OPTIONS...]: FILE converted with
+# the options to each format, read from memory in 1, 2, 3 and 7 parts
+# (--threads), gives what reading it as a stream (a pipe of the same
+# name) gives: the output and every message, byte for byte.
+same_as_stream() {
+	name=$1 file=$2 tos=$3
+	shift 3
+	mkdir -p "$tmpdir/fifo"
+	for to in $tos; do
+		extra=
+		[ "$to" = pprof ] && extra=--no-gzip
+		rm -f "$tmpdir/fifo/$(basename "$file")"
+		mkfifo "$tmpdir/fifo/$(basename "$file")"
+		cat "$file" >"$tmpdir/fifo/$(basename "$file")" &
+		(cd "$tmpdir/fifo" && profkit-convert "$@" --to="$to" $extra \
+			"$(basename "$file")") >"$tmpdir/want" 2>"$tmpdir/want.err"
+		echo "exit $?" >>"$tmpdir/want.err"
+		wait
+		for t in 1 2 3 7; do
+			(cd "$(dirname "$file")" && profkit-convert "$@" --threads=$t \
+				--to="$to" $extra "$(basename "$file")") >"$tmpdir/got" 2>"$tmpdir/got.err"
+			echo "exit $?" >>"$tmpdir/got.err"
+			if ! cmp -s "$tmpdir/want" "$tmpdir/got" ||
+			   ! cmp -s "$tmpdir/want.err" "$tmpdir/got.err"; then
+				fail "$name: --to=$to --threads=$t as one stream"
+				diff "$tmpdir/want.err" "$tmpdir/got.err" | diag_file /dev/stdin
+				return
+			fi
+		done
+	done
+	pass "$name: every output and warning as from one stream"
+}
+
 # testrun_status NAME WANT-STATUS STDERR-PATTERN COMMAND...: the command
 # must exit WANT-STATUS with a line matching the pattern on stderr.
 testrun_status() {

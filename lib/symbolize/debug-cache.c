@@ -3,12 +3,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#else
 #include <zlib.h>
+#endif
 
 #include "debug-cache.h"
 #include "finder.h"
@@ -90,106 +97,243 @@ static int worth_a_copy(const unsigned char *image, size_t size,
 	return any;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
+/*
+ * Sections nothing here reads (location lists and macros are for
+ * debuggers): a copy kept in memory leaves them out, as SHT_NOBITS,
+ * which libdw passes over. One in the cache keeps them.
+ */
+static int unread_section(const char *name)
 {
-	const char *p = buf;
+	static const char *const unread[] = {
+		".debug_loc", ".debug_loclists", ".debug_macro", ".debug_macinfo",
+	};
+	size_t i;
 
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
+	for (i = 0; name && i < sizeof(unread) / sizeof(unread[0]); i++)
+		if (strcmp(name, unread[i]) == 0)
+			return 1;
 	return 0;
 }
 
-/* Zeros up to a multiple of align; *at is the file's end, moved on. */
-static int pad_to(int fd, uint64_t *at, uint64_t align)
+/* One stretch of the copy: bytes of the file, or a section's stream
+ * inflated there. */
+struct plain_part {
+	uint64_t from, size;	/* in the file: the bytes, or the stream */
+	uint64_t to, to_size;	/* in the copy */
+	int inflate;
+};
+
+/* The bytes of a compressed section: what the copy leaves out. */
+struct byte_range {
+	uint64_t from, to;
+};
+
+static int range_cmp(const void *a, const void *b)
 {
-	static const char zeros[64];
-	uint64_t pad = align > 1 && *at % align ? align - *at % align : 0;
+	const struct byte_range *x = a, *y = b;
 
-	*at += pad;
-	while (pad) {
-		size_t n = pad < sizeof(zeros) ? (size_t)pad : sizeof(zeros);
-
-		if (write_all(fd, zeros, n))
-			return -1;
-		pad -= n;
-	}
-	return 0;
+	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-/* Inflate a section's stream (after its header, at in) to the file's
- * end: exactly ch->ch_size bytes, or -1. */
-static int inflate_section(int fd, const Elf64_Chdr *ch,
-			   const unsigned char *in, size_t in_size)
+/* Largest first, so that the two workers finish near each other. */
+static int part_cmp(const void *a, const void *b)
 {
-	unsigned char out[1 << 16];
-	uint64_t left = ch->ch_size;
+	const struct plain_part *x = a, *y = b;
+
+	return x->to_size > y->to_size ? -1 : x->to_size < y->to_size;
+}
+
+#ifdef HAVE_LIBDEFLATE
+/* A zlib stream into exactly out_size bytes at out: 0 or -1. */
+static int inflate_into(const unsigned char *in, size_t in_size,
+			unsigned char *out, size_t out_size)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+	size_t got = 0;
+	int rc = -1;
+
+	if (d && libdeflate_zlib_decompress(d, in, in_size, out, out_size,
+					    &got) == LIBDEFLATE_SUCCESS &&
+	    got == out_size)
+		rc = 0;
+	libdeflate_free_decompressor(d);
+	return rc;
+}
+#else
+static int inflate_into(const unsigned char *in, size_t in_size,
+			unsigned char *out, size_t out_size)
+{
 	z_stream z;
-	int rc = Z_OK;
+	int rc;
 
 	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK)
+	if (in_size > UINT_MAX || out_size > UINT_MAX || inflateInit(&z) != Z_OK)
 		return -1;
-	z.next_in = (unsigned char *)in + sizeof(*ch);
-	z.avail_in = (uInt)(in_size - sizeof(*ch));
-	while (rc == Z_OK) {
-		size_t got;
-
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		rc = inflate(&z, Z_NO_FLUSH);
-		got = sizeof(out) - z.avail_out;
-		if ((rc != Z_OK && rc != Z_STREAM_END) || got > left ||
-		    write_all(fd, out, got))
-			break;
-		left -= got;
-	}
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)in_size;
+	z.next_out = out;
+	z.avail_out = (uInt)out_size;
+	rc = inflate(&z, Z_FINISH);
 	inflateEnd(&z);
-	return rc == Z_STREAM_END && !left ? 0 : -1;
+	return rc == Z_STREAM_END && z.avail_out == 0 ? 0 : -1;
+}
+#endif
+
+/* The parts of a copy being made, shared by the threads making it. */
+struct plain_work {
+	const unsigned char *image;
+	int fd;			/* the copy's */
+	int in_memory;		/* fd is no file on disk */
+	unsigned char *map;	/* its mapping */
+	struct plain_part *parts;
+	size_t nparts, next;
+	int failed;
+	pthread_mutex_t lock;
+};
+
+/* On disk, the blocks of n bytes at offset at of the copy taken now: not
+ * a SIGBUS from a full disk while writing through the mapping. */
+static int make_room(const struct plain_work *w, uint64_t at, uint64_t n)
+{
+	if (w->in_memory || n == 0)
+		return 0;
+	return posix_fallocate(w->fd, (off_t)at, (off_t)n) != 0 ? -1 : 0;
+}
+
+static int make_part(const struct plain_work *w, const struct plain_part *p)
+{
+	if (make_room(w, p->to, p->to_size))
+		return -1;
+	if (p->inflate)
+		return inflate_into(w->image + p->from, p->size,
+				    w->map + p->to, p->to_size);
+	memcpy(w->map + p->to, w->image + p->from, p->size);
+	return 0;
+}
+
+/* Make parts until none is left: NULL (a thread's start routine). */
+static void *make_parts(void *arg)
+{
+	struct plain_work *w = arg;
+
+	for (;;) {
+		struct plain_part *p;
+
+		pthread_mutex_lock(&w->lock);
+		p = w->next < w->nparts && !w->failed ? &w->parts[w->next++] : NULL;
+		pthread_mutex_unlock(&w->lock);
+		if (!p)
+			return NULL;
+		if (make_part(w, p)) {
+			pthread_mutex_lock(&w->lock);
+			w->failed = 1;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
 }
 
 /*
- * The file's bytes as they are, then each compressed section inflated,
- * then the section headers pointing there instead; the ELF header's
- * e_shoff last. Program headers, notes and symbols stay where they were.
- * The file is one worth_a_copy accepts.
+ * The parts of the copy: each compressed section inflated after the
+ * file's end (its header patched in sh), the file's other bytes where
+ * they were (the compressed ones left as a hole). nparts returned, or
+ * -1; *end is where the section headers go.
  */
-static int write_plain(int out, const unsigned char *image, size_t size,
-		       Elf64_Shdr *sh, size_t nsec)
+static ssize_t plan_parts(Elf *elf, const unsigned char *image, size_t size,
+			  Elf64_Shdr *sh, size_t nsec, int in_memory,
+			  struct plain_part *parts, uint64_t *end)
 {
-	uint64_t at = size, shoff;
+	struct byte_range *holes = malloc((nsec + 1) * sizeof(*holes));
+	uint64_t at = size, kept = 0;
+	size_t i, nholes = 0, shstrndx = 0, n = 0;
 	Elf64_Chdr ch;
-	size_t i;
 
-	if (write_all(out, image, size))
+	if (!holes || (in_memory && elf_getshdrstrndx(elf, &shstrndx) < 0)) {
+		free(holes);
 		return -1;
+	}
 	for (i = 0; i < nsec; i++) {
 		if (!zlib_section(image, size, &sh[i], &ch))
 			continue;
-		if (pad_to(out, &at, ch.ch_addralign) ||
-		    inflate_section(out, &ch, image + sh[i].sh_offset,
-				    sh[i].sh_size))
-			return -1;
-		sh[i].sh_offset = at;
+		holes[nholes].from = sh[i].sh_offset;
+		holes[nholes++].to = sh[i].sh_offset + sh[i].sh_size;
+		if (in_memory &&
+		    unread_section(elf_strptr(elf, shstrndx, sh[i].sh_name))) {
+			sh[i].sh_type = SHT_NOBITS;
+		} else {
+			if (ch.ch_addralign > 1 && at % ch.ch_addralign)
+				at += ch.ch_addralign - at % ch.ch_addralign;
+			parts[n++] = (struct plain_part){
+				sh[i].sh_offset + sizeof(ch),
+				sh[i].sh_size - sizeof(ch), at, ch.ch_size, 1 };
+			sh[i].sh_offset = at;
+			at += ch.ch_size;
+		}
 		sh[i].sh_size = ch.ch_size;
 		sh[i].sh_addralign = ch.ch_addralign;
 		sh[i].sh_flags &= ~(uint64_t)SHF_COMPRESSED;
-		at += ch.ch_size;
 	}
-	if (pad_to(out, &at, 8))
-		return -1;
-	shoff = at;
-	return write_all(out, sh, nsec * sizeof(*sh)) ||
-	       pwrite(out, &shoff, sizeof(shoff),
-		      offsetof(Elf64_Ehdr, e_shoff)) != (ssize_t)sizeof(shoff) ?
-	       -1 : 0;
+	holes[nholes].from = holes[nholes].to = size;
+	qsort(holes, nholes + 1, sizeof(*holes), range_cmp);
+	for (i = 0; i <= nholes; i++) {
+		if (holes[i].from > kept)
+			parts[n++] = (struct plain_part){
+				kept, holes[i].from - kept, kept,
+				holes[i].from - kept, 0 };
+		if (holes[i].to > kept)
+			kept = holes[i].to;
+	}
+	free(holes);
+	*end = at + (8 - at % 8) % 8;
+	return (ssize_t)n;
+}
+
+/*
+ * The copy in out (an empty file): the file's bytes, each compressed
+ * section inflated after them, then the section headers pointing there
+ * instead; program headers, notes and symbols stay where they were.
+ * Written through a mapping, by two threads: inflating libc's DWARF
+ * was most of what a first conversion cost. In memory, the sections
+ * nothing reads are left out. The file is one worth_a_copy accepts.
+ */
+static int write_plain(int out, Elf *elf, const unsigned char *image,
+		       size_t size, const Elf64_Shdr *file_sh, size_t nsec,
+		       int in_memory)
+{
+	struct plain_work w = { image, out, in_memory, MAP_FAILED, NULL, 0, 0, 0,
+				PTHREAD_MUTEX_INITIALIZER };
+	uint64_t shoff = 0, total = 0;
+	ssize_t n;
+	Elf64_Shdr *sh = malloc(nsec * sizeof(*sh));
+	pthread_t helper;
+	int helping;
+
+	w.parts = malloc((2 * nsec + 1) * sizeof(*w.parts));
+	if (sh)
+		memcpy(sh, file_sh, nsec * sizeof(*sh));
+	n = w.parts && sh ? plan_parts(elf, image, size, sh, nsec, in_memory,
+				 w.parts, &shoff) : -1;
+	total = shoff + nsec * sizeof(*sh);
+	if (n < 0 || total > SIZE_MAX || ftruncate(out, (off_t)total) < 0 ||
+	    (w.map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  out, 0)) == MAP_FAILED ||
+	    make_room(&w, shoff, total - shoff)) {
+		w.failed = 1;
+		goto done;
+	}
+	w.nparts = (size_t)n;
+	qsort(w.parts, w.nparts, sizeof(*w.parts), part_cmp);
+	helping = pthread_create(&helper, NULL, make_parts, &w) == 0;
+	make_parts(&w);
+	if (helping)
+		pthread_join(helper, NULL);
+	memcpy(w.map + shoff, sh, nsec * sizeof(*sh));
+	memcpy(w.map + offsetof(Elf64_Ehdr, e_shoff), &shoff, sizeof(shoff));
+done:
+	if (w.map != MAP_FAILED)
+		munmap(w.map, total);
+	free(w.parts);
+	free(sh);
+	return w.failed ? -1 : 0;
 }
 
 /* A whole plain copy: its sections all inside it, none compressed
@@ -250,8 +394,8 @@ static int make_dirs(char *dir)
 }
 
 /* Write the plain copy of image as path, atomically: 0 or -1. */
-static int store_plain(const char *path, const unsigned char *image,
-		       size_t size, Elf64_Shdr *sh, size_t nsec)
+static int store_plain(const char *path, Elf *elf, const unsigned char *image,
+		       size_t size, const Elf64_Shdr *sh, size_t nsec)
 {
 	size_t len = strlen(path);
 	char *tmp = malloc(len + sizeof(".XXXXXX")), *dir = strdup(path);
@@ -263,7 +407,7 @@ static int store_plain(const char *path, const unsigned char *image,
 	snprintf(tmp, len + sizeof(".XXXXXX"), "%s.XXXXXX", path);
 	if (make_dirs(dir) || (out = mkstemp(tmp)) < 0)
 		goto done;
-	rc = write_plain(out, image, size, sh, nsec);
+	rc = write_plain(out, elf, image, size, sh, nsec, 0);
 	if (close(out) < 0 || (!rc && rename(tmp, path) < 0))
 		rc = -1;
 	if (rc)
@@ -274,7 +418,42 @@ done:
 	return rc;
 }
 
-int sym_debug_plain(const char *cache_dir, int fd)
+/* A file only this process sees, gone when closed: its fd, or -1. */
+static int anonymous_file(void)
+{
+#ifdef HAVE_MEMFD_CREATE
+	return memfd_create("profkit-debug", MFD_CLOEXEC);
+#else
+	const char *dir = getenv("TMPDIR");
+	char *path = malloc(strlen(dir && *dir ? dir : "/tmp") + 24);
+	int fd = -1;
+
+	if (path) {
+		sprintf(path, "%s/profkit-debug.XXXXXX", dir && *dir ? dir : "/tmp");
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	free(path);
+	return fd;
+#endif
+}
+
+/* The plain copy of image in memory, without the sections nothing
+ * reads: its fd, or -1. */
+static int plain_in_memory(Elf *elf, const unsigned char *image, size_t size,
+			   const Elf64_Shdr *sh, size_t nsec)
+{
+	int fd = anonymous_file();
+
+	if (fd >= 0 && write_plain(fd, elf, image, size, sh, nsec, 1)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
 {
 	Elf *elf;
 	const unsigned char *image;
@@ -283,21 +462,71 @@ int sym_debug_plain(const char *cache_dir, int fd)
 	size_t size = 0, nsec = 0;
 	int plain = -1;
 
-	if (!cache_dir || fd < 0)
+	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	image = elf ? (const unsigned char *)elf_rawfile(elf, &size) : NULL;
 	if (image && (sh = native_sections(elf, image, size, &nsec)))
 		sym_elf_build_id(elf, bid);
-	if (sh && worth_a_copy(image, size, sh, nsec) && *bid &&
-	    (path = malloc(strlen(cache_dir) + strlen(bid) + 16))) {
-		sprintf(path, "%s/debug/%s.debug", cache_dir, bid);
-		plain = open_cached(path, bid);
-		if (plain < 0 && !store_plain(path, image, size, sh, nsec))
+	if (sh && worth_a_copy(image, size, sh, nsec)) {
+		if (cache_dir && *bid &&
+		    (path = malloc(strlen(cache_dir) + strlen(bid) + 16))) {
+			sprintf(path, "%s/debug/%s.debug", cache_dir, bid);
 			plain = open_cached(path, bid);
+			if (plain < 0 &&
+			    !store_plain(path, elf, image, size, sh, nsec))
+				plain = open_cached(path, bid);
+		}
+		if (plain < 0 && in_memory)
+			plain = plain_in_memory(elf, image, size, sh, nsec);
 	}
 	elf_end(elf);
 	free(sh);
 	free(path);
+	return plain;
+}
+
+struct sym_debug_job {
+	const char *cache_dir;
+	int in_memory, fd, plain;
+	pthread_t thread;
+};
+
+static void *run_job(void *arg)
+{
+	struct sym_debug_job *job = arg;
+
+	job->plain = sym_debug_plain(job->cache_dir, job->in_memory, job->fd);
+	close(job->fd);
+	return NULL;
+}
+
+struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
+					     int in_memory, int fd)
+{
+	struct sym_debug_job *job = malloc(sizeof(*job));
+
+	if (job) {
+		job->cache_dir = cache_dir;
+		job->in_memory = in_memory;
+		job->fd = fd;
+		job->plain = -1;
+		if (pthread_create(&job->thread, NULL, run_job, job) == 0)
+			return job;
+		free(job);
+	}
+	close(fd);
+	return NULL;
+}
+
+int sym_debug_plain_finish(struct sym_debug_job *job)
+{
+	int plain;
+
+	if (!job)
+		return -1;
+	pthread_join(job->thread, NULL);
+	plain = job->plain;
+	free(job);
 	return plain;
 }

@@ -33,6 +33,7 @@ struct sym_finder {
 	char *system_debug;	/* /usr/lib/debug, under --symfs as perf has it */
 	char *debuginfo_path;
 	char *cache_dir;	/* plain copies of debug files, or NULL */
+	int dwarf_wanted;	/* sym_finder_want_dwarf was called */
 	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *debuginfod;	/* made when first needed */
@@ -52,6 +53,10 @@ struct found {
 	/* the file's extent as libdwfl lays it out (sym_file_report): the
 	 * first load segment's aligned vaddr, the last one's end */
 	GElf_Addr dwfl_start, dwfl_end;
+	/* the plain copy of its debug file being made (start_plain_copy),
+	 * and that file's path */
+	struct sym_debug_job *plain_job;
+	char *plain_of;
 };
 
 /* ---- small helpers ---- */
@@ -601,7 +606,7 @@ static int debug_by_link(const struct found *fo, const char *file_name,
  * DWARF (debug-cache.h). */
 static int prefer_plain(const struct sym_finder *f, int fd)
 {
-	int plain = sym_debug_plain(f->cache_dir, fd);
+	int plain = sym_debug_plain(f->cache_dir, f->dwarf_wanted, fd);
 
 	if (plain < 0)
 		return fd;
@@ -609,37 +614,105 @@ static int prefer_plain(const struct sym_finder *f, int fd)
 	return plain;
 }
 
-/*
- * By build id under /usr/lib/debug and the symbol path, as libdwfl's
- * dwfl_build_id_find_debuginfo looks, for a file a plain copy stands
- * for: libdwfl would open the compressed file itself, beyond reach.
- * Only the copy's fd, else -1 (and libdwfl looks as before).
- */
-static int plain_by_build_id(const struct found *fo, char **found)
+/* The debug file of fo by build id under /usr/lib/debug and the symbol
+ * path, as libdwfl's dwfl_build_id_find_debuginfo looks: its fd and
+ * *found, or -1. */
+static int debug_by_build_id_only(const struct found *fo, char **found)
 {
 	const struct sym_finder *f = fo->finder;
 	char sub[160];
 	size_t i;
+	int fd;
 
 	sym_build_id_subpath(fo->pub.file_id, sub, sizeof(sub));
-	if (!f->cache_dir || !*sub)
-		return -1;
-	for (i = 0; i <= f->ndirs; i++) {
+	for (i = 0; *sub && i <= f->ndirs; i++) {
 		const char *dir = i ? f->dirs[i - 1] : f->system_debug;
-		int fd = open_debug_candidate(&fo->pub, join(dir, sub, ".debug"),
-					      NULL, found), plain;
 
-		if (fd < 0)
-			continue;
-		plain = sym_debug_plain(f->cache_dir, fd);
-		close(fd);
-		if (plain >= 0)
-			return plain;
-		free(*found);
-		*found = NULL;
-		return -1;
+		fd = open_debug_candidate(&fo->pub, join(dir, sub, ".debug"),
+					  NULL, found);
+		if (fd >= 0)
+			return fd;
 	}
 	return -1;
+}
+
+/*
+ * For a file a plain copy stands for, that copy, found as
+ * debug_by_build_id_only finds the debug file (libdwfl would open the
+ * compressed file itself, beyond reach): made now, or taken from the
+ * thread start_plain_copy began. Only the copy's fd, else -1 (and
+ * libdwfl looks as before).
+ */
+static int plain_by_build_id(struct found *fo, char **found)
+{
+	const struct sym_finder *f = fo->finder;
+	int fd, plain;
+
+	if (fo->plain_job) {
+		plain = sym_debug_plain_finish(fo->plain_job);
+		fo->plain_job = NULL;
+		*found = plain >= 0 ? fo->plain_of : NULL;
+		if (plain < 0)
+			free(fo->plain_of);
+		fo->plain_of = NULL;
+		return plain;
+	}
+	if (!f->cache_dir && !f->dwarf_wanted)
+		return -1;
+	fd = debug_by_build_id_only(fo, found);
+	if (fd < 0)
+		return -1;
+	plain = sym_debug_plain(f->cache_dir, f->dwarf_wanted, fd);
+	close(fd);
+	if (plain < 0) {
+		free(*found);
+		*found = NULL;
+	}
+	return plain;
+}
+
+/* Whether the file has DWARF of its own (libdwfl then asks for none). */
+static int has_own_dwarf(const struct sym_file *sf)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(sf->mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 1;	/* nothing to begin */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name = gelf_getshdr(scn, &shdr) ?
+				   elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
+
+		if (name && (strcmp(name, ".debug_info") == 0 ||
+			     strcmp(name, ".zdebug_info") == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The plain copy of a file's compressed debug file begun on a thread as
+ * soon as the file is found: the perf.data reader finds files while it
+ * unwinds, and the copy is made meanwhile, on the second core, by the
+ * time the symbolizer asks for it.
+ */
+static void start_plain_copy(struct found *fo)
+{
+	const struct sym_finder *f = fo->finder;
+	int fd;
+
+	if ((!f->cache_dir && !f->dwarf_wanted) || !fo->pub.mod ||
+	    has_own_dwarf(&fo->pub) ||
+	    (fd = debug_by_build_id_only(fo, &fo->plain_of)) < 0)
+		return;
+	fo->plain_job = sym_debug_plain_start(f->cache_dir, f->dwarf_wanted, fd);
+	if (!fo->plain_job) {
+		free(fo->plain_of);
+		fo->plain_of = NULL;
+	}
 }
 
 /*
@@ -704,8 +777,15 @@ static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 
 static void file_free(struct sym_file *sf)
 {
+	struct found *fo = (struct found *)sf;
+	int plain;
+
 	if (!sf)
 		return;
+	plain = sym_debug_plain_finish(fo->plain_job);
+	if (plain >= 0)
+		close(plain);
+	free(fo->plain_of);
 	if (sf->dwfl)
 		dwfl_end(sf->dwfl);
 	free(sf->segs);
@@ -767,6 +847,7 @@ const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
 		return NULL;
 	}
 	f->files[f->nfiles++] = sf;
+	start_plain_copy(fo);
 	return sf;
 }
 
@@ -870,6 +951,11 @@ int sym_finder_uses_debuginfod(const struct sym_finder *f)
 const char *sym_finder_binary(const struct sym_finder *f)
 {
 	return f->binary;
+}
+
+void sym_finder_want_dwarf(struct sym_finder *f)
+{
+	f->dwarf_wanted = 1;
 }
 
 static int add_dirs(struct sym_finder *f, const char *list, size_t *cap)

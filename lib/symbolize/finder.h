@@ -64,6 +64,10 @@ struct sym_finder *sym_finder_get(struct pk_context *ctx, const char *binary,
  * The ELF file of a mapping of file (with " (deleted)" cut off) recorded
  * with build_id ("" if none); is_binary: the mapping is the main program
  * and --binary stands for it. Looked for once; NULL when out of memory.
+ * For a file without DWARF of its own whose debug file is there by build
+ * id, the plain copy of that (debug-cache.h) is begun on a thread now,
+ * where there is a cache or DWARF is wanted: it is made while the caller
+ * goes on, until libdwfl asks for the debug file.
  */
 const struct sym_file *sym_finder_elf(struct sym_finder *f, const char *file,
 				      const char *build_id, int is_binary);
@@ -92,6 +96,13 @@ const char *sym_finder_home_debug(const struct sym_finder *f);
 int sym_finder_uses_debuginfod(const struct sym_finder *f);
 /* --binary, or NULL. */
 const char *sym_finder_binary(const struct sym_finder *f);
+/*
+ * DWARF will be read, not only symbol tables: a compressed debug file
+ * with no cache to copy it into is inflated into a copy in memory
+ * (debug-cache.h), faster than libdw inflates it, rather than read as
+ * it is (its symbol table needs no inflating).
+ */
+void sym_finder_want_dwarf(struct sym_finder *f);
 
 /*
  * A run-time address of mapping m in the file's own terms, a link-time

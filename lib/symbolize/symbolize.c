@@ -444,8 +444,14 @@ static int open_mappings(struct run *r, pk_str main, int kernel)
 		if (!obj)
 			return -1;
 		r->map_obj[i] = obj;
-		/* an address will read it: now, while kallsyms is read */
-		if (obj->kind == OBJ_ELF &&
+	}
+	/* an address will read it: now, while kallsyms is read, and after
+	 * every file is found, so that the plain copies of their debug files
+	 * are made side by side (sym_finder_elf) */
+	for (i = 0; i < n; i++) {
+		struct object *obj = r->map_obj[i];
+
+		if (obj && obj->kind == OBJ_ELF &&
 		    !(r->s->naming.names_only && r->s->naming.no_inline))
 			sym_dwarf_has(&obj->dwarf);
 	}
@@ -768,6 +774,8 @@ struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 				   s->o.symbol_path);
 	if (!s->finder)
 		goto nomem;
+	if (!(s->o.names_only && s->o.no_inline))
+		sym_finder_want_dwarf(s->finder);
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
 	s->debug = getenv("PROFKIT_DEBUG") &&
 		   strcmp(getenv("PROFKIT_DEBUG"), "symbols") == 0;

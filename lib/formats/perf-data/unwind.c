@@ -453,6 +453,9 @@ struct pd_unwinder *pd_unwinder_new(struct pd_state *st,
 		free(u);
 		return NULL;
 	}
+	/* unwound stacks are symbolized with their inlined frames: the
+	 * debug files of the files found here are read */
+	sym_finder_want_dwarf(u->finder);
 	u->callbacks.find_elf = sym_file_find_elf;
 	u->callbacks.find_debuginfo = no_debuginfo;
 	u->callbacks.section_address = dwfl_offline_section_address;

@@ -19,12 +19,9 @@
  * Frame lines repeat endlessly in a large input, so each distinct frame
  * text is parsed only once.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "perf-script.h"
 #include "symbolize/demangle.h"
@@ -32,12 +29,11 @@
 #include "formats/registry.h"
 #include "util/idtab.h"
 #include "core/internal.h"
+#include "core/parts.h"
 #include "core/trace-fields.h"
 
 #define MAX_TOKENS 64
 #define MAX_WARNINGS 5
-/* Text a part at least: less costs another thread more than it saves. */
-#define MIN_PART (4u << 20)
 /* Memory for the callchains remembered whole (they cost their text). */
 #define MAX_CHAIN_BYTES (64u << 20)
 
@@ -143,9 +139,6 @@ struct ps_reader {
 	uint64_t lineno;	/* lines read */
 	uint64_t cut_line;	/* the last line, cut off mid-line, or 0 */
 	struct bad_note notes[MAX_WARNINGS];
-	/* on the calling thread: progress of a part, times parts of total */
-	const char *progress_what;
-	uint64_t progress_parts, progress_total;
 	int after_blank;	/* a header may be a lone comm here */
 	int last_frame;		/* the line before ended in a frame */
 };
@@ -1497,23 +1490,15 @@ static int read_stream(struct ps_reader *r, struct pk_input *in)
 	return rc ? rc : finish_record(r);
 }
 
-/* Mapped text read leaves memory every so often, so memory stays small. */
-#define UNMAP_STEP (8u << 20)
-
-/* The lines of text in memory, as read_stream reads them. */
-static int read_lines(struct ps_reader *r, const char *s, const char *end)
+/* The lines of a part of the text in memory, as read_stream reads them. */
+static int read_lines(void *reader, struct pki_part *part)
 {
-	const char *start = s, *read_to = s;
+	struct ps_reader *r = reader;
+	const char *s = part->start, *end = part->end;
 	int rc = 0;
 
 	while (s < end && !rc) {
-		if ((size_t)(s - read_to) >= UNMAP_STEP) {
-			pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
-			read_to = s;
-			if (r->progress_what)
-				pk_progress(r->ctx, r->progress_what, (uint64_t)(s - start) *
-					    r->progress_parts, r->progress_total);
-		}
+		pki_part_step(part, s);
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = (size_t)((nl ? nl : end) - s);
 		int cr = len && s[len - 1] == '\r';
@@ -1526,81 +1511,16 @@ static int read_lines(struct ps_reader *r, const char *s, const char *end)
 		rc = handle_line(r, s, len - (size_t)cr);
 		s = nl ? known_chain(r, nl + 1, end) : end;
 	}
-	pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
+	pki_part_finish(part, s);
 	return rc ? rc : finish_record(r);
 }
 
-/* A part of the text read on a thread of its own, into its own profile. */
-struct ps_part {
-	struct ps_reader r;
-	const char *start, *end;
-	int rc;
-	int read;	/* read, its reader's caches freed (under ps_work.lock) */
-};
-
-/*
- * The parts of a text, the threads taking the next one in turn, and the
- * calling thread appending them in input order as they are read.
- */
-struct ps_work {
-	struct ps_part *parts;
-	size_t nparts;
-	atomic_size_t next;
-	size_t absorbed;	/* parts appended and freed (the calling thread's) */
-	pthread_mutex_t lock;
-	pthread_cond_t part_read;
-};
-
-/*
- * Read the next part left, if any (0 when none was): its caches (up to
- * MAX_CHAIN_BYTES of chains) go as soon as it is read, its profile stays
- * until it is appended.
- */
-static int read_next_part(struct ps_work *w)
-{
-	size_t k = atomic_fetch_add(&w->next, 1);
-	struct ps_part *part;
-
-	if (k >= w->nparts)
-		return 0;
-	part = &w->parts[k];
-	part->rc = read_lines(&part->r, part->start, part->end);
-	reader_release(&part->r);
-	pthread_mutex_lock(&w->lock);
-	part->read = 1;
-	pthread_cond_signal(&w->part_read);
-	pthread_mutex_unlock(&w->lock);
-	return 1;
-}
-
-static void *take_parts(void *arg)
-{
-	while (read_next_part(arg))
-		;
-	return NULL;
-}
-
-/* Until the part is read, read the next ones left, then wait. */
-static void wait_part(struct ps_work *w, const struct ps_part *part)
-{
-	pthread_mutex_lock(&w->lock);
-	while (!part->read) {
-		if (atomic_load(&w->next) < w->nparts) {
-			pthread_mutex_unlock(&w->lock);
-			read_next_part(w);
-			pthread_mutex_lock(&w->lock);
-		} else {
-			pthread_cond_wait(&w->part_read, &w->lock);
-		}
-	}
-	pthread_mutex_unlock(&w->lock);
-}
-
 /* Where the first record at or after pos starts: past an empty line. */
-static size_t record_start(const char *data, size_t size, size_t pos)
+static size_t record_start(void *whole, const char *data, size_t size, size_t pos)
 {
 	const char *end = data + size, *s = data + pos, *next;
 
+	(void)whole;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
@@ -1613,56 +1533,35 @@ static size_t record_start(const char *data, size_t size, size_t pos)
 	return size;
 }
 
-/*
- * A part's reader, into a profile of its own under the memory limit: a
- * part holds no more than the whole, so it fails only where one thread
- * would (the parts held at once may take more memory than the whole).
- */
-static int part_init(struct ps_part *part, struct ps_reader *whole)
+/* A later part's reader, as the whole's (its own caches). */
+static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		       const struct pki_part *part)
 {
-	struct pk_context *ctx = pk_context_new();
-	struct pk_profile *p = pk_profile_new(pk_profile_flags(whole->p));
+	struct ps_reader *r = malloc(sizeof(*r));
 
-	if (!ctx || !p) {
-		pk_context_free(ctx);
-		pk_profile_free(p);
-		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
+	(void)part;
+	if (r && reader_init(r, ctx, ((struct ps_reader *)whole)->in, p)) {
+		reader_release(r);
+		free(r);
+		return NULL;
 	}
-	pk_profile_set_memory_limit(p, pk_context_max_memory(whole->ctx));
-	if (pki_profile_max_stack(whole->p) != SIZE_MAX)
-		pki_profile_set_max_stack(p, pki_profile_max_stack(whole->p));
-	if (reader_init(&part->r, ctx, whole->in, p))
-		return pk_error_set(whole->ctx, PK_ENOMEM, "out of memory");
-	part->r.demangle = whole->demangle;
-	return 0;
+	if (r)
+		r->demangle = ((struct ps_reader *)whole)->demangle;
+	return r;
 }
 
-static void part_free(struct ps_part *part)
+static void part_done(void *reader)
 {
-	pk_profile_free(part->r.p);
-	pk_context_free(part->r.ctx);
-	if (!part->read)
-		reader_release(&part->r);
+	reader_release(reader);
 }
 
-/* A part read, appended to the whole: its profile, counts and notes. */
-static int absorb_part(struct ps_reader *r, struct ps_part *part)
+/* A part read, taken into the whole: its counts and notes. */
+static int absorb_part(void *whole, void *reader)
 {
-	const struct ps_reader *pr = &part->r;
+	struct ps_reader *r = whole;
+	const struct ps_reader *pr = reader;
 	uint64_t i;
-	int rc;
 
-	if (pk_profile_failed(pr->p))
-		return pk_error_set(r->ctx, PK_ENOMEM, "%s: the profile needs more "
-				    "than the memory limit of %llu MiB (see "
-				    "--max-memory)", pk_input_name(r->in),
-				    (unsigned long long)(pk_context_max_memory(r->ctx) >> 20));
-	if (part->rc)
-		return pk_error_set(r->ctx, part->rc, "%s",
-				    pk_context_error(pr->ctx)->message);
-	if ((rc = pki_copy_append(r->p, pr->p)))
-		return pk_error_set(r->ctx, rc, "%s: out of memory",
-				    pk_input_name(r->in));
 	for (i = 0; i < pr->bad_lines && i < MAX_WARNINGS; i++) {
 		if (r->bad_lines < MAX_WARNINGS) {
 			r->notes[r->bad_lines] = pr->notes[i];
@@ -1679,124 +1578,19 @@ static int absorb_part(struct ps_reader *r, struct ps_part *part)
 	return 0;
 }
 
-/* Each part in input order, appended as soon as it is read, and freed. */
-static int absorb_parts(struct ps_reader *r, struct ps_work *w)
-{
-	int rc = 0;
-
-	for (; w->absorbed < w->nparts && !rc; w->absorbed++) {
-		struct ps_part *part = &w->parts[w->absorbed];
-
-		wait_part(w, part);
-		rc = absorb_part(r, part);
-		part_free(part);
-	}
-	return rc;
-}
-
-/* Cut text at record boundaries into nparts parts, readers for all but
- * the first (the whole's). */
-static int cut_parts(struct ps_reader *r, const char *data, size_t size,
-		     struct ps_part *parts, size_t nparts)
-{
-	size_t k, from = 0;
-	int rc = 0;
-
-	for (k = 0; k < nparts; k++) {
-		size_t want = size / nparts * (k + 1);
-		size_t to = k + 1 == nparts ? size :
-			record_start(data, size, want > from ? want : from);
-
-		parts[k].start = data + from;
-		parts[k].end = data + to;
-		from = to;
-		if (k && !rc)
-			rc = part_init(&parts[k], r);
-	}
-	return rc;
-}
-
 /*
  * Text in memory, cut at record boundaries (the empty lines after
- * callchains) into nparts parts, read by nthreads threads, each taking
- * the next part left: the first part here into the profile, the others
- * into profiles of their own, appended here in input order as they are
- * read, so that few are held at once. Strings, stacks and samples keep
- * the order one thread gives them, and so does every output, however
- * the threads were scheduled.
+ * callchains) into parts read on threads (core/parts.h).
  */
-static int read_parts(struct ps_reader *r, const char *data, size_t size,
-		      size_t nthreads, size_t nparts)
-{
-	struct ps_work w = { calloc(nparts, sizeof(*w.parts)), nparts, 1, 1,
-			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
-	pthread_t *threads = calloc(nthreads, sizeof(*threads));
-	size_t k, started = 0;
-	char what[512];
-	int rc;
-
-	if (!w.parts || !threads) {
-		free(w.parts);
-		free(threads);
-		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	}
-	rc = cut_parts(r, data, size, w.parts, nparts);
-	for (k = 1; k < nthreads && !rc; k++)
-		started += pthread_create(&threads[started], NULL, take_parts, &w) == 0;
-	if (!rc) {
-		snprintf(what, sizeof(what), "reading %s", pk_input_name(r->in));
-		r->progress_what = what;
-		r->progress_parts = nparts;
-		r->progress_total = size;
-		rc = read_lines(r, w.parts[0].start, w.parts[0].end);
-		r->progress_what = NULL;
-	}
-	if (!rc)
-		rc = absorb_parts(r, &w);
-	atomic_store(&w.next, nparts);	/* after an error, no use reading on */
-	for (k = 0; k < started; k++)
-		pthread_join(threads[k], NULL);
-	for (k = w.absorbed; k < nparts; k++)
-		part_free(&w.parts[k]);
-	pthread_mutex_destroy(&w.lock);
-	pthread_cond_destroy(&w.part_read);
-	free(w.parts);
-	free(threads);
-	pk_progress(r->ctx, NULL, size, size);
-	return rc;
-}
-
-/*
- * --threads, else one a core, for MIN_PART of text each at least: a
- * small input stays on one.
- */
-static size_t thread_count(const struct pk_options *opts, size_t size)
-{
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n;
-
-	if (opts && opts->threads)
-		return opts->threads < size ? opts->threads : 1;
-	n = cores > 1 ? (size_t)cores : 1;
-	if (n > size / MIN_PART)
-		n = size / MIN_PART;
-	return n ? n : 1;
-}
-
-/*
- * Parts a thread: a few each, so a thread the machine slows down leaves
- * parts to the others (MIN_PART each at least, but for --threads).
- */
-static size_t part_count(size_t threads, size_t size)
-{
-	size_t n = 4 * threads;
-
-	if (threads == 1)
-		return 1;
-	if (n > size / MIN_PART)
-		n = size / MIN_PART;
-	return n > threads ? n : threads;
-}
+static const struct pki_parts_reader perf_script_parts = {
+	.cut = record_start,
+	.open = part_open,
+	.read = read_lines,
+	.done = part_done,
+	.absorb = absorb_part,
+	.close = free,
+	.append = pki_copy_append,
+};
 
 /* What the whole input says: warnings in input order, then the verdict. */
 static int finish_input(struct ps_reader *r, int rc)
@@ -1844,11 +1638,10 @@ static int perf_script_read(struct pk_context *ctx, struct pk_input *in,
 	r.demangle = pki_demangle_style(opts, PK_DEMANGLE_SHORT);
 	if (!rc) {
 		data = (const char *)pki_input_map(in, &size);
-		if (data) {
-			size_t threads = thread_count(opts, size);
-
-			rc = read_parts(&r, data, size, threads, part_count(threads, size));
-		} else
+		if (data)
+			rc = pki_read_parts(&perf_script_parts, &r, ctx, in, p, opts,
+					    data, size);
+		else
 			rc = read_stream(&r, in);
 		rc = finish_input(&r, rc);
 	}

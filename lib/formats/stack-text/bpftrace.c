@@ -251,7 +251,7 @@ static int end_entry(struct bt_reader *r, const char *count, size_t len)
 
 	r->in_entry = 0;
 	if (st_parse_count(count, len, &n) < 0) {
-		if (len && strspn(count, "0123456789") == len)
+		if (len && st_digits(count, len) == len)
 			return st_line_error(&r->st, "count too large");
 		return 0;	/* a histogram or a negative sum: no stack count */
 	}
@@ -351,6 +351,20 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	return 0;
 }
 
+/* An entry ends at "]: COUNT" (a line of keys, not an indented frame):
+ * what follows is read as by a new reader. */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	const char *count;
+	size_t count_len;
+
+	(void)line;
+	(void)len;
+	return prev_len && !st_is_blank(prev[0]) &&
+	       count_at_end(prev, prev_len, &count, &count_len);
+}
+
 static int at_end(struct st_reader *st)
 {
 	if (((struct bt_reader *)st)->in_entry)
@@ -368,13 +382,13 @@ static const struct st_format bpftrace = {
 	.what = "bpftrace", .expected = "'@[' lines, frames, ']: COUNT'",
 	.size = sizeof(struct bt_reader),
 	.line = handle_line, .end = at_end, .release = release,
+	.record_start = record_start,
 };
 
 static int bpftrace_read(struct pk_context *ctx, struct pk_input *in,
 			 struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&bpftrace, ctx, in, p);
+	return st_read(&bpftrace, ctx, in, p, opts);
 }
 
 /* "@[" lines and "]: N" ends, and bpftrace's "Attaching N probes". */

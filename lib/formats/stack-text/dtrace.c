@@ -186,18 +186,6 @@ static int end_block(struct dt_reader *r)
 	return 0;
 }
 
-/* "   1234": a count line (the script's /^\s*(\d+)+$/). */
-static int count_line(const char *s, size_t len, int64_t *count, int *too_large)
-{
-	size_t i = st_blanks(s, len);
-
-	*too_large = 0;
-	if (i == len || st_digits(s + i, len - i) != len - i)
-		return 0;
-	*too_large = st_parse_count(s + i, len - i, count) < 0;
-	return 1;
-}
-
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct dt_reader *r = (struct dt_reader *)st;
@@ -215,7 +203,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	if (!r->past_header && (len < 4 || st_blanks(s, len) < 4))
 		return 0;
 	r->past_header = 1;
-	if (count_line(s, len, &count, &too_large)) {
+	if (st_count_line(s, len, &count, &too_large)) {
 		if (too_large)
 			return st_line_error(&r->st, "count too large");
 		if ((rc = end_block(r)))
@@ -228,6 +216,20 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		len--;
 	}
 	return st_hold(&r->st, s, len, 0, locate_frame, r);
+}
+
+/* A stack starts after its count line (past the header: indented),
+ * which ends the stack before. */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	return st_blanks(prev, prev_len) >= 4 &&
+	       st_after_count_line(prev, prev_len, line, len);
+}
+
+static void resume(struct st_reader *st)
+{
+	((struct dt_reader *)st)->past_header = 1;
 }
 
 static int at_end(struct st_reader *st)
@@ -251,13 +253,13 @@ static const struct st_format dtrace = {
 	.expected = "indented 'module`function+0x1f' frames and a count after each stack",
 	.size = sizeof(struct dt_reader),
 	.line = handle_line, .end = at_end, .release = release,
+	.record_start = record_start, .resume = resume,
 };
 
 static int dtrace_read(struct pk_context *ctx, struct pk_input *in,
 		       struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&dtrace, ctx, in, p);
+	return st_read(&dtrace, ctx, in, p, opts);
 }
 
 /* dtrace's header, indented "module`function+0xoffset" frames and
@@ -278,7 +280,7 @@ static int dtrace_probe(const unsigned char *buf, size_t len)
 		t = st_trim(t, &tn);
 		if (pki_starts_with_n(s, n, "CPU     ID") && memmem(s, n, "FUNCTION:NAME", 13))
 			header = 1;
-		else if (count_line(s, n, &count, &too_large))
+		else if (st_count_line(s, n, &count, &too_large))
 			counts++;
 		else if (tn && tn < n && (mod = module_len(t, tn)) &&
 			 memmem(t + mod, tn - mod, "+0x", 3))

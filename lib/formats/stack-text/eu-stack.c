@@ -100,6 +100,16 @@ static int handle_line(struct st_reader *r, const char *s, size_t len)
 	return 0;
 }
 
+/* A sample starts at its "PID 123 - process" line: the thread before
+ * ends there as at the end of the text, and the pid is new. */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	(void)prev;
+	(void)prev_len;
+	return id_line(line, len, "PID ") >= 0;
+}
+
 static int at_end(struct st_reader *st)
 {
 	return st_sample(st, &st->thread, 1);
@@ -110,13 +120,13 @@ static const struct st_format eu_stack = {
 	.expected = "'TID 123:' lines and '#0  0x... function' frames",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
+	.record_start = record_start,
 };
 
 static int eu_stack_read(struct pk_context *ctx, struct pk_input *in,
 			 struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&eu_stack, ctx, in, p);
+	return st_read(&eu_stack, ctx, in, p, opts);
 }
 
 /* "PID 123 - process", "TID 123:" and "#0  0x..." lines, no gdb's " in ". */

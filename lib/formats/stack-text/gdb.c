@@ -133,6 +133,16 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	return r->st.nframes ? st_sample(&r->st, &r->st.thread, 1) : 0;
 }
 
+/* A thread's stack starts at its "Thread " line, after a line that
+ * ended the stack before (no frame: the script drops frames right
+ * before a "Thread " line, the end of the text does not). */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	return pki_starts_with_n(line, len, "Thread ") &&
+	       !st_frame_number(prev, prev_len);
+}
+
 static int at_end(struct st_reader *st)
 {
 	return st->nframes ? st_sample(st, &st->thread, 1) : 0;
@@ -148,13 +158,13 @@ static const struct st_format gdb = {
 	.expected = "'Thread N (...):' lines and '#0  0x... in function (...)' frames",
 	.size = sizeof(struct gdb_reader),
 	.line = handle_line, .end = at_end, .release = release,
+	.record_start = record_start,
 };
 
 static int gdb_read(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&gdb, ctx, in, p);
+	return st_read(&gdb, ctx, in, p, opts);
 }
 
 /* "Thread N (Thread 0x... (LWP n)...):" and "#N  0x... in f (" lines. */

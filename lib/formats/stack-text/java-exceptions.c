@@ -65,6 +65,15 @@ static int handle_line(struct st_reader *r, const char *s, size_t len)
 	return st_sample(r, &none, 1);
 }
 
+/* A line neither "at" nor "waiting on" ends the stack before it. */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	(void)line;
+	(void)len;
+	return !at_line(prev, prev_len) && !memmem(prev, prev_len, "waiting on ", 11);
+}
+
 static int at_end(struct st_reader *r)
 {
 	static const struct st_thread none = ST_NO_THREAD;
@@ -77,13 +86,13 @@ static const struct st_format java_exceptions = {
 	.expected = "'at package.Class.method(File.java:1)' lines",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
+	.record_start = record_start,
 };
 
 static int java_exceptions_read(struct pk_context *ctx, struct pk_input *in,
 				struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&java_exceptions, ctx, in, p);
+	return st_read(&java_exceptions, ctx, in, p, opts);
 }
 
 /* An exception's line ("...Exception: ", "Caused by: ") and "at" lines. */

@@ -190,6 +190,16 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	return 0;	/* "- locked <0x...>", the date, "Full thread dump", ... */
 }
 
+/* A thread ends at a blank line: what follows is read anew. */
+static int record_start(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	(void)prev;
+	(void)line;
+	(void)len;
+	return !prev_len;
+}
+
 static int at_end(struct st_reader *st)
 {
 	return end_thread((struct jstack_reader *)st);
@@ -206,13 +216,13 @@ static const struct st_format jstack = {
 		    "'java.lang.Thread.State: RUNNABLE' and 'at method(File.java:1)' lines",
 	.size = sizeof(struct jstack_reader),
 	.line = handle_line, .end = at_end, .release = release,
+	.record_start = record_start,
 };
 
 static int jstack_read(struct pk_context *ctx, struct pk_input *in,
 		       struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&jstack, ctx, in, p);
+	return st_read(&jstack, ctx, in, p, opts);
 }
 
 /* "Full thread dump", '"name" #1 ... prio=' and Thread.State lines. */

@@ -227,8 +227,7 @@ static const struct st_format pmcstat = {
 static int pmcstat_read(struct pk_context *ctx, struct pk_input *in,
 			struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&pmcstat, ctx, in, p);
+	return st_read(&pmcstat, ctx, in, p, opts);
 }
 
 /* "@ EVENT [N samples]" and node lines. */

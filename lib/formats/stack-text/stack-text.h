@@ -23,6 +23,8 @@
 #define PROFKIT_FORMATS_STACK_TEXT_H
 
 #include "core/internal.h"
+#include "core/parts.h"
+#include "util/strbuf.h"
 
 /* Warnings about lines a reader skips, before it says no more. */
 #define ST_MAX_WARNINGS 5
@@ -78,12 +80,28 @@ struct st_reader {
 	size_t labels_cap;
 
 	uint64_t samples, skipped;
+
+	/* the text in memory, read in parts (core/parts.h) */
+	const struct st_format *format;
+	struct pki_part *part;	/* the part read, NULL for a stream */
+	uint64_t lineno;	/* lines of the part read */
+	int later;		/* a part after the first, its own reader */
+	struct pk_strbuf notes;	/* a later part's skipped lines, each
+				 * message NUL-ended */
 };
 
 /*
  * A format: its reader (a struct of size bytes that starts with a
- * struct st_reader), what it does at each line, at the end of the text,
- * and what it frees then. end and release may be NULL.
+ * struct st_reader), what it does at each line, at the end of the text
+ * (or of a part of it), and what it frees then. end and release may be
+ * NULL.
+ *
+ * A text in memory is read in parts on threads where the format says
+ * where a record starts: record_start(prev, line) when a reader of the
+ * text from line on, started anew (then set by resume, if not NULL),
+ * reads as the whole's reader would go on after prev, the line before
+ * (and the end at prev's end adds what line would have added). Without
+ * record_start the text is read on one thread.
  */
 struct st_format {
 	const char *what;	/* "DTrace aggregation": "no ... stacks found" */
@@ -92,11 +110,16 @@ struct st_format {
 	int (*line)(struct st_reader *r, const char *s, size_t len);
 	int (*end)(struct st_reader *r);
 	void (*release)(struct st_reader *r);
+	int (*record_start)(const char *prev, size_t prev_len, const char *line,
+			    size_t len);
+	void (*resume)(struct st_reader *r);
 };
 
-/* Read in into p as format f, its names kept as read. */
+/* Read in into p as format f, its names kept as read; a text in memory
+ * on opts->threads threads (else one a core), where f can cut it. */
 int st_read(const struct st_format *f, struct pk_context *ctx,
-	    struct pk_input *in, struct pk_profile *p);
+	    struct pk_input *in, struct pk_profile *p,
+	    const struct pk_options *opts);
 /* Count the stacks from now on as the event's (NULL: none): a column of
  * their own, "samples" "count". */
 int st_event(struct st_reader *r, const char *event);
@@ -147,8 +170,17 @@ int st_push(struct st_reader *r, uint32_t loc);
  * one. An empty stack of no thread counts nothing. */
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
 
+/* "   1234", a count line of counted stacks (stackcollapse.pl's
+ * /^\s*(\d+)+$/): whether s is one, and its count or whether that is
+ * too large. */
+int st_count_line(const char *s, size_t len, int64_t *count, int *too_large);
+/* record_start of counted stacks: after a count line. */
+int st_after_count_line(const char *prev, size_t prev_len, const char *line,
+			size_t len);
 /* A decimal count; -1 when not one or past INT64_MAX. */
 int st_parse_count(const char *s, size_t len, int64_t *count);
+/* The line being read, counted from the input's first. */
+uint64_t st_lineno(struct st_reader *r);
 /* "line N: " problem, for a line of the input; returns PK_EINPUT. */
 int st_line_error(struct st_reader *r, const char *problem);
 /* Warn of a skipped line (the first few). */

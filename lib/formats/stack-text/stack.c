@@ -3,10 +3,12 @@
  * The stack-text readers' shared half: frames remembered by their text,
  * stacks added with their counts and threads (stack-text.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stack-text.h"
+#include "transforms/copy.h"
 #include "util/grow.h"
 #include "util/strings.h"
 
@@ -14,12 +16,13 @@
 #define MEMO_MAX_BYTES (64u << 20)
 
 static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *in,
-		 struct pk_profile *p, const char *what)
+		 struct pk_profile *p, const struct st_format *f)
 {
 	r->ctx = ctx;
 	r->in = in;
 	r->p = p;
-	r->what = what;
+	r->format = f;
+	r->what = f->what;
 	r->thread.pid = r->thread.tid = -1;
 	r->last_thread.pid = r->last_thread.tid = -1;
 	r->column = -1;
@@ -46,8 +49,27 @@ int st_event(struct st_reader *r, const char *event)
 	return r->column < 0 ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
 }
 
-/* rc, or an error when no stack was found; what r holds freed. */
-static int end(struct st_reader *r, int rc, const char *expected)
+/* What only reading needs, freed once read. */
+static void release(struct st_reader *r)
+{
+	if (r->format->release)
+		r->format->release(r);
+	pk_profile_free(r->memo);
+	free(r->memo_locs);
+	free(r->frames);
+	free(r->held);
+	free(r->last_comm);
+	free(r->labels);
+	r->memo = NULL;
+	r->memo_locs = NULL;
+	r->frames = NULL;
+	r->held = NULL;
+	r->last_comm = NULL;
+	r->labels = NULL;
+}
+
+/* rc, or an error when no stack was found. */
+static int end(struct st_reader *r, int rc)
 {
 	if (!rc)
 		rc = pk_context_error(r->ctx)->code;
@@ -57,37 +79,152 @@ static int end(struct st_reader *r, int rc, const char *expected)
 	if (!rc && !r->samples)
 		rc = pk_error_set(r->ctx, PK_EINPUT, "%s: no %s stacks found "
 				  "(expected %s)", pk_input_name(r->in), r->what,
-				  expected);
+				  r->format->expected);
 	if (r->skipped > ST_MAX_WARNINGS)
 		pk_warn(r->ctx, "%s: %llu lines skipped in all",
 			pk_input_name(r->in), (unsigned long long)r->skipped);
-	pk_profile_free(r->memo);
-	free(r->memo_locs);
-	free(r->frames);
-	free(r->held);
-	free(r->last_comm);
-	free(r->labels);
 	return rc;
 }
 
-int st_read(const struct st_format *f, struct pk_context *ctx,
-	    struct pk_input *in, struct pk_profile *p)
+static int read_stream(struct st_reader *r)
 {
-	struct st_reader *r = calloc(1, f->size);
 	const char *line;
 	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pk_input_line(r->in, &len)))
+		rc = r->format->line(r, line, len);
+	if (!rc && r->format->end)
+		rc = r->format->end(r);
+	return rc;
+}
+
+/* The line at s, without its '\r' (its length); *next: the line after,
+ * NULL after the last. */
+static size_t text_line(const char *s, const char *end, const char **next)
+{
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	size_t len = (size_t)((nl ? nl : end) - s);
+
+	*next = nl ? nl + 1 : NULL;
+	return len && s[len - 1] == '\r' ? len - 1 : len;
+}
+
+/* A part of the text in memory, and its end as the end of a text. */
+static int read_part(void *reader, struct pki_part *part)
+{
+	struct st_reader *r = reader;
+	const char *s = part->start, *next;
+	int rc = 0;
+
+	r->part = part;
+	while (s && s < part->end && !rc) {
+		pki_part_step(part, s);
+		r->lineno++;
+		rc = r->format->line(r, s, text_line(s, part->end, &next));
+		s = next;
+	}
+	pki_part_finish(part, s ? s : part->end);
+	if (!rc && r->format->end)
+		rc = r->format->end(r);
+	return rc ? rc : pk_context_error(r->ctx)->code;
+}
+
+/* The first line at or after pos where the format says a record starts. */
+static size_t record_start(void *whole, const char *data, size_t size, size_t pos)
+{
+	const struct st_format *f = ((struct st_reader *)whole)->format;
+	const char *end = data + size, *from = data + pos;
+	const char *prev = pos ? memrchr(data, '\n', pos) : NULL, *line, *next;
+	size_t prev_len = text_line(prev ? prev + 1 : data, end, &line), len;
+
+	for (prev = prev ? prev + 1 : data; line && line < end; prev = line, line = next) {
+		len = text_line(line, end, &next);
+		if (line >= from && f->record_start(prev, prev_len, line, len))
+			return (size_t)(line - data);
+		prev_len = len;
+	}
+	return size;
+}
+
+static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		       const struct pki_part *part)
+{
+	const struct st_reader *w = whole;
+	struct st_reader *r = calloc(1, w->format->size);
+
+	(void)part;
+	if (r && begin(r, ctx, w->in, p, w->format)) {
+		release(r);
+		free(r);
+		return NULL;
+	}
+	if (r) {
+		r->later = 1;
+		if (w->format->resume)
+			w->format->resume(r);
+	}
+	return r;
+}
+
+static void part_done(void *reader)
+{
+	release(reader);
+}
+
+static void part_close(void *reader)
+{
+	free(((struct st_reader *)reader)->notes.s);
+	free(reader);
+}
+
+/* A part's stacks counted, its skipped lines told, as far as the whole
+ * tells them. */
+static int absorb_part(void *whole, void *reader)
+{
+	struct st_reader *r = whole;
+	const struct st_reader *pr = reader;
+	const char *note = pr->notes.s, *notes_end = note + pr->notes.len;
+	uint64_t told = r->skipped;
+
+	for (; note && note < notes_end; note += strlen(note) + 1)
+		if (told++ < ST_MAX_WARNINGS)
+			pk_warn(r->ctx, "%s", note);
+	r->skipped += pr->skipped;
+	r->samples += pr->samples;
+	return 0;
+}
+
+static const struct pki_parts_reader st_parts = {
+	.cut = record_start,
+	.open = part_open,
+	.read = read_part,
+	.done = part_done,
+	.absorb = absorb_part,
+	.close = part_close,
+	.append = pki_copy_append,
+};
+
+int st_read(const struct st_format *f, struct pk_context *ctx,
+	    struct pk_input *in, struct pk_profile *p,
+	    const struct pk_options *opts)
+{
+	struct st_reader *r = calloc(1, f->size);
+	const char *data = NULL;
+	size_t size;
 	int rc;
 
 	if (!r)
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	rc = begin(r, ctx, in, p, f->what);
-	while (!rc && (line = pk_input_line(in, &len)))
-		rc = f->line(r, line, len);
-	if (!rc && f->end)
-		rc = f->end(r);
-	if (f->release)
-		f->release(r);
-	rc = end(r, rc, f->expected);
+	rc = begin(r, ctx, in, p, f);
+	if (!rc && f->record_start)
+		data = (const char *)pki_input_map(in, &size);
+	if (!rc)
+		rc = data ? pki_read_parts(&st_parts, r, ctx, in, p, opts, data, size) :
+			read_stream(r);
+	release(r);
+	rc = end(r, rc);
+	free(r->notes.s);
 	free(r);
 	return rc;
 }
@@ -300,20 +437,57 @@ int st_parse_count(const char *s, size_t len, int64_t *count)
 	return 0;
 }
 
+int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
+{
+	size_t i = st_blanks(s, len);
+
+	*too_large = 0;
+	if (i == len || st_digits(s + i, len - i) != len - i)
+		return 0;
+	*too_large = st_parse_count(s + i, len - i, count) < 0;
+	return 1;
+}
+
+int st_after_count_line(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
+	int64_t count;
+	int too_large;
+
+	(void)line;
+	(void)len;
+	return st_count_line(prev, prev_len, &count, &too_large);
+}
+
+uint64_t st_lineno(struct st_reader *r)
+{
+	return r->part ? pki_part_first_line(r->part) + r->lineno :
+		pk_input_lineno(r->in);
+}
+
 int st_line_error(struct st_reader *r, const char *problem)
 {
 	return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: %s",
-			    pk_input_name(r->in),
-			    (unsigned long long)pk_input_lineno(r->in), problem);
+			    pk_input_name(r->in), (unsigned long long)st_lineno(r),
+			    problem);
 }
 
+/* A later part's are told when it is appended, as far as the whole's
+ * count allows. */
 void st_skip_line(struct st_reader *r, const char *line, size_t len,
 		  const char *why)
 {
-	if (++r->skipped <= ST_MAX_WARNINGS)
-		pk_warn(r->ctx, "%s: line %llu: %s: '%.*s'", pk_input_name(r->in),
-			(unsigned long long)pk_input_lineno(r->in), why,
-			(int)(len > 60 ? 60 : len), line);
+	char message[PK_ERROR_MAX];
+
+	if (++r->skipped > ST_MAX_WARNINGS)
+		return;
+	snprintf(message, sizeof(message), "%s: line %llu: %s: '%.*s'",
+		 pk_input_name(r->in), (unsigned long long)st_lineno(r), why,
+		 (int)(len > 60 ? 60 : len), line);
+	if (!r->later)
+		pk_warn(r->ctx, "%s", message);
+	else if (pki_strbuf_add(&r->notes, message, strlen(message) + 1))
+		pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 }
 
 const char *st_trim(const char *s, size_t *len)

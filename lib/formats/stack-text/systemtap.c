@@ -115,18 +115,6 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(&r->st, &f);
 }
 
-/* "\t2404": a count line (the script's /^\s*(\d+)+$/). */
-static int count_line(const char *s, size_t len, int64_t *count, int *too_large)
-{
-	size_t i = st_blanks(s, len);
-
-	*too_large = 0;
-	if (i >= len || st_digits(s + i, len - i) < len - i)
-		return 0;
-	*too_large = st_parse_count(s + i, len - i, count) < 0;
-	return 1;
-}
-
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct stap_reader *r = (struct stap_reader *)st;
@@ -137,7 +125,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 
 	if (skip >= len)
 		return 0;
-	if (count_line(s, len, &count, &too_large))
+	if (st_count_line(s, len, &count, &too_large))
 		return too_large ? st_line_error(&r->st, "count too large") :
 			st_sample(&r->st, &none, count);
 	return st_push(&r->st, st_frame_loc(&r->st, s + skip, len - skip, 0,
@@ -163,13 +151,13 @@ static const struct st_format systemtap = {
 		    "after each stack",
 	.size = sizeof(struct stap_reader),
 	.line = handle_line, .end = at_end, .release = release,
+	.record_start = st_after_count_line,
 };
 
 static int systemtap_read(struct pk_context *ctx, struct pk_input *in,
 			  struct pk_profile *p, const struct pk_options *opts)
 {
-	(void)opts;
-	return st_read(&systemtap, ctx, in, p);
+	return st_read(&systemtap, ctx, in, p, opts);
 }
 
 /* Frame lines "0xADDRESS : symbol+0xOFFSET/0xSIZE" and count lines. */
@@ -184,7 +172,7 @@ static int systemtap_probe(const unsigned char *buf, size_t len)
 
 	st_probe_start(&pr, buf, len);
 	while (st_probe_line(&pr, &s, &n)) {
-		if (count_line(s, n, &count, &too_large)) {
+		if (st_count_line(s, n, &count, &too_large)) {
 			counts++;
 			continue;
 		}

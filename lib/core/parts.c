@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A text read in parts on threads (parts.h): cut, read, appended in
+ * input order.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parts.h"
+#include "util/grow.h"
+
+/* Text a part at least: less costs another thread more than it saves. */
+#define MIN_PART (4u << 20)
+
+/*
+ * The parts of a text, the threads taking the next one in turn, and the
+ * calling thread appending them in input order as they are read.
+ */
+struct pki_parts {
+	const struct pki_parts_reader *fmt;
+	struct pk_context *ctx;
+	struct pk_input *in;
+	struct pki_part *part;
+	size_t nparts;
+	uint64_t first_line;	/* of the input, before the text */
+	atomic_size_t next;
+	size_t absorbed;	/* parts appended and freed (the calling thread's) */
+	pthread_mutex_t lock;
+	pthread_cond_t part_read;
+	char progress[512];	/* "reading NAME" */
+	size_t size;
+};
+
+void pki_part_step_slow(struct pki_part *part, const char *s)
+{
+	struct pki_parts *w = part->parts;
+
+	pki_input_unmap_part(w->in, part->read_to, (size_t)(s - part->read_to));
+	part->read_to = s;
+	/* the first part tells how far all are, as they go alike */
+	if (part == w->part)
+		pk_progress(w->ctx, w->progress, (uint64_t)(s - part->start) * w->nparts,
+			    w->size);
+}
+
+void pki_part_finish(struct pki_part *part, const char *s)
+{
+	pki_input_unmap_part(part->parts->in, part->read_to, (size_t)(s - part->read_to));
+	part->read_to = s;
+}
+
+uint64_t pki_part_first_line(struct pki_part *part)
+{
+	const char *s = part->data, *nl;
+	uint64_t n = part->parts->first_line;
+
+	if (part->first_line != UINT64_MAX)
+		return part->first_line;
+	while (s < part->start && (nl = memchr(s, '\n', (size_t)(part->start - s)))) {
+		n++;
+		s = nl + 1;
+	}
+	return part->first_line = n;
+}
+
+/*
+ * Read the next part left, if any (0 when none was): its reader's caches
+ * go as soon as it is read, its profile stays until it is appended.
+ */
+static int read_next_part(struct pki_parts *w)
+{
+	size_t k = atomic_fetch_add(&w->next, 1);
+	struct pki_part *part;
+
+	if (k >= w->nparts)
+		return 0;
+	part = &w->part[k];
+	part->rc = w->fmt->read(part->reader, part);
+	if (w->fmt->done)
+		w->fmt->done(part->reader);
+	pthread_mutex_lock(&w->lock);
+	part->read = 1;
+	pthread_cond_signal(&w->part_read);
+	pthread_mutex_unlock(&w->lock);
+	return 1;
+}
+
+static void *take_parts(void *arg)
+{
+	while (read_next_part(arg))
+		;
+	return NULL;
+}
+
+/* Until the part is read, read the next ones left, then wait. */
+static void wait_part(struct pki_parts *w, const struct pki_part *part)
+{
+	pthread_mutex_lock(&w->lock);
+	while (!part->read) {
+		if (atomic_load(&w->next) < w->nparts) {
+			pthread_mutex_unlock(&w->lock);
+			read_next_part(w);
+			pthread_mutex_lock(&w->lock);
+		} else {
+			pthread_cond_wait(&w->part_read, &w->lock);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* A part's warnings, kept until it is appended (in input order). */
+static void keep_warning(void *arg, const char *message)
+{
+	struct pki_part *part = arg;
+	size_t n = strlen(message) + 1;
+
+	if (pki_grow(&part->warnings, &part->warnings_cap, part->warnings_len + n, 1) < 0)
+		return;	/* no memory for it: the part fails soon enough */
+	memcpy(part->warnings + part->warnings_len, message, n);
+	part->warnings_len += n;
+}
+
+/*
+ * A part's reader, into a profile of its own under the memory limit: a
+ * part holds no more than the whole, so it fails only where one thread
+ * would (the parts held at once may take more memory than the whole).
+ */
+static int part_open(struct pki_parts *w, struct pki_part *part, void *whole,
+		     struct pk_profile *whole_p)
+{
+	part->ctx = pk_context_new();
+	part->p = pk_profile_new(pk_profile_flags(whole_p));
+	if (part->ctx && part->p) {
+		pk_context_set_warn(part->ctx, keep_warning, part);
+		pk_context_set_max_memory(part->ctx, pk_context_max_memory(w->ctx));
+		pk_profile_set_memory_limit(part->p, pk_context_max_memory(w->ctx));
+		if (pki_profile_max_stack(whole_p) != SIZE_MAX)
+			pki_profile_set_max_stack(part->p, pki_profile_max_stack(whole_p));
+		part->reader = w->fmt->open(whole, part->ctx, part->p, part);
+	}
+	return part->reader ? 0 : pk_error_set(w->ctx, PK_ENOMEM, "out of memory");
+}
+
+static void part_free(struct pki_parts *w, struct pki_part *part)
+{
+	if (part->reader) {
+		if (!part->read && w->fmt->done)
+			w->fmt->done(part->reader);
+		w->fmt->close(part->reader);
+	}
+	pk_profile_free(part->p);
+	pk_context_free(part->ctx);
+	free(part->warnings);
+}
+
+/* Cut the text at record starts into parts, readers for all but the
+ * first (the whole's). */
+static int cut_parts(struct pki_parts *w, void *whole, struct pk_profile *p,
+		     const char *data, size_t size)
+{
+	size_t k, from = 0;
+	int rc = 0;
+
+	for (k = 0; k < w->nparts; k++) {
+		struct pki_part *part = &w->part[k];
+		size_t want = size / w->nparts * (k + 1);
+		size_t to = k + 1 == w->nparts ? size :
+			w->fmt->cut(whole, data, size, want > from ? want : from);
+
+		part->data = data;
+		part->start = part->read_to = data + from;
+		part->end = data + to;
+		part->parts = w;
+		part->first_line = k ? UINT64_MAX : w->first_line;
+		from = to;
+		if (k && !rc)
+			rc = part_open(w, part, whole, p);
+	}
+	w->part[0].reader = whole;
+	return rc;
+}
+
+/*
+ * A part read, appended to the whole: its profile, then its counts and
+ * notes, its warnings, and its error last, as one thread gives them.
+ */
+static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
+		       struct pki_part *part)
+{
+	const char *name = pk_input_name(w->in), *warning;
+	const char *warnings_end = part->warnings + part->warnings_len;
+	int rc;
+
+	if (pk_profile_failed(part->p))
+		return pk_error_set(w->ctx, PK_ENOMEM, "%s: the profile needs more "
+				    "than the memory limit of %llu MiB (see "
+				    "--max-memory)", name,
+				    (unsigned long long)(pk_context_max_memory(w->ctx) >> 20));
+	if (!part->rc && (rc = w->fmt->append(p, part->p)))
+		return pk_error_set(w->ctx, rc, "%s: out of memory", name);
+	if ((rc = w->fmt->absorb(whole, part->reader)))
+		return rc;
+	for (warning = part->warnings; warning && warning < warnings_end;
+	     warning += strlen(warning) + 1)
+		pk_warn(w->ctx, "%s", warning);
+	if (part->rc)
+		return pk_error_set(w->ctx, part->rc, "%s",
+				    pk_context_error(part->ctx)->message);
+	return 0;
+}
+
+/* Each later part in input order, appended as soon as it is read, and
+ * freed. */
+static int absorb_parts(struct pki_parts *w, void *whole, struct pk_profile *p)
+{
+	int rc = 0;
+
+	for (; w->absorbed < w->nparts && !rc; w->absorbed++) {
+		struct pki_part *part = &w->part[w->absorbed];
+
+		wait_part(w, part);
+		rc = absorb_part(w, whole, p, part);
+		part_free(w, part);
+	}
+	return rc;
+}
+
+/*
+ * --threads, else one a core, for MIN_PART of text each at least: a
+ * small input stays on one.
+ */
+static size_t thread_count(const struct pk_options *opts, size_t size)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n;
+
+	if (opts && opts->threads)
+		return opts->threads < size ? opts->threads : 1;
+	n = cores > 1 ? (size_t)cores : 1;
+	if (n > size / MIN_PART)
+		n = size / MIN_PART;
+	return n ? n : 1;
+}
+
+/*
+ * Parts a thread: a few each, so a thread the machine slows down leaves
+ * parts to the others (MIN_PART each at least, but for --threads).
+ */
+static size_t part_count(size_t threads, size_t size)
+{
+	size_t n = 4 * threads;
+
+	if (threads == 1)
+		return 1;
+	if (n > size / MIN_PART)
+		n = size / MIN_PART;
+	return n > threads ? n : threads;
+}
+
+int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
+		   struct pk_context *ctx, struct pk_input *in,
+		   struct pk_profile *p, const struct pk_options *opts,
+		   const char *data, size_t size)
+{
+	size_t nthreads = thread_count(opts, size), k, started = 0;
+	struct pki_parts w = { .fmt = fmt, .ctx = ctx, .in = in,
+			       .nparts = part_count(nthreads, size),
+			       .first_line = pk_input_lineno(in), .size = size,
+			       .lock = PTHREAD_MUTEX_INITIALIZER,
+			       .part_read = PTHREAD_COND_INITIALIZER };
+	pthread_t *threads = calloc(nthreads, sizeof(*threads));
+	int rc;
+
+	w.part = calloc(w.nparts, sizeof(*w.part));
+	if (!w.part || !threads) {
+		free(w.part);
+		free(threads);
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	}
+	atomic_init(&w.next, 1);
+	snprintf(w.progress, sizeof(w.progress), "reading %s", pk_input_name(in));
+	rc = cut_parts(&w, whole, p, data, size);
+	for (k = 1; k < nthreads && !rc; k++)
+		started += pthread_create(&threads[started], NULL, take_parts, &w) == 0;
+	if (!rc)
+		rc = fmt->read(whole, &w.part[0]);
+	w.part[0].reader = NULL;	/* the whole's: not ours to free */
+	part_free(&w, &w.part[0]);
+	w.absorbed = 1;
+	if (!rc)
+		rc = absorb_parts(&w, whole, p);
+	atomic_store(&w.next, w.nparts);	/* after an error, no use reading on */
+	for (k = 0; k < started; k++)
+		pthread_join(threads[k], NULL);
+	for (k = w.absorbed; k < w.nparts; k++)
+		part_free(&w, &w.part[k]);
+	pthread_mutex_destroy(&w.lock);
+	pthread_cond_destroy(&w.part_read);
+	free(w.part);
+	free(threads);
+	pk_progress(ctx, NULL, size, size);
+	return rc;
+}

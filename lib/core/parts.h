@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A text in memory read in parts on threads of their own: cut where a
+ * record starts (a place a fresh reader starts from as the reader of the
+ * whole would go on), each part read by a reader of its own into a
+ * profile and context of its own, and the parts appended to the whole in
+ * input order as soon as they are read, so that few are held at once.
+ * Strings, stacks and samples keep the order one thread gives them, and
+ * so does every output, however the threads were scheduled.
+ *
+ * The format gives its reader's half (struct pki_parts_reader); the
+ * calling thread reads the first part with the whole's own reader, and
+ * takes the next parts left while it waits for the one to append.
+ */
+#ifndef PROFKIT_CORE_PARTS_H
+#define PROFKIT_CORE_PARTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+/* Memory a part reads between two unmaps of what it read (and reports
+ * of progress, in the first part). */
+#define PKI_PART_STEP (8u << 20)
+
+/* One part of the text, as its reader sees it. */
+struct pki_part {
+	const char *data;	/* the whole text */
+	const char *start, *end;	/* this part's: whole lines */
+	void *reader;		/* the format's reader of it */
+	/* the rest is parts.c's */
+	struct pk_context *ctx;	/* the reader's, but the first part's */
+	struct pk_profile *p;
+	const char *read_to;	/* read and unmapped up to */
+	struct pki_parts *parts;
+	uint64_t first_line;	/* lines before start, UINT64_MAX: not counted */
+	char *warnings;		/* the part context's, NUL after each */
+	size_t warnings_len, warnings_cap;
+	int rc;
+	int read;		/* read, the reader's caches freed (under the lock) */
+};
+
+/* What a format does with a part. All but done are needed. */
+struct pki_parts_reader {
+	/*
+	 * Where the first record at or after pos starts: the start of a
+	 * line a new reader reads as the whole's reader would there; size
+	 * when there is none. whole: the first part's reader.
+	 */
+	size_t (*cut)(void *whole, const char *data, size_t size, size_t pos);
+	/*
+	 * A reader for a later part, into a context and profile of its own,
+	 * its settings from whole (the first part's reader); NULL when out
+	 * of memory (the reader's context says so, or nothing does).
+	 */
+	void *(*open)(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		      const struct pki_part *part);
+	/* Read the part; 0 or the error its context holds. */
+	int (*read)(void *reader, struct pki_part *part);
+	/* Free what only reading needs (caches), once the part is read. */
+	void (*done)(void *reader);
+	/* Take a part's counts and notes into the whole's reader (its
+	 * profile is appended before, its warnings replayed after). */
+	int (*absorb)(void *whole, void *reader);
+	/* Free the reader (after done, if that was called). */
+	void (*close)(void *reader);
+	/* Append a part's profile to the whole's: pki_copy_append, which
+	 * core cannot name. */
+	int (*append)(struct pk_profile *dst, const struct pk_profile *src);
+};
+
+/*
+ * Read data[0, size), the rest of in mapped (pki_input_map), into p
+ * with fmt, whole being the reader of p (it reads the first part on this
+ * thread): on threads (--threads, else one a core) when it is large
+ * enough, else whole. A part's warnings reach ctx when it is appended;
+ * its error is whole's. Reports progress as "reading NAME". 0 or a
+ * pk_err, set in ctx.
+ */
+int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
+		   struct pk_context *ctx, struct pk_input *in,
+		   struct pk_profile *p, const struct pk_options *opts,
+		   const char *data, size_t size);
+
+/* What a reader of a part calls as it goes, at s (reads are up to s):
+ * every PKI_PART_STEP bytes the text read leaves memory. */
+void pki_part_step_slow(struct pki_part *part, const char *s);
+
+static inline void pki_part_step(struct pki_part *part, const char *s)
+{
+	if ((size_t)(s - part->read_to) >= PKI_PART_STEP)
+		pki_part_step_slow(part, s);
+}
+
+/* ... and once read (s: where reading stopped). */
+void pki_part_finish(struct pki_part *part, const char *s);
+
+/*
+ * The lines of the input before the part: counted the first time a
+ * reader asks (to name a line in a message, say), on the part's thread.
+ */
+uint64_t pki_part_first_line(struct pki_part *part);
+
+#endif

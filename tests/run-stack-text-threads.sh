@@ -1,0 +1,84 @@
+#!/bin/sh
+# Stack text read in parts on several threads (--threads) gives what one
+# stream gives: a file is read from memory and cut where the format says
+# a record starts, a pipe is read line by line, and folded and pprof
+# output (strings, stacks and samples in the same order) and every
+# message, with its absolute line number, must be the same byte for
+# byte. Inputs: each format's testdata repeated until it is cut in
+# several places (pmcstat, which cannot be cut, stays on one thread),
+# bad lines and a count too large deep in a later part, CRLF, and a text
+# large enough to be split without --threads.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+
+# grow FILE TIMES: FILE again and again
+grow() {
+	i=0
+	while [ $i -lt "$2" ]; do
+		cat "$1"
+		i=$((i + 1))
+	done
+}
+
+mkdir "$tmpdir/in"
+set --
+for f in testdata/dtrace/*.txt testdata/bpftrace/*.txt testdata/systemtap/*.txt \
+	 testdata/pmcstat/*.txt testdata/eu-stack/*.txt testdata/gdb/*.txt \
+	 testdata/jstack/*.txt testdata/java-exceptions/*.txt; do
+	format=$(basename "$(dirname "$f")")
+	out=$tmpdir/in/$format-$(basename "$f")
+	grow "$f" 40 >"$out"
+	set -- "$@" "$out:$format"
+done
+# bad lines in several parts: more than the warnings told
+b=testdata/bpftrace/threads.txt
+i=0
+while [ $i -lt 40 ]; do
+	cat $b
+	i=$((i + 1))
+	[ $((i % 5)) = 0 ] && printf '@[\nbad line %d\n' $i
+done >"$tmpdir/in/bpftrace-bad.txt"
+# a count too large deep in the text, an error of the part it is in
+for format in dtrace systemtap; do
+	{ grow testdata/$format/stacks.txt 30
+	  printf '              a.out`main+0x1\n              99999999999999999999999\n'
+	  grow testdata/$format/stacks.txt 10; } >"$tmpdir/in/$format-too-large.txt"
+done
+sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
+set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
+	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
+	"$tmpdir/in/systemtap-too-large.txt:systemtap"
+
+plan $(($# + 3))
+for f; do
+	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof" --from="${f##*:}"
+done
+
+# the line numbers are the file's, not a part's
+in=$tmpdir/in/bpftrace-bad.txt
+line=$(grep -n '^bad line 25$' "$in" | cut -d: -f1)
+profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
+if grep -q -F "bpftrace-bad.txt: line $line: not a bpftrace map key: 'bad line 25'" \
+	"$tmpdir/err" && grep -q -F "bpftrace-bad.txt: 8 lines skipped in all" "$tmpdir/err"; then
+	pass "a skipped line of a later part named by its line in the file"
+else
+	fail "a skipped line of a later part named by its line in the file ($line)"
+	diag_file "$tmpdir/err"
+fi
+in=$tmpdir/in/dtrace-too-large.txt
+line=$(grep -n '99999999999999999999999' "$in" | cut -d: -f1)
+profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
+testrun_status=$?
+if [ $testrun_status = 1 ] &&
+   grep -q -F "dtrace-too-large.txt: line $line: count too large" "$tmpdir/err"; then
+	pass "a count too large in a later part: its line in the file, exit 1"
+else
+	fail "a count too large in a later part: its line in the file ($line), exit 1"
+	diag_file "$tmpdir/err"
+fi
+
+# 10 MB: split without --threads on a machine of two cores or more
+grow testdata/jstack/stacks.txt 7600 >"$tmpdir/in/large.txt"
+cat "$tmpdir/in/large.txt" | profkit-convert --to=pprof --no-gzip >"$tmpdir/want"
+profkit-convert --to=pprof --no-gzip "$tmpdir/in/large.txt" >"$tmpdir/got"
+same_output "10 MB: as from one stream, split by default" "$tmpdir/want" "$tmpdir/got"
+finish
