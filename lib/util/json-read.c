@@ -71,6 +71,8 @@ struct pki_json_reader {
 	struct pk_strbuf keys;
 
 	struct pki_json_value value;
+	struct decimal digits;		/* value's, when digits_read */
+	int digits_read;
 	struct pk_strbuf scratch;	/* a number's text for strtod_l */
 
 	const unsigned char *slice;	/* what yajl parses now */
@@ -482,6 +484,27 @@ static int plain_int(const char *s, size_t len, int64_t *out)
 	return 1;
 }
 
+/*
+ * Whether the digits after the point make a number no whole one, seen
+ * without a division: 10^k divides a whole mant * 10^-k's mant, and so
+ * does 2^k (1.5, 0.25, 12.345: a profile's times in ms).
+ */
+static int has_fraction(const struct decimal *d)
+{
+	return d->exp10 < 0 && d->exp10 >= -19 &&
+	       (d->mant & ((1ULL << -d->exp10) - 1)) != 0;
+}
+
+/* The digits of v, read again unless v is the value just read. */
+static void value_digits(const struct pki_json_reader *jr,
+			 const struct pki_json_value *v, struct decimal *d)
+{
+	if (v == &jr->value && jr->digits_read)
+		*d = jr->digits;
+	else
+		parse_decimal(v->text, v->len, d);
+}
+
 /* The value of a number token: is_int and i where whole, d always. */
 static int set_number(struct pki_json_reader *jr, const char *text, size_t len)
 {
@@ -496,7 +519,10 @@ static int set_number(struct pki_json_reader *jr, const char *text, size_t len)
 		return 0;
 	}
 	parse_decimal(text, len, &d);
-	v->is_int = !decimal_magnitude(&d, d.exp10, &mag, &exact) && exact &&
+	jr->digits = d;
+	jr->digits_read = 1;
+	v->is_int = !has_fraction(&d) &&
+		    !decimal_magnitude(&d, d.exp10, &mag, &exact) && exact &&
 		    !signed_in(mag, d.negative, INT64_MIN, INT64_MAX, &v->i);
 	v->d = v->is_int ? (double)v->i : number_double(jr, &d, text, len);
 	if (isnan(v->d))
@@ -605,7 +631,7 @@ int pki_json_expect_scaled(struct pki_json_reader *jr,
 		*out = whole;
 		return 0;
 	}
-	parse_decimal(v->text, v->len, &d);
+	value_digits(jr, v, &d);
 	if (decimal_magnitude(&d, d.exp10 + decimals, &mag, &exact) ||
 	    signed_in(mag, d.negative, min, max, out)) {
 		char lo[32], hi[32];
@@ -645,6 +671,7 @@ static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
 
 	jr->value_start = start;
 	jr->last_end = end;
+	jr->digits_read = 0;
 	if (!jr->depth)
 		return 0;	/* the document: the root node */
 	f = &jr->frames[jr->depth - 1];
@@ -1094,6 +1121,29 @@ static size_t finish_carry(struct pki_json_reader *jr, const unsigned char *p,
 	return i;
 }
 
+/*
+ * The end of the plain integer at p[i] (as plain_int: no leading zero,
+ * at most 18 digits) that a value may start with, its value in
+ * jr->value.i; i for any other token, or one that may go on past p[n],
+ * which fast_token (or the carry) then reads as before.
+ */
+static size_t quick_int(struct pki_json_reader *jr, const unsigned char *p,
+			size_t i, size_t n)
+{
+	size_t digits = i + (p[i] == '-'), k = digits;
+	uint64_t mag = 0;
+
+	if (jr->fast_state == EXPECT_COMMA)
+		return i;
+	for (; k < n && k - digits < 18 && is_digit(p[k]); k++)
+		mag = mag * 10 + (uint64_t)(p[k] - '0');
+	if (k == digits || k == n || is_token_char(p[k]) ||
+	    (p[digits] == '0' && k - digits > 1))
+		return i;
+	jr->value.i = p[i] == '-' ? -(int64_t)mag : (int64_t)mag;
+	return k;
+}
+
 /* Read on in arrays of numbers; the bytes of p used. */
 static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size_t n)
 {
@@ -1122,6 +1172,11 @@ static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size
 				hand_over(jr, at + 1);
 				return i + 1;
 			}
+		} else if ((j = quick_int(jr, p, i, n)) > i) {
+			if (!take_int(jr, (const char *)p + i, j - i, at))
+				return i;
+			jr->fast_state = EXPECT_COMMA;
+			i = j - 1;
 		} else if (is_token_char(c)) {
 			for (j = i; j < n && is_token_char(p[j]); j++)
 				;

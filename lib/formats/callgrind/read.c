@@ -112,6 +112,7 @@ struct callgrind_reader {
 	/* the part's body */
 	int columns[MAX_EVENTS];
 	int64_t factor[MAX_EVENTS];	/* to the column's scale */
+	uint64_t max_cost[MAX_EVENTS];	/* INT64_MAX / factor: no division a line */
 	int64_t costs[MAX_EVENTS];	/* one line's */
 	int64_t part_self[MAX_EVENTS];	/* the part's, for totals: */
 	int64_t self_total[MAX_EVENTS], call_total[MAX_EVENTS];	/* the graph's */
@@ -493,9 +494,9 @@ static int subpositions(struct callgrind_reader *r, const char **s,
 {
 	size_t k;
 
+	memcpy(pos, r->last, sizeof(r->last));
 	for (k = 0; k < r->npositions; k++) {
 		*s = skip_blanks(*s, end);
-		pos[k] = r->last[k];
 		if (*s == end)
 			break;
 		if (subposition(r, s, end, r->last[k], &pos[k]))
@@ -512,24 +513,11 @@ static uint64_t position(const struct callgrind_reader *r, const uint64_t *pos)
 	return r->instr_at >= 0 ? pos[r->instr_at] : 0;
 }
 
-/* The costs after the subpositions, at their columns' scales. */
-static int line_costs(struct callgrind_reader *r, const char *s, const char *end)
+/* The line's costs past the n it gave: 0, and the derived events'. */
+static int derive_costs(struct callgrind_reader *r, size_t n)
 {
-	size_t n = 0, e, t;
-	uint64_t v;
+	size_t e, t;
 
-	for (s = skip_blanks(s, end); s < end; s = skip_blanks(s, end)) {
-		if (n == r->nevents)
-			return read_error(r, "more costs than events (%zu)",
-					  r->nevents);
-		if (number_field(r, &s, end, &v, "a cost"))
-			return PK_EINPUT;
-		if (v > (uint64_t)INT64_MAX / (uint64_t)r->factor[n])
-			return read_error(r, "cost %llu does not fit in 63 bits",
-					  (unsigned long long)v);
-		r->costs[n] = (int64_t)v * r->factor[n];
-		n++;
-	}
 	for (e = n; e < r->nevents; e++)
 		r->costs[e] = 0;
 	for (e = 0; e < r->nderived; e++) {
@@ -546,17 +534,33 @@ static int line_costs(struct callgrind_reader *r, const char *s, const char *end
 	return 0;
 }
 
-static int cost_line(struct callgrind_reader *r, const char *s, size_t len)
+/* The costs after the subpositions, at their columns' scales. */
+static int line_costs(struct callgrind_reader *r, const char *s, const char *end)
 {
-	const char *end = s + len;
-	uint64_t pos[MAX_POSITIONS];
+	size_t n = 0;
+	uint64_t v;
+
+	for (s = skip_blanks(s, end); s < end; s = skip_blanks(s, end)) {
+		if (n == r->nevents)
+			return read_error(r, "more costs than events (%zu)",
+					  r->nevents);
+		if (number_field(r, &s, end, &v, "a cost"))
+			return PK_EINPUT;
+		if (v > r->max_cost[n])
+			return read_error(r, "cost %llu does not fit in 63 bits",
+					  (unsigned long long)v);
+		r->costs[n] = (int64_t)v * r->factor[n];
+		n++;
+	}
+	return derive_costs(r, n);
+}
+
+/* A cost line's costs (r->costs), at its positions pos. */
+static int add_line_costs(struct callgrind_reader *r, const uint64_t *pos)
+{
 	int rc;
 
-	if (!r->base)
-		return read_error(r, "a cost line before any fn= line");
-	if ((rc = subpositions(r, &s, end, pos)) || (rc = line_costs(r, s, end)))
-		return rc;
-	memcpy(r->last, pos, r->npositions * sizeof(*pos));
+	memcpy(r->last, pos, sizeof(r->last));
 	if (r->in_call) {
 		r->in_call = 0;
 		rc = add_arc(r, r->node, position(r, pos), r->callee);
@@ -573,6 +577,110 @@ static int cost_line(struct callgrind_reader *r, const char *s, size_t len)
 	if (!rc && r->node != r->base)
 		rc = add_arc(r, r->base, 0, r->node);
 	return rc;
+}
+
+static int cost_line(struct callgrind_reader *r, const char *s, size_t len)
+{
+	const char *end = s + len;
+	uint64_t pos[MAX_POSITIONS];
+	int rc;
+
+	if (!r->base)
+		return read_error(r, "a cost line before any fn= line");
+	if ((rc = subpositions(r, &s, end, pos)) || (rc = line_costs(r, s, end)))
+		return rc;
+	return add_line_costs(r, pos);
+}
+
+/*
+ * The fast path of the lines most of a file is made of, cost lines as
+ * valgrind writes them: numbers that cannot overflow (19 decimal digits,
+ * or "0x" and 15 hex ones), one space apart, up to the newline. It reads
+ * the line and finds its end in one pass; anything else (a tab, a '\r',
+ * a long number, a position out of range, no newline) it leaves to
+ * handle_line, which reads the line again and says what is wrong.
+ */
+
+/* A number and the space or newline after it, or NULL. */
+static const char *quick_number(const char *s, const char *end, uint64_t *v)
+{
+	const char *digits;
+	uint64_t n = 0;
+	int d;
+
+	if (end - s > 2 && s[0] == '0' && s[1] == 'x') {
+		for (digits = s += 2; s < end && s - digits < 15 &&
+		     (d = pki_hexval((unsigned char)*s)) >= 0; s++)
+			n = n << 4 | (uint64_t)d;
+	} else {
+		for (digits = s; s < end && s - digits < 19 &&
+		     (unsigned char)(*s - '0') < 10; s++)
+			n = n * 10 + (uint64_t)(*s - '0');
+	}
+	if (s == digits || s == end || (*s != ' ' && *s != '\n'))
+		return NULL;
+	*v = n;
+	return s;
+}
+
+/* A subposition, from last, and the space or newline after it, or NULL. */
+static const char *quick_position(const char *s, const char *end,
+				  uint64_t last, uint64_t *pos)
+{
+	char sign = *s;
+	uint64_t n;
+
+	if (sign == '*') {
+		*pos = last;
+		s++;
+		return s < end && (*s == ' ' || *s == '\n') ? s : NULL;
+	}
+	if (sign == '+' || sign == '-')
+		s++;
+	if (!(s = quick_number(s, end, &n)))
+		return NULL;
+	if (sign == '+')
+		*pos = n <= UINT64_MAX - last ? last + n : (s = NULL, 0);
+	else if (sign == '-')
+		*pos = n <= last ? last - n : (s = NULL, 0);
+	else
+		*pos = n;
+	return s;
+}
+
+/*
+ * A cost line at s as cost_line reads it; its newline, with *rc what
+ * adding its costs gave; or NULL, nothing done, for handle_line to read.
+ */
+static const char *quick_cost_line(struct callgrind_reader *r, const char *s,
+				   const char *end, int *rc)
+{
+	uint64_t pos[MAX_POSITIONS], v;
+	size_t k, n;
+
+	if (!r->in_body || !r->base)
+		return NULL;
+	memcpy(pos, r->last, sizeof(r->last));
+	for (k = 0; k < r->npositions && *s != '\n'; k++) {
+		if (!(s = quick_position(s, end, r->last[k], &pos[k])))
+			return NULL;
+		s += *s == ' ';
+		if (s == end)
+			return NULL;
+	}
+	for (n = 0; *s != '\n'; n++) {
+		if (n == r->nevents || !(s = quick_number(s, end, &v)) ||
+		    v > r->max_cost[n])
+			return NULL;
+		r->costs[n] = (int64_t)v * r->factor[n];
+		s += *s == ' ';
+		if (s == end)
+			return NULL;
+	}
+	*rc = derive_costs(r, n);
+	if (!*rc)
+		*rc = add_line_costs(r, pos);
+	return s;
 }
 
 /* ---- position lines: ob=, fl=, fn=, calls=, ... ---- */
@@ -1093,6 +1201,7 @@ static int event_column(struct callgrind_reader *r, const struct event_type *t,
 				  "64 bits at 1/%lld", t->type, (long long)t->scale);
 	r->columns[e] = c;
 	r->factor[e] = pk_profile_sample_type_scale(r->p, (size_t)c) / t->scale;
+	r->max_cost[e] = (uint64_t)INT64_MAX / (uint64_t)r->factor[e];
 	return 0;
 }
 
@@ -1487,18 +1596,24 @@ static int read_mapped(struct callgrind_reader *r, const char *s, size_t size)
 	int rc = 0;
 
 	while (s < end && !rc) {
-		const char *nl = line_end(s, end);
-		size_t len = (size_t)(nl - s);
+		const char *nl;
+		size_t len;
 
 		if ((size_t)(s - read_to) >= UNMAP_STEP) {
 			pki_input_unmap_part(r->in, read_to, (size_t)(s - read_to));
 			read_to = s;
 		}
 		r->lineno++;
+		if ((nl = quick_cost_line(r, s, end, &rc))) {
+			s = nl + 1;
+			continue;
+		}
+		nl = line_end(s, end);
 		if (nl == end) {
 			truncated(r);
 			break;
 		}
+		len = (size_t)(nl - s);
 		if (len && s[len - 1] == '\r')
 			len--;
 		rc = handle_line(r, s, len);
