@@ -75,6 +75,11 @@ void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
  * before another). */
 int pki_tree_at_text_end(const struct pki_tree *t);
 
+/* For a cut: the first whole line at or after pos that is_root takes
+ * (size for none), what it looked through out of memory as it goes. */
+size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t size,
+			    size_t pos, int (*is_root)(const char *line, size_t len));
+
 /* Read the rows with f, in parts where the input is mapped and large
  * enough (--threads), each at the end of its text as f->end says. */
 int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,

@@ -220,27 +220,35 @@ int pki_tree_at_text_end(const struct pki_tree *t)
 	return !t->part || t->part->end == t->text_end;
 }
 
-/* The first whole line at or after pos that is_root takes. */
-static size_t cut_at_line(const char *data, size_t size, size_t pos,
-			  int (*is_root)(const char *line, size_t len))
+/* A tree may have few roots (VTune's one "Total"): what is looked
+ * through leaves memory as it goes, or a text of one root would be in
+ * memory whole. */
+size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t size,
+			    size_t pos, int (*is_root)(const char *line, size_t len))
 {
-	const char *s = data + pos, *end = data + size, *nl;
+	const char *s = data + pos, *end = data + size, *nl, *kept;
 
 	if (pos && !(s = memchr(s - 1, '\n', size - pos + 1)))
 		return size;
-	for (s += pos ? 1 : 0; s < end && (nl = memchr(s, '\n', (size_t)(end - s)));
-	     s = nl + 1)
+	for (kept = s += pos ? 1 : 0; s < end &&
+	     (nl = memchr(s, '\n', (size_t)(end - s))); s = nl + 1) {
 		if (is_root(s, (size_t)(nl - s)))
 			return (size_t)(s - data);
+		if ((size_t)(nl - kept) >= PKI_PART_STEP) {
+			pki_input_unmap_part(t->in, kept, (size_t)(nl - kept));
+			kept = nl;
+		}
+	}
+	pki_input_unmap_part(t->in, kept, (size_t)(end - kept));
 	return size;
 }
 
 static size_t cut_part(void *whole, const char *data, size_t size, size_t pos)
 {
-	const struct pki_tree_rows *f = ((struct pki_tree *)whole)->rows_of;
+	const struct pki_tree *t = whole;
 
-	return f->cut ? f->cut(whole, data, size, pos) :
-	       cut_at_line(data, size, pos, f->is_root);
+	return t->rows_of->cut ? t->rows_of->cut(whole, data, size, pos) :
+	       pki_tree_cut_at_line(t, data, size, pos, t->rows_of->is_root);
 }
 
 /* The whole's sample types, in order, for a part's profile. */

@@ -122,18 +122,17 @@ static int read_end(struct pki_tree *t)
 }
 
 /* A root: a row "1," where the level is the first column. */
+static int is_root(const char *line, size_t len)
+{
+	return len >= 2 && memcmp(line, "1,", 2) == 0;
+}
+
 static size_t cut_at_root(const struct pki_tree *whole, const char *data,
 			  size_t size, size_t pos)
 {
-	const char *s;
-
 	if (((const struct vsprof_reader *)whole)->level != 0)
 		return size;
-	if (!pos)
-		return size >= 2 && memcmp(data, "1,", 2) == 0 ? 0 :
-		       cut_at_root(whole, data, size, 1);
-	s = memmem(data + pos - 1, size - pos + 1, "\n1,", 3);
-	return s ? (size_t)(s + 1 - data) : size;
+	return pki_tree_cut_at_line(whole, data, size, pos, is_root);
 }
 
 static void copy_columns(struct pki_tree *part, const struct pki_tree *whole)
