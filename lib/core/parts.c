@@ -195,6 +195,8 @@ static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 	const char *warnings_end = part->warnings + part->warnings_len;
 	int rc;
 
+	if (w->fmt->kept && !w->fmt->kept(whole))
+		return 0;
 	if (pk_profile_failed(part->p))
 		return pk_error_set(w->ctx, PK_ENOMEM, "%s: the profile needs more "
 				    "than the memory limit of %llu MiB (see "

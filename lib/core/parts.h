@@ -65,6 +65,11 @@ struct pki_parts_reader {
 	int (*absorb)(void *whole, void *reader);
 	/* Free the reader (after done, if that was called). */
 	void (*close)(void *reader);
+	/* Whether the parts read from now on are kept, whole being as the
+	 * parts before left it (NULL: all are): a format whose text may
+	 * end before the file does drops the parts past its end, as one
+	 * reader would stop there. */
+	int (*kept)(void *whole);
 	/* Append a part's profile to the whole's: pki_copy_append, which
 	 * core cannot name. */
 	int (*append)(struct pk_profile *dst, const struct pk_profile *src);

@@ -208,12 +208,6 @@ void pki_tree_memo_free(struct pki_tree_memo *m)
 
 /* ---- reading in parts ---- */
 
-/*
- * core/parts.h's append is given no reader: the whole's, to tell whether
- * a part is past the rows' end, is this thread's while pki_read_parts
- * runs (it appends on the calling thread).
- */
-static _Thread_local const struct pki_tree *reading;
 
 int pki_tree_at_text_end(const struct pki_tree *t)
 {
@@ -351,8 +345,6 @@ static int absorb_part(void *whole, void *reader)
 {
 	struct pki_tree *w = whole, *t = reader;
 
-	if (w->rows_of->going_on && !w->rows_of->going_on(w))
-		return 0;	/* past the rows' end: dropped */
 	w->rows += t->rows;
 	if (!w->rows_of->going_on)
 		return 0;
@@ -361,12 +353,12 @@ static int absorb_part(void *whole, void *reader)
 	return t->held_rc ? pk_error_set(w->ctx, t->held_rc, "%s", t->held_error) : 0;
 }
 
-/* A part's profile, unless it is past the rows' end. */
-static int append_part(struct pk_profile *dst, const struct pk_profile *src)
+/* Parts past the rows' end are dropped. */
+static int part_kept(void *whole)
 {
-	const struct pki_tree_rows *f = reading->rows_of;
+	const struct pki_tree *w = whole;
 
-	return f->going_on && !f->going_on(reading) ? 0 : pki_copy_append(dst, src);
+	return !w->rows_of->going_on || w->rows_of->going_on(w);
 }
 
 static const struct pki_parts_reader tree_parts = {
@@ -375,7 +367,8 @@ static const struct pki_parts_reader tree_parts = {
 	.read = read_part,
 	.absorb = absorb_part,
 	.close = close_part,
-	.append = append_part,
+	.kept = part_kept,
+	.append = pki_copy_append,
 };
 
 int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
@@ -391,11 +384,8 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 		return !rc && f->end ? f->end(t) : rc;
 	}
 	t->text_end = t->end;
-	reading = t;
-	rc = pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
-			    (size_t)(t->end - t->at));
-	reading = NULL;
-	return rc;
+	return pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
+			      (size_t)(t->end - t->at));
 }
 
 static size_t path_slot(uint32_t parent, uint32_t location, size_t mask)
