@@ -171,6 +171,9 @@ static int cut_parts(struct pki_parts *w, void *whole, struct pk_profile *p,
 		size_t to = k + 1 == w->nparts ? size :
 			w->fmt->cut(whole, data, size, want > from ? want : from);
 
+		/* the rest of what the cut looked through (pki_cut_step) */
+		if (to > want)
+			pki_input_unmap_part(w->in, data + want, to - want);
 		part->data = data;
 		part->start = part->read_to = data + from;
 		part->end = data + to;

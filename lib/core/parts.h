@@ -98,6 +98,21 @@ static inline void pki_part_step(struct pki_part *part, const char *s)
 		pki_part_step_slow(part, s);
 }
 
+/*
+ * What a cut calls as it looks through the text for a record, at s: what
+ * it looked through since *kept leaves memory every PKI_PART_STEP bytes,
+ * as reading does, or a text of few records would be in memory whole
+ * while it is cut (the rest, up to the cut, leaves when the cut returns).
+ */
+static inline void pki_cut_step(struct pk_input *in, const char **kept,
+				const char *s)
+{
+	if ((size_t)(s - *kept) >= PKI_PART_STEP) {
+		pki_input_unmap_part(in, *kept, (size_t)(s - *kept));
+		*kept = s;
+	}
+}
+
 /* ... and once read (s: where reading stopped). */
 void pki_part_finish(struct pki_part *part, const char *s);
 

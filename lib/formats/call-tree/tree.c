@@ -215,8 +215,7 @@ int pki_tree_at_text_end(const struct pki_tree *t)
 }
 
 /* A tree may have few roots (VTune's one "Total"): what is looked
- * through leaves memory as it goes, or a text of one root would be in
- * memory whole. */
+ * through leaves memory as it goes (pki_cut_step). */
 size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t size,
 			    size_t pos, int (*is_root)(const char *line, size_t len))
 {
@@ -228,12 +227,8 @@ size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t s
 	     (nl = memchr(s, '\n', (size_t)(end - s))); s = nl + 1) {
 		if (is_root(s, (size_t)(nl - s)))
 			return (size_t)(s - data);
-		if ((size_t)(nl - kept) >= PKI_PART_STEP) {
-			pki_input_unmap_part(t->in, kept, (size_t)(nl - kept));
-			kept = nl;
-		}
+		pki_cut_step(t->in, &kept, nl);
 	}
-	pki_input_unmap_part(t->in, kept, (size_t)(end - kept));
 	return size;
 }
 

@@ -1518,9 +1518,8 @@ static int read_lines(void *reader, struct pki_part *part)
 /* Where the first record at or after pos starts: past an empty line. */
 static size_t record_start(void *whole, const char *data, size_t size, size_t pos)
 {
-	const char *end = data + size, *s = data + pos, *next;
+	const char *end = data + size, *s = data + pos, *next, *kept = s;
 
-	(void)whole;
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 
@@ -1529,6 +1528,7 @@ static size_t record_start(void *whole, const char *data, size_t size, size_t po
 		if ((next = after_empty_line(nl + 1, end)))
 			return (size_t)(next - data);
 		s = nl + 1;
+		pki_cut_step(((struct ps_reader *)whole)->in, &kept, s);
 	}
 	return size;
 }

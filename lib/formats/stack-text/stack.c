@@ -133,8 +133,9 @@ static int read_part(void *reader, struct pki_part *part)
 /* The first line at or after pos where the format says a record starts. */
 static size_t record_start(void *whole, const char *data, size_t size, size_t pos)
 {
-	const struct st_format *f = ((struct st_reader *)whole)->format;
-	const char *end = data + size, *from = data + pos;
+	const struct st_reader *w = whole;
+	const struct st_format *f = w->format;
+	const char *end = data + size, *from = data + pos, *kept = from;
 	const char *prev = pos ? memrchr(data, '\n', pos) : NULL, *line, *next;
 	size_t prev_len = text_line(prev ? prev + 1 : data, end, &line), len;
 
@@ -142,6 +143,8 @@ static size_t record_start(void *whole, const char *data, size_t size, size_t po
 		len = text_line(line, end, &next);
 		if (line >= from && f->record_start(prev, prev_len, line, len))
 			return (size_t)(line - data);
+		if (line >= from)
+			pki_cut_step(w->in, &kept, line);
 		prev_len = len;
 	}
 	return size;
