@@ -46,7 +46,7 @@ crasher_expects() {
 		return ;;
 	esac
 	case $(basename "$1") in
-	perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*|no-image-first) echo converts ;;
+	empty-callchain|perf-script-repeats|speedscope-null-groups|inlined-lines-realloc|printk-short-format|tracing-*|no-image-first) echo converts ;;
 	samples-without-types) echo "invalid pprof profile: missing sample type information" ;;
 	gzip-pprof) echo "no folded stacks found" ;;
 	count-too-large) echo "line [0-9]*: count too large" ;;

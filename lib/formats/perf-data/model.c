@@ -345,14 +345,16 @@ static int chain_stack(struct pd_model *mo, const struct pd_sample *s,
 	    !(mo->chains = calloc(CHAIN_MEMO_SIZE, sizeof(*mo->chains))))
 		return nomem(mo);
 	c = &mo->chains[hash & (CHAIN_MEMO_SIZE - 1)];
-	if (chain_is(mo, c, generation, hash, space, chain, len)) {
+	/* an empty chain has no bytes to remember it by */
+	if (len && chain_is(mo, c, generation, hash, space, chain, len)) {
 		*stack = c->stack;
 		return 0;
 	}
 	if ((rc = push_callchain(mo, s, t, &n, &has_user)))
 		return rc;
 	*stack = pk_profile_intern_stack(mo->st->p, mo->locs, n);
-	remember_chain(mo, c, generation, hash, space, chain, len, *stack);
+	if (len)
+		remember_chain(mo, c, generation, hash, space, chain, len, *stack);
 	return 0;
 }
 
