@@ -109,6 +109,17 @@ int pki_profile_keeps_order(const struct pk_profile *p);
 void pki_profile_absorb_counts(struct pk_profile *p,
 			       const struct pk_profile *part);
 size_t pki_profile_label_set_count(const struct pk_profile *p);
+/*
+ * Room for n samples more at the end of p, which keeps every sample
+ * (pki_profile_keeps_order): their records and values (a row of
+ * pk_profile_sample_type_count a sample), every field for the caller to
+ * set as pk_profile_add_sample would, their times' span noted apart
+ * (pki_profile_absorb_counts). NULL when out of memory, or p sums its
+ * samples.
+ */
+struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
+					  int64_t **values);
+
 /* The column of this type and unit (an earlier input's, when inputs are
  * summed into p), else a new one; -1 when out of memory. */
 int pki_profile_column(struct pk_profile *p, const char *type, const char *unit,

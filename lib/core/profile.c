@@ -1325,6 +1325,24 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	return 0;
 }
 
+struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
+					  int64_t **values)
+{
+	size_t cols = p->ntypes;
+
+	if (p->failed || !pki_profile_keeps_order(p))
+		return NULL;
+	if (n > UINT32_MAX - 1 - p->nsamples ||
+	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + n,
+		      sizeof(*p->samples)) ||
+	    prof_grow(p, &p->values, &p->values_cap, (p->nsamples + n) * cols,
+		      sizeof(*p->values)))
+		return NULL;
+	*values = p->values ? &p->values[p->nsamples * cols] : NULL;
+	p->nsamples += n;
+	return &p->samples[p->nsamples - n];
+}
+
 size_t pk_profile_sample_count(const struct pk_profile *p)
 {
 	return p->nsamples;

@@ -349,6 +349,76 @@ static int append_tables(struct pk_copy *c)
 	return 0;
 }
 
+/* Whether every source column goes unscaled to a column of dst: then no
+ * value can overflow on the way. */
+static int columns_unscaled(const struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_type_count(c->src), k;
+
+	for (k = 0; k < n; k++)
+		if (c->columns[k] >= 0 && c->multipliers[k] != 1)
+			return 0;
+	return 1;
+}
+
+/* Whether source column k is destination column k, for every k of both. */
+static int columns_same(const struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_type_count(c->src), k;
+
+	if (n != pk_profile_sample_type_count(c->dst))
+		return 0;
+	for (k = 0; k < n; k++)
+		if (c->columns[k] != (int)k)
+			return 0;
+	return 1;
+}
+
+/*
+ * The samples of src at the end of dst, which keeps each in order, as
+ * pki_copy_sample would add them one by one, but in one pass: no sample
+ * is looked up (none is summed), their records are translated through
+ * the tables' ids (append_tables mapped them all) and their values
+ * copied as one block where the columns are the same. A text read in
+ * parts for a timeline (speedscope) spent a tenth of its load in
+ * pki_copy_sample.
+ */
+static int append_samples_in_order(struct pk_copy *c)
+{
+	size_t n = pk_profile_sample_count(c->src), i, k;
+	size_t ncols = pk_profile_sample_type_count(c->src);
+	size_t dcols = pk_profile_sample_type_count(c->dst);
+	int64_t *values;
+	struct pk_sample *s = pki_profile_add_samples(c->dst, n, &values);
+
+	if (!s)
+		return PK_ENOMEM;
+	if (columns_same(c) && ncols)
+		memcpy(values, pk_profile_sample_values(c->src, 0),
+		       n * ncols * sizeof(*values));
+	else if (dcols)
+		for (i = 0; i < n; i++) {
+			const int64_t *v = pk_profile_sample_values(c->src, i);
+
+			memset(&values[i * dcols], 0, dcols * sizeof(*values));
+			for (k = 0; k < ncols; k++)
+				if (c->columns[k] >= 0)
+					values[i * dcols + (size_t)c->columns[k]] = v[k];
+		}
+	for (i = 0; i < n; i++) {
+		const struct pk_sample *from = pk_profile_sample(c->src, i);
+
+		s[i].stack = pki_copy_stack(c, from->stack);
+		s[i].labels = pki_copy_labels(c, from->labels);
+		s[i].time = from->time;
+		if (!s[i].stack) {	/* the empty stack, out of memory */
+			memset(&s[i], 0, (n - i) * sizeof(*s));
+			return PK_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int pki_copy_append(struct pk_profile *dst, const struct pk_profile *src)
 {
 	struct pk_copy c;
@@ -359,8 +429,12 @@ int pki_copy_append(struct pk_profile *dst, const struct pk_profile *src)
 		return rc;
 	rc = append_tables(&c);
 	n = pk_profile_sample_count(src);
-	for (i = 0; i < n && !rc; i++)
-		rc = pki_copy_sample(&c, i, NULL, 0);
+	if (!rc && n && pki_profile_keeps_order(dst) && !c.extra_label.key &&
+	    columns_unscaled(&c))
+		rc = append_samples_in_order(&c);
+	else
+		for (i = 0; i < n && !rc; i++)
+			rc = pki_copy_sample(&c, i, NULL, 0);
 	n = pk_profile_meta_count(src);
 	for (i = 0; i < n && !rc; i++) {
 		const char *key, *value;
