@@ -17,6 +17,7 @@
 #include "symtab.h"
 
 struct pk_context;
+struct kallsyms_scan;
 
 struct sym_kernel {
 	struct pk_context *ctx;
@@ -34,7 +35,7 @@ struct sym_kernel {
 		pthread_t thread;
 		int running;
 		char *path;
-		struct symtab *tab;
+		struct kallsyms_scan *job;	/* its scan, until adopted */
 	} prefetch;
 };
 
