@@ -177,7 +177,9 @@ static uint32_t member_node(const struct pki_json_reader *jr, uint32_t node,
 	for (c = jr->nodes[node].first_child; c != NO_NODE; c = jr->nodes[c].next_sibling) {
 		const struct path_node *n = &jr->nodes[c];
 
-		if (n->step == STEP_KEY && n->key_len == len && memcmp(n->key, key, len) == 0)
+		/* the first byte tells most keys apart, without a call */
+		if (n->step == STEP_KEY && n->key_len == len &&
+		    (!len || (n->key[0] == (char)key[0] && memcmp(n->key, key, len) == 0)))
 			return c;
 		if (n->step == STEP_ANY_KEY)
 			any = c;
@@ -694,13 +696,13 @@ int pki_json_decimals(const struct pki_json_value *v)
 
 /* ---- values, as yajl or the fast path finds them ---- */
 
-static int wanted(const struct pki_json_reader *jr, uint32_t node)
+static inline int wanted(const struct pki_json_reader *jr, uint32_t node)
 {
 	return node != NO_NODE && jr->nodes[node].id;
 }
 
 /* The node of the value at [start, end), counted in its array. */
-static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
+static inline uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
 			    uint64_t end)
 {
 	struct frame *f;
@@ -718,7 +720,7 @@ static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
 
 /* Hand the current value to the caller if its node has an id. 0 stops
  * the parse, its reason kept in rc. */
-static int deliver(struct pki_json_reader *jr, uint32_t node, enum pki_json_type type)
+static inline int deliver(struct pki_json_reader *jr, uint32_t node, enum pki_json_type type)
 {
 	int rc;
 
@@ -754,11 +756,13 @@ static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
 }
 
 /* A plain integer whose value is in jr->value.i already. */
-static int take_int(struct pki_json_reader *jr, const char *text, size_t len,
+static inline int take_int(struct pki_json_reader *jr, const char *text, size_t len,
 		    uint64_t start)
 {
 	uint32_t node = begin_value(jr, start, start + len);
 
+	if (!wanted(jr, node))
+		return 1;
 	jr->value.text = text;
 	jr->value.len = len;
 	jr->value.is_int = 1;
@@ -1166,8 +1170,7 @@ static size_t finish_carry(struct pki_json_reader *jr, const unsigned char *p,
 }
 
 /*
- * The end of the number at p[i] where a value may start, when it is a
- * plain one, as most are: at most 18 digits, a point among them or not,
+ * The end of the number at p[i], when it is a plain one, as most are: at most 18 digits, a point among them or not,
  * no exponent. A whole one's value goes to jr->value.i (*whole set),
  * another's digits to *d. i for any other token, or one that may go on
  * past p[n], which fast_token (or the carry) then reads.
@@ -1186,8 +1189,7 @@ static size_t quick_number(struct pki_json_reader *jr, const unsigned char *p,
 			mant = mant * 10 + (uint64_t)(p[k] - '0');
 	if (k == first || k == n || is_token_char(p[k]) || point + 1 == k ||
 	    k - first - !!point > 18 ||
-	    (p[first] == '0' && first + 1 < k && is_digit(p[first + 1])) ||
-	    !value_expected(jr))
+	    (p[first] == '0' && first + 1 < k && is_digit(p[first + 1])))
 		return i;
 	*whole = !point;
 	if (!point) {
@@ -1210,6 +1212,8 @@ static size_t fast_numbers(struct pki_json_reader *jr, const unsigned char *p,
 	size_t j;
 	int whole;
 
+	if (!value_expected(jr))
+		return i;
 	while ((j = quick_number(jr, p, i, n, &whole, &d)) > i) {
 		const char *text = (const char *)p + i;
 		uint64_t at = jr->base + i;
