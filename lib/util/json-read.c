@@ -23,8 +23,6 @@
 /* yajl gets the input in slices of this much: how far a token can grow
  * past max_string before the reader sees it. */
 #define SLICE (1u << 20)
-/* The longest number or literal the fast path keeps over two feeds. */
-#define CARRY_MAX 64
 /* Bytes of a key kept for messages and pki_json_reader_key. */
 #define KEY_KEEP 256
 #define NO_NODE UINT32_MAX
@@ -88,6 +86,7 @@ struct pki_json_reader {
 	/* the fast path (below) */
 	int fast;			/* it has the input now */
 	int engage;			/* yajl stopped for it */
+	int engage_state;		/* where it starts: EXPECT_* */
 	int replaying;			/* yajl parses our JSON, not the input */
 	enum {
 		EXPECT_FIRST,	/* after '[' or '{' */
@@ -97,9 +96,6 @@ struct pki_json_reader {
 		EXPECT_COLON,	/* after a key */
 	} fast_state;
 	int fast_in_array;		/* the innermost container is one */
-	unsigned char carry[CARRY_MAX];	/* a token cut at the end of a feed */
-	size_t carry_len;
-	uint64_t carry_start;
 	uint64_t fast_since;		/* where it took over */
 	uint64_t fast_after;		/* not before this offset */
 	unsigned short_runs;		/* it read little, this many times */
@@ -871,11 +867,27 @@ static int on_boolean(void *ctx, int truth)
 	return take_literal(jr, PKI_JSON_BOOL, truth, end - (truth ? 4 : 5), end);
 }
 
+static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end);
+
+/* yajl stops after the token that ends at end for the fast path to read
+ * on from state, if it may. */
+static int engage(struct pki_json_reader *jr, uint64_t end, int state)
+{
+	if (!jr->depth || !fast_path_fits(jr, end))
+		return 1;
+	jr->engage = 1;
+	jr->engage_state = state;
+	return 0;
+}
+
+/* A number cut by a feed was yajl's; the fast path reads on after it. */
 static int on_number(void *ctx, const char *text, size_t len)
 {
 	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
 
-	return take_number(jr, text, len, NULL, token_end(jr) - len);
+	return take_number(jr, text, len, NULL, end - len) &&
+	       engage(jr, end, EXPECT_COMMA);
 }
 
 /* Where a string token of len decoded bytes that ends at end began. */
@@ -911,8 +923,6 @@ static int on_end_object(void *ctx)
 	return end_container(jr, 0, token_end(jr) - 1);
 }
 
-static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end);
-
 /* An object or array begun: yajl stops right after its '{' or '[' for
  * the fast path to read on. */
 static int begin_and_engage(struct pki_json_reader *jr, int is_array)
@@ -921,12 +931,8 @@ static int begin_and_engage(struct pki_json_reader *jr, int is_array)
 
 	if (jr->replaying)
 		return 1;
-	if (!begin_container(jr, is_array, end - 1))
-		return 0;
-	if (!fast_path_fits(jr, end))
-		return 1;
-	jr->engage = 1;
-	return 0;
+	return begin_container(jr, is_array, end - 1) &&
+	       engage(jr, end, EXPECT_FIRST);
 }
 
 static int on_begin_object(void *ctx)
@@ -994,6 +1000,16 @@ static int new_yajl(struct pki_json_reader *jr)
 
 /* ---- the fast path ---- */
 
+/* At the end of a slice read (at): the bytes since the last token are
+ * bounded, as yajl keeps those of a token that goes on. */
+static void check_gap(struct pki_json_reader *jr, uint64_t at)
+{
+	if (at - jr->last_end > jr->spec.max_string)
+		set_error(jr, jr->last_end, "no value ends within %zu bytes: "
+			  "a string, number or white space over the limit",
+			  jr->spec.max_string);
+}
+
 /*
  * yajl reads a profile at about 100 MB/s. The fast path reads the JSON
  * profiles are made of several times faster: objects, arrays, keys and
@@ -1005,8 +1021,9 @@ static int new_yajl(struct pki_json_reader *jr)
  * stray comma), which yajl then judges as it would have, and at the end
  * of the document. To take over, a new yajl is fed what brings it to the
  * same place ("[{\"\":[null," for an element expected in an array in an
- * object in an array); a number or literal cut at the end of a feed
- * waits in carry for the next.
+ * object in an array). A token cut at the end of a feed is yajl's, as
+ * it came (yajl's offsets in its messages depend on where feeds cut
+ * tokens); the fast path reads on after it.
  */
 
 static int is_space(unsigned char c)
@@ -1029,8 +1046,7 @@ static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end)
 {
 	size_t i = (size_t)(end - jr->base);
 
-	if (jr->spec.no_fast_path || end < jr->fast_after || !jr->slice ||
-	    jr->slice == jr->carry)
+	if (jr->spec.no_fast_path || end < jr->fast_after || !jr->slice)
 		return 0;
 	while (i < jr->slice_len && is_space(jr->slice[i]))
 		i++;
@@ -1111,7 +1127,7 @@ static int add_replay(const struct pki_json_reader *jr, struct pk_strbuf *b)
 	return rc || (!jr->depth && pki_strbuf_adds(b, "null"));
 }
 
-/* yajl reads on from at (where the carry, if any, began). */
+/* yajl reads on from at. */
 static void hand_over(struct pki_json_reader *jr, uint64_t at)
 {
 	uint64_t base = jr->base;
@@ -1132,48 +1148,16 @@ static void hand_over(struct pki_json_reader *jr, uint64_t at)
 	jr->replaying = 1;
 	status = yajl_parse(jr->yajl, (const unsigned char *)jr->scratch.s, jr->scratch.len);
 	jr->replaying = 0;
-	if (status == yajl_status_ok && jr->carry_len) {
-		jr->base = jr->carry_start;
-		jr->slice = jr->carry;
-		jr->slice_len = jr->carry_len;
-		status = yajl_parse(jr->yajl, jr->carry, jr->carry_len);
-		jr->carry_len = 0;
-	}
 	if (status != yajl_status_ok)
 		parse_failed(jr, status, 0);
 	jr->base = base;
-}
-
-/* The token waiting in carry, completed from p: bytes of p used. */
-static size_t finish_carry(struct pki_json_reader *jr, const unsigned char *p,
-			   size_t n)
-{
-	size_t i = 0;
-	int taken;
-
-	while (i < n && is_token_char(p[i])) {
-		if (jr->carry_len == CARRY_MAX) {
-			hand_over(jr, jr->carry_start);
-			return i;
-		}
-		jr->carry[jr->carry_len++] = p[i++];
-	}
-	if (i == n)
-		return n;	/* it may go on */
-	taken = fast_token(jr, jr->carry, jr->carry_len, jr->carry_start);
-	if (taken < 0)
-		return i;
-	if (!taken)
-		hand_over(jr, jr->carry_start);
-	jr->carry_len = 0;
-	return i;
 }
 
 /*
  * The end of the number at p[i], when it is a plain one, as most are: at most 18 digits, a point among them or not,
  * no exponent. A whole one's value goes to jr->value.i (*whole set),
  * another's digits to *d. i for any other token, or one that may go on
- * past p[n], which fast_token (or the carry) then reads.
+ * past p[n], which fast_token (or yajl) then reads.
  */
 static size_t quick_number(struct pki_json_reader *jr, const unsigned char *p,
 			   size_t i, size_t n, int *whole, struct decimal *d)
@@ -1320,12 +1304,6 @@ static size_t fast_step(struct pki_json_reader *jr, const unsigned char *p,
 		return i;
 	for (j = i; j < n && is_token_char(p[j]); j++)
 		;
-	if (j == n && n - i <= CARRY_MAX) {
-		memcpy(jr->carry, p + i, n - i);
-		jr->carry_len = n - i;
-		jr->carry_start = at;
-		return n;
-	}
 	taken = j == n ? 0 : fast_token(jr, p + i, j - i, at);
 	return taken > 0 ? j : i;
 }
@@ -1335,8 +1313,6 @@ static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size
 {
 	size_t i = 0, next;
 
-	if (jr->carry_len && ((i = finish_carry(jr, p, n)) == n || !jr->fast || jr->rc))
-		return i;
 	while (i < n) {
 		if (is_space(p[i])) {
 			i++;
@@ -1354,6 +1330,7 @@ static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size
 			return i;
 		}
 	}
+	check_gap(jr, jr->base + n);
 	return i;
 }
 
@@ -1369,16 +1346,13 @@ static size_t yajl_slice(struct pki_json_reader *jr, const unsigned char *p, siz
 	jr->slice_len = len;
 	status = yajl_parse(jr->yajl, p, len);
 	if (status == yajl_status_ok) {
-		if (jr->base + len - jr->last_end > jr->spec.max_string)
-			set_error(jr, jr->last_end, "no value ends within %zu bytes: "
-				  "a string, number or white space over the limit",
-				  jr->spec.max_string);
+		check_gap(jr, jr->base + len);
 		return len;
 	}
 	if (jr->engage && !jr->rc) {
 		jr->engage = 0;
 		jr->fast = 1;
-		fast_enter(jr, EXPECT_FIRST);
+		fast_enter(jr, jr->engage_state);
 		jr->fast_since = token_end(jr);
 		return yajl_get_bytes_consumed(jr->yajl);
 	}
@@ -1417,7 +1391,7 @@ int pki_json_reader_finish(struct pki_json_reader *jr)
 	yajl_status status;
 
 	if (!jr->rc && jr->fast)
-		hand_over(jr, jr->carry_len ? jr->carry_start : jr->base);
+		hand_over(jr, jr->base);
 	if (jr->rc)
 		return jr->rc;
 	jr->slice = NULL;
