@@ -535,18 +535,19 @@ static void value_digits(const struct pki_json_reader *jr,
 
 /*
  * The value of a number token: is_int and i where whole, d always. Its
- * digits are read here unless the fast path read them already (digits).
+ * digits are read here unless the fast path read them into jr->digits
+ * already (have_digits).
  */
 static int set_number(struct pki_json_reader *jr, const char *text, size_t len,
-		      const struct decimal *digits)
+		      int have_digits)
 {
 	struct pki_json_value *v = &jr->value;
 	struct decimal *d = &jr->digits;
 	uint64_t mag;
 	int exact;
 
-	if (digits) {
-		*d = *digits;
+	if (have_digits) {
+		/* as they are */
 	} else if (plain_int(text, len, &v->i)) {
 		v->is_int = 1;
 		v->d = (double)v->i;
@@ -738,9 +739,9 @@ static int take_literal(struct pki_json_reader *jr, enum pki_json_type type,
 	return deliver(jr, node, type);
 }
 
-/* A number; its digits, if the fast path read them. */
+/* A number; have_digits: the fast path read its digits into jr->digits. */
 static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
-		       const struct decimal *digits, uint64_t start)
+		       int have_digits, uint64_t start)
 {
 	uint32_t node = begin_value(jr, start, start + len);
 
@@ -748,7 +749,8 @@ static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
 		return 1;
 	jr->value.text = text;
 	jr->value.len = len;
-	return !set_number(jr, text, len, digits) && deliver(jr, node, PKI_JSON_NUMBER);
+	return !set_number(jr, text, len, have_digits) &&
+	       deliver(jr, node, PKI_JSON_NUMBER);
 }
 
 /* A plain integer whose value is in jr->value.i already. */
@@ -886,7 +888,7 @@ static int on_number(void *ctx, const char *text, size_t len)
 	struct pki_json_reader *jr = ctx;
 	uint64_t end = token_end(jr);
 
-	return take_number(jr, text, len, NULL, end - len) &&
+	return take_number(jr, text, len, 0, end - len) &&
 	       engage(jr, end, EXPECT_COMMA);
 }
 
@@ -1079,15 +1081,14 @@ static int fast_token(struct pki_json_reader *jr, const unsigned char *s,
 		      size_t len, uint64_t start)
 {
 	const char *text = (const char *)s;
-	struct decimal d;
 	int taken;
 
 	if (!value_expected(jr))
 		return 0;
 	if (plain_int(text, len, &jr->value.i))
 		taken = take_int(jr, text, len, start);
-	else if (read_decimal(text, len, &d))
-		taken = take_number(jr, text, len, &d, start);
+	else if (read_decimal(text, len, &jr->digits))
+		taken = take_number(jr, text, len, 1, start);
 	else if (len == 4 && memcmp(s, "null", 4) == 0)
 		taken = take_literal(jr, PKI_JSON_NULL, 0, start, start + 4);
 	else if (len == 4 && memcmp(s, "true", 4) == 0)
@@ -1192,18 +1193,18 @@ static size_t quick_number(struct pki_json_reader *jr, const unsigned char *p,
 static size_t fast_numbers(struct pki_json_reader *jr, const unsigned char *p,
 			   size_t i, size_t n)
 {
-	struct decimal d;
 	size_t j;
 	int whole;
 
 	if (!value_expected(jr))
 		return i;
-	while ((j = quick_number(jr, p, i, n, &whole, &d)) > i) {
+	/* the digits straight where the value is made from them */
+	while ((j = quick_number(jr, p, i, n, &whole, &jr->digits)) > i) {
 		const char *text = (const char *)p + i;
 		uint64_t at = jr->base + i;
 
 		if (!(whole ? take_int(jr, text, j - i, at) :
-		      take_number(jr, text, j - i, &d, at)))
+		      take_number(jr, text, j - i, 1, at)))
 			return i;
 		jr->fast_state = EXPECT_COMMA;
 		if (j == n || p[j] != ',' || !in_array(jr))
