@@ -129,7 +129,7 @@ if [ $have_java = yes ]; then
 	tries=0
 	sleep 1
 	until jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" \
-		>/dev/null 2>&1 || [ $tries -ge 120 ]; do
+		>"$tmpdir/java/jcmd.out" 2>&1 || [ $tries -ge 120 ]; do
 		tries=$((tries + 1))
 		sleep 0.5
 	done
@@ -152,7 +152,9 @@ if [ $have_java = yes ]; then
 	done | sum_blocks >"$tmpdir/live.theirs"
 	compare_blocks "recorded here (${chunks:-no} chunks)" "$tmpdir/live.theirs" "$tmpdir/live.ours"
 	[ "${chunks:-0}" -ge 2 ] && pass "the recording made here has $chunks chunks" ||
-		fail "the recording made here has ${chunks:-no} chunks, not several"
+		{ fail "the recording made here has ${chunks:-no} chunks, not several"
+		  # no JFR.dump: why jcmd failed, or the JVM ended
+		  diag_file "$tmpdir/java/jcmd.out"; diag_file "$tmpdir/java/java.out"; }
 	blocks "$tmpdir/java/dump.jfr" >"$tmpdir/dump.ours"
 	theirs "$tmpdir/java/dump.jfr" >"$tmpdir/dump.theirs"
 	same_output "JFR.dump of it while running: every event as jfr print gives it" \
