@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -115,6 +116,44 @@ static inline void pki_cut_step(struct pk_input *in, const char **kept,
 
 /* ... and once read (s: where reading stopped). */
 void pki_part_finish(struct pki_part *part, const char *s);
+
+/*
+ * The line of a text in memory at s (s < end), as pk_input_line splits
+ * it but read where it lies, not NUL-terminated: its length without its
+ * newline and a '\r' before that; *next: where the next line starts (end
+ * after the last). *cut (if not NULL): whether it is a last line that
+ * nothing ends, no newline and no '\r' (pk_input_line takes a last '\r'
+ * for the end of a line): a file cut short, say.
+ */
+static inline size_t pki_text_line(const char *s, const char *end,
+				   const char **next, int *cut)
+{
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	size_t len = (size_t)((nl ? nl : end) - s);
+	int cr = len && s[len - 1] == '\r';
+
+	*next = nl ? nl + 1 : end;
+	if (cut)
+		*cut = !nl && !cr;
+	return len - (size_t)cr;
+}
+
+/*
+ * The part's next line from *at, as pki_text_line reads it (*at moves
+ * past it), or NULL at the part's end; what was read before it leaves
+ * memory as reading goes (pki_part_step).
+ */
+static inline const char *pki_part_line(struct pki_part *part, const char **at,
+					size_t *len, int *cut)
+{
+	const char *line = *at;
+
+	if (line >= part->end)
+		return NULL;
+	pki_part_step(part, line);
+	*len = pki_text_line(line, part->end, at, cut);
+	return line;
+}
 
 /*
  * The lines of the input before the part: counted the first time a

@@ -80,28 +80,27 @@ static void warn_cut(struct pki_tree *t)
 /* pk_input_line's reading of the mapped text */
 static const char *mapped_line(struct pki_tree *t, size_t *len)
 {
-	const char *line = t->at, *nl;
-	size_t n, cr;
+	const char *line = t->at, *next;
+	int cut;
 
 	if (line == t->end)
 		return NULL;
-	nl = memchr(line, '\n', (size_t)(t->end - line));
-	n = (size_t)((nl ? nl : t->end) - line);
-	if (n >= MAX_LINE) {
+	if (t->part)
+		pki_part_step(t->part, line);
+	*len = pki_text_line(line, t->end, &next, &cut);
+	/* its bytes but the newline, as pk_input_line measures them (a
+	 * '\r' at most more than len) */
+	if (*len >= MAX_LINE - 1 &&
+	    (size_t)(next - line) - (next[-1] == '\n') >= MAX_LINE) {
 		t->at = t->end;
 		pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: longer than %d "
 			     "MiB (binary data? try --from)", pk_input_name(t->in),
 			     (unsigned long long)t->lines + 1, MAX_LINE >> 20);
 		return NULL;
 	}
-	t->at = nl ? nl + 1 : t->end;
+	t->at = next;
 	t->lines++;
-	if (t->part)
-		pki_part_step(t->part, t->at);
-	cr = n && line[n - 1] == '\r';
-	*len = n - cr;
-	/* as pk_input_line: a last "\r" counts as the line's end */
-	if (!nl && !cr)
+	if (cut)
 		warn_cut(t);
 	return line;
 }

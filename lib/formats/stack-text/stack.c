@@ -99,32 +99,20 @@ static int read_stream(struct st_reader *r)
 	return rc;
 }
 
-/* The line at s, without its '\r' (its length); *next: the line after,
- * NULL after the last. */
-static size_t text_line(const char *s, const char *end, const char **next)
-{
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
-	size_t len = (size_t)((nl ? nl : end) - s);
-
-	*next = nl ? nl + 1 : NULL;
-	return len && s[len - 1] == '\r' ? len - 1 : len;
-}
-
 /* A part of the text in memory, and its end as the end of a text. */
 static int read_part(void *reader, struct pki_part *part)
 {
 	struct st_reader *r = reader;
-	const char *s = part->start, *next;
+	const char *s = part->start, *line;
+	size_t len;
 	int rc = 0;
 
 	r->part = part;
-	while (s && s < part->end && !rc) {
-		pki_part_step(part, s);
+	while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
 		r->lineno++;
-		rc = r->format->line(r, s, text_line(s, part->end, &next));
-		s = next;
+		rc = r->format->line(r, line, len);
 	}
-	pki_part_finish(part, s ? s : part->end);
+	pki_part_finish(part, s);
 	if (!rc && r->format->end)
 		rc = r->format->end(r);
 	return rc ? rc : pk_context_error(r->ctx)->code;
@@ -137,10 +125,10 @@ static size_t record_start(void *whole, const char *data, size_t size, size_t po
 	const struct st_format *f = w->format;
 	const char *end = data + size, *from = data + pos, *kept = from;
 	const char *prev = pos ? memrchr(data, '\n', pos) : NULL, *line, *next;
-	size_t prev_len = text_line(prev ? prev + 1 : data, end, &line), len;
+	size_t prev_len = pki_text_line(prev ? prev + 1 : data, end, &line, NULL), len;
 
-	for (prev = prev ? prev + 1 : data; line && line < end; prev = line, line = next) {
-		len = text_line(line, end, &next);
+	for (prev = prev ? prev + 1 : data; line < end; prev = line, line = next) {
+		len = pki_text_line(line, end, &next, NULL);
 		if (line >= from && f->record_start(prev, prev_len, line, len))
 			return (size_t)(line - data);
 		if (line >= from)
