@@ -14,6 +14,7 @@
 #define PROFKIT_CALL_TREE_H
 
 #include "core/internal.h"
+#include "core/memo.h"
 #include "formats/registry.h"
 #include "util/strbuf.h"
 
@@ -151,22 +152,6 @@ int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
  */
 uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 			const char *module, size_t module_len);
-
-/*
- * Values worked out from a text (a frame's location from its line, say),
- * remembered by the text: a line seen before costs a lookup, not its
- * parsing again.
- */
-struct pki_tree_memo {
-	struct pk_profile *texts;	/* interned, under a memory limit */
-	uint64_t *values;		/* by a text's id there */
-	size_t cap;
-};
-
-/* The value of text, 0 until the caller sets it; NULL when the memo is
- * full or out of memory (work it out each time then). */
-uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len);
-void pki_tree_memo_free(struct pki_tree_memo *m);
 
 /*
  * Formats that give each node its own value: the node at depth (0: a

@@ -62,7 +62,7 @@ struct sample_reader {
 	int ended;		/* at the call graph's end */
 	/* a thread's labels by its line's text; a frame's location (and
 	 * whether it waits, bit 0) by its line's text */
-	struct pki_tree_memo threads, frames;
+	struct pki_memo threads, frames;
 };
 
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
@@ -152,7 +152,7 @@ static uint32_t thread_labels(struct sample_reader *r, const char *text, size_t 
 
 static int thread_line(struct sample_reader *r, const char *text, size_t len)
 {
-	uint64_t *memo = pki_tree_memo(&r->threads, text, len);
+	uint64_t *memo = pki_memo(&r->threads, text, len);
 	int rc;
 
 	/* the last thread's nodes leave with its labels */
@@ -235,7 +235,7 @@ static uint32_t frame_location(struct sample_reader *r, const char *text,
 static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
 		      const char *text, size_t len)
 {
-	uint64_t *memo = pki_tree_memo(&r->frames, text, len);
+	uint64_t *memo = pki_memo(&r->frames, text, len);
 	uint32_t loc;
 	int waiting;
 
@@ -355,8 +355,8 @@ static void release(struct pki_tree *t)
 {
 	struct sample_reader *r = (struct sample_reader *)t;
 
-	pki_tree_memo_free(&r->threads);
-	pki_tree_memo_free(&r->frames);
+	pki_memo_free(&r->threads);
+	pki_memo_free(&r->frames);
 	free(r->module.s);
 }
 

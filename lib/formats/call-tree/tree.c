@@ -10,8 +10,6 @@
 #include "transforms/copy.h"
 
 #define MAX_DECIMALS 9
-/* The texts a memo keeps, past which they are parsed each time. */
-#define MEMO_MAX_BYTES (64u << 20)
 /* pk_input_line's limit: past it a line is taken for binary data */
 #define MAX_LINE (64 * 1024 * 1024)
 
@@ -180,29 +178,6 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 	if (!t->frame_of[id])
 		t->frame_of[id] = new_frame(t, id, module, module_len);
 	return t->frame_of[id];
-}
-
-uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len)
-{
-	pk_str id;
-
-	if (!m->texts) {
-		if (!(m->texts = pk_profile_new(0)))
-			return NULL;
-		pk_profile_set_memory_limit(m->texts, MEMO_MAX_BYTES);
-	}
-	if (pk_profile_failed(m->texts) ||
-	    !(id = pk_profile_intern(m->texts, text, len)) ||
-	    pki_grow_zeroed(&m->values, &m->cap, (size_t)id + 1, sizeof(*m->values)) < 0)
-		return NULL;
-	return &m->values[id];
-}
-
-void pki_tree_memo_free(struct pki_tree_memo *m)
-{
-	pk_profile_free(m->texts);
-	free(m->values);
-	memset(m, 0, sizeof(*m));
 }
 
 /* ---- reading in parts ---- */

@@ -12,9 +12,6 @@
 #include "util/grow.h"
 #include "util/strings.h"
 
-/* The memo's text, past which frames are parsed each time they come. */
-#define MEMO_MAX_BYTES (64u << 20)
-
 static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *in,
 		 struct pk_profile *p, const struct st_format *f)
 {
@@ -30,10 +27,7 @@ static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *i
 	r->key_pid = pk_profile_intern_cstr(p, "pid");
 	r->key_tid = pk_profile_intern_cstr(p, "tid");
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
-	r->memo = pk_profile_new(0);
-	if (r->memo)
-		pk_profile_set_memory_limit(r->memo, MEMO_MAX_BYTES);
-	if (!r->memo || pk_profile_failed(p))
+	if (pk_profile_failed(p))
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
@@ -54,14 +48,11 @@ static void release(struct st_reader *r)
 {
 	if (r->format->release)
 		r->format->release(r);
-	pk_profile_free(r->memo);
-	free(r->memo_locs);
+	pki_memo_free(&r->memo);
 	free(r->frames);
 	free(r->held);
 	free(r->last_comm);
 	free(r->labels);
-	r->memo = NULL;
-	r->memo_locs = NULL;
 	r->frames = NULL;
 	r->held = NULL;
 	r->last_comm = NULL;
@@ -220,30 +211,6 @@ int st_read(const struct st_format *f, struct pk_context *ctx,
 	return rc;
 }
 
-uint32_t st_memo_id(struct st_reader *r, const char *text, size_t len)
-{
-	pk_str id;
-
-	if (pk_profile_failed(r->memo))
-		return 0;
-	id = pk_profile_intern(r->memo, text, len);
-	if (!id || pki_grow_zeroed(&r->memo_locs, &r->memo_cap, (size_t)id + 1,
-				   sizeof(*r->memo_locs)) < 0)
-		return 0;
-	return id;
-}
-
-uint32_t *st_memo_slot(struct st_reader *r, uint32_t id, unsigned variant)
-{
-	return &r->memo_locs[id][variant & 1];
-}
-
-const char *st_memo_text(const struct st_reader *r, uint32_t id, size_t *len)
-{
-	*len = pk_profile_string_len(r->memo, id);
-	return pk_profile_string(r->memo, id);
-}
-
 uint32_t st_location(struct st_reader *r, const struct st_frame *f)
 {
 	struct pk_function fn = { 0 };
@@ -268,22 +235,25 @@ uint32_t st_location(struct st_reader *r, const struct st_frame *f)
 uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
 			st_locate_fn locate, void *arg)
 {
+	/* a variant's location in its half of the memo's value */
+	unsigned shift = (variant & 1) * 32;
+	uint32_t loc = (uint32_t)(*pki_memo_value(&r->memo, id) >> shift);
 	const char *text;
-	uint32_t loc = *st_memo_slot(r, id, variant);
 	size_t len;
 
 	if (loc)
 		return loc;
-	text = st_memo_text(r, id, &len);
+	text = pki_memo_text(&r->memo, id, &len);
 	loc = locate(arg, text, len, variant);
-	*st_memo_slot(r, id, variant) = loc;
+	/* locate may have grown the memo */
+	*pki_memo_value(&r->memo, id) |= (uint64_t)loc << shift;
 	return loc;
 }
 
 uint32_t st_frame_loc(struct st_reader *r, const char *text, size_t len,
 		      unsigned variant, st_locate_fn locate, void *arg)
 {
-	uint32_t id = st_memo_id(r, text, len);
+	uint32_t id = pki_memo_id(&r->memo, text, len);
 
 	return id ? st_frame_by_id(r, id, variant, locate, arg) :
 		locate(arg, text, len, variant);
@@ -297,14 +267,14 @@ int st_hold(struct st_reader *r, const char *text, size_t len,
 	if (pki_grow(&r->held, &r->held_cap, r->nheld + 1, sizeof(*r->held)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	h = &r->held[r->nheld++];
-	h->id = st_memo_id(r, text, len);
+	h->id = pki_memo_id(&r->memo, text, len);
 	h->loc = h->id ? 0 : locate(arg, text, len, now_variant);
 	return h->id || h->loc ? 0 : pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 }
 
 const char *st_held_text(const struct st_reader *r, size_t i, size_t *len)
 {
-	return r->held[i].id ? st_memo_text(r, r->held[i].id, len) : NULL;
+	return r->held[i].id ? pki_memo_text(&r->memo, r->held[i].id, len) : NULL;
 }
 
 int st_push_held(struct st_reader *r, size_t i, unsigned variant,
