@@ -36,7 +36,7 @@ struct pki_part {
 	const char *read_to;	/* read and unmapped up to */
 	struct pki_parts *parts;
 	uint64_t first_line;	/* lines before start, UINT64_MAX: not counted */
-	char *warnings;		/* the part context's, NUL after each */
+	char *warnings;		/* held: each a kind's byte, its text, NUL */
 	size_t warnings_len, warnings_cap;
 	int rc;
 	int read;		/* read, the reader's caches freed (under the lock) */
@@ -74,6 +74,10 @@ struct pki_parts_reader {
 	/* Append a part's profile to the whole's: pki_copy_append, which
 	 * core cannot name. */
 	int (*append)(struct pk_profile *dst, const struct pk_profile *src);
+	/* The reader's tally of its warnings of the few (pki_part_warn_few;
+	 * NULL: it gives none): a part's tally is added to the whole's
+	 * once its warnings are given. */
+	uint64_t *(*few)(void *reader);
 };
 
 /*
@@ -154,6 +158,22 @@ static inline const char *pki_part_line(struct pki_part *part, const char **at,
 	*len = pki_text_line(line, part->end, at, cut);
 	return line;
 }
+
+/* Warnings of a kind an input gives the first few of (lines skipped,
+ * say), then only counts. */
+#define PKI_FEW_WARNINGS 5
+
+/*
+ * A warning of the few, of the part read with ctx (NULL: a stream, read
+ * whole): given while *count, the reader's tally of them bumped by every
+ * call, is at most PKI_FEW_WARNINGS. A later part holds it with its
+ * other warnings until the part is appended, then gives it while the
+ * whole's tally, with those given before it, is under that: what one
+ * reader of the whole would give.
+ */
+void pki_part_warn_few(struct pki_part *part, struct pk_context *ctx,
+		       uint64_t *count, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * The lines of the input before the part: counted the first time a

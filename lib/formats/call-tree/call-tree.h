@@ -67,11 +67,6 @@ struct pki_tree_rows {
 	void (*absorb)(struct pki_tree *whole, const struct pki_tree *part);
 };
 
-/* A warning, "INPUT: " before it; of the few (few set) only the first
- * PKI_TREE_FEW are given. */
-#define PKI_TREE_FEW 5
-void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Whether the rows end with the text here (not at the end of a part
  * before another). */
 int pki_tree_at_text_end(const struct pki_tree *t);
@@ -120,13 +115,7 @@ struct pki_tree {
 	uint64_t lines;
 	struct pki_part *part;		/* read in parts: the one read */
 	const char *text_end;		/* ...the end of all of them */
-	int later;			/* a later part's reader */
-	uint64_t counted;		/* warnings of pki_tree_warn's few */
-	/* a later part's held messages: its warnings (each a byte, 1 for
-	 * one of the few, and the text, NUL-terminated), its error */
-	struct pk_strbuf held;
-	int held_rc;
-	char *held_error;
+	uint64_t counted;		/* warnings of the few (pki_part_warn_few) */
 	const struct pki_tree_rows *rows_of;	/* ...and how */
 };
 

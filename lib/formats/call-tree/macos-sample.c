@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "call-tree.h"
+#include "core/parts.h"
 
 enum { NO_MODULES };
 
@@ -68,9 +69,10 @@ struct sample_reader {
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
 {
-	pki_tree_warn(&r->t, 1, "line %llu: %s: '%.*s'",
-		      (unsigned long long)pki_tree_lineno(&r->t), why,
-		      (int)(len > 80 ? 80 : len), line);
+	pki_part_warn_few(r->t.part, r->t.ctx, &r->t.counted,
+			  "%s: line %llu: %s: '%.*s'", pk_input_name(r->t.in),
+			  (unsigned long long)pki_tree_lineno(&r->t), why,
+			  (int)(len > 80 ? 80 : len), line);
 }
 
 static int is_waiting(const char *name, size_t len)
@@ -336,8 +338,8 @@ static void absorb(struct pki_tree *whole, const struct pki_tree *part)
 static int end_rows(struct pki_tree *t)
 {
 	if (pki_tree_at_text_end(t) && !((struct sample_reader *)t)->ended)
-		pki_tree_warn(t, 0, "the call graph ends without its '" GRAPH_END
-			      "' line (truncated file?)");
+		pk_warn(t->ctx, "%s: the call graph ends without its '" GRAPH_END
+			"' line (truncated file?)", pk_input_name(t->in));
 	return pki_tree_finish(t);
 }
 

@@ -27,9 +27,6 @@
 #include "core/parts.h"
 #include "util/strbuf.h"
 
-/* Warnings about lines a reader skips, before it says no more. */
-#define ST_MAX_WARNINGS 5
-
 /* One frame: what its line says, as its reader splits it. */
 struct st_frame {
 	const char *name;	/* the function, as the reference names the frame */
@@ -79,15 +76,13 @@ struct st_reader {
 	struct pk_label *labels;
 	size_t labels_cap;
 
-	uint64_t samples, skipped;
+	uint64_t samples;
+	uint64_t skipped;	/* lines, the first few warned of */
 
 	/* the text in memory, read in parts (core/parts.h) */
 	const struct st_format *format;
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
-	int later;		/* a part after the first, its own reader */
-	struct pk_strbuf notes;	/* a later part's skipped lines, each
-				 * message NUL-ended */
 };
 
 /*

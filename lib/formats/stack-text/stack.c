@@ -71,7 +71,7 @@ static int end(struct st_reader *r, int rc)
 		rc = pk_error_set(r->ctx, PK_EINPUT, "%s: no %s stacks found "
 				  "(expected %s)", pk_input_name(r->in), r->what,
 				  r->format->expected);
-	if (r->skipped > ST_MAX_WARNINGS)
+	if (r->skipped > PKI_FEW_WARNINGS)
 		pk_warn(r->ctx, "%s: %llu lines skipped in all",
 			pk_input_name(r->in), (unsigned long long)r->skipped);
 	return rc;
@@ -141,11 +141,8 @@ static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p
 		free(r);
 		return NULL;
 	}
-	if (r) {
-		r->later = 1;
-		if (w->format->resume)
-			w->format->resume(r);
-	}
+	if (r && w->format->resume)
+		w->format->resume(r);
 	return r;
 }
 
@@ -154,27 +151,16 @@ static void part_done(void *reader)
 	release(reader);
 }
 
-static void part_close(void *reader)
-{
-	free(((struct st_reader *)reader)->notes.s);
-	free(reader);
-}
-
-/* A part's stacks counted, its skipped lines told, as far as the whole
- * tells them. */
+/* A part's stacks counted (its skipped lines are parts.c's). */
 static int absorb_part(void *whole, void *reader)
 {
-	struct st_reader *r = whole;
-	const struct st_reader *pr = reader;
-	const char *note = pr->notes.s, *notes_end = note + pr->notes.len;
-	uint64_t told = r->skipped;
-
-	for (; note && note < notes_end; note += strlen(note) + 1)
-		if (told++ < ST_MAX_WARNINGS)
-			pk_warn(r->ctx, "%s", note);
-	r->skipped += pr->skipped;
-	r->samples += pr->samples;
+	((struct st_reader *)whole)->samples += ((const struct st_reader *)reader)->samples;
 	return 0;
+}
+
+static uint64_t *skipped_lines(void *reader)
+{
+	return &((struct st_reader *)reader)->skipped;
 }
 
 static const struct pki_parts_reader st_parts = {
@@ -183,8 +169,9 @@ static const struct pki_parts_reader st_parts = {
 	.read = read_part,
 	.done = part_done,
 	.absorb = absorb_part,
-	.close = part_close,
+	.close = free,
 	.append = pki_copy_append,
+	.few = skipped_lines,
 };
 
 int st_read(const struct st_format *f, struct pk_context *ctx,
@@ -206,7 +193,6 @@ int st_read(const struct st_format *f, struct pk_context *ctx,
 			read_stream(r);
 	release(r);
 	rc = end(r, rc);
-	free(r->notes.s);
 	free(r);
 	return rc;
 }
@@ -433,22 +419,12 @@ int st_line_error(struct st_reader *r, const char *problem)
 			    problem);
 }
 
-/* A later part's are told when it is appended, as far as the whole's
- * count allows. */
 void st_skip_line(struct st_reader *r, const char *line, size_t len,
 		  const char *why)
 {
-	char message[PK_ERROR_MAX];
-
-	if (++r->skipped > ST_MAX_WARNINGS)
-		return;
-	snprintf(message, sizeof(message), "%s: line %llu: %s: '%.*s'",
-		 pk_input_name(r->in), (unsigned long long)st_lineno(r), why,
-		 (int)(len > 60 ? 60 : len), line);
-	if (!r->later)
-		pk_warn(r->ctx, "%s", message);
-	else if (pki_strbuf_add(&r->notes, message, strlen(message) + 1))
-		pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	pki_part_warn_few(r->part, r->ctx, &r->skipped, "%s: line %llu: %s: '%.*s'",
+			  pk_input_name(r->in), (unsigned long long)st_lineno(r), why,
+			  (int)(len > 60 ? 60 : len), line);
 }
 
 const char *st_trim(const char *s, size_t *len)
