@@ -51,7 +51,8 @@ struct pki_tree_rows {
 	 * newline after) starts a root. */
 	int (*is_root)(const char *line, size_t len);
 	/* Copy whole's settings (from its header) into a part's reader,
-	 * zeroed and its tree set up, but for its sample types. */
+	 * zeroed and its tree set up, but for its sample types (NULL: it
+	 * has none beside its tree's). */
 	void (*copy)(struct pki_tree *part, const struct pki_tree *whole);
 	/* Free what the format's reader holds beside its tree (NULL:
 	 * nothing). */

@@ -154,7 +154,6 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 
 /* ---- reading in parts ---- */
 
-
 int pki_tree_at_text_end(const struct pki_tree *t)
 {
 	return !t->part || t->part->end == t->text_end;
@@ -229,7 +228,8 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 	t->lines = w->lines;
 	t->text_end = w->text_end;
 	(void)part;
-	w->rows_of->copy(t, w);
+	if (w->rows_of->copy)
+		w->rows_of->copy(t, w);
 	if (copy_sample_types(p, w->p)) {
 		close_part(t);
 		pk_error_set(ctx, PK_ENOMEM, "out of memory");
