@@ -4,6 +4,7 @@
  * input order.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,16 +113,57 @@ static void wait_part(struct pki_parts *w, const struct pki_part *part)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* A part's warnings, kept until it is appended (in input order). */
-static void keep_warning(void *arg, const char *message)
+/* The kinds of a part's held warnings: any, or one of the few. */
+enum { HELD_WARNING = 1, HELD_FEW };
+
+/* A part's warning, held until it is appended (in input order). */
+static void hold_warning(struct pki_part *part, char kind, const char *message)
 {
-	struct pki_part *part = arg;
 	size_t n = strlen(message) + 1;
 
-	if (pki_grow(&part->warnings, &part->warnings_cap, part->warnings_len + n, 1) < 0)
+	if (pki_grow(&part->warnings, &part->warnings_cap, part->warnings_len + 1 + n,
+		     1) < 0)
 		return;	/* no memory for it: the part fails soon enough */
+	part->warnings[part->warnings_len++] = kind;
 	memcpy(part->warnings + part->warnings_len, message, n);
 	part->warnings_len += n;
+}
+
+static void keep_warning(void *arg, const char *message)
+{
+	hold_warning(arg, HELD_WARNING, message);
+}
+
+void pki_part_warn_few(struct pki_part *part, struct pk_context *ctx,
+		       uint64_t *count, const char *fmt, ...)
+{
+	char message[PK_ERROR_MAX];
+	va_list ap;
+
+	if (++*count > PKI_FEW_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	if (part && part != part->parts->part)
+		hold_warning(part, HELD_FEW, message);
+	else
+		pk_warn(ctx, "%s", message);
+}
+
+/* A part's held warnings given, those of the few while the whole's
+ * tally is under PKI_FEW_WARNINGS, and its tally added to the whole's. */
+static void give_warnings(struct pki_parts *w, void *whole, struct pki_part *part)
+{
+	uint64_t *tally = w->fmt->few ? w->fmt->few(whole) : NULL;
+	uint64_t told = tally ? *tally : 0;
+	const char *warning = part->warnings, *end = warning + part->warnings_len;
+
+	for (; warning && warning < end; warning += strlen(warning) + 1)
+		if (*warning++ == HELD_WARNING || told++ < PKI_FEW_WARNINGS)
+			pk_warn(w->ctx, "%s", warning);
+	if (tally)
+		*tally += *w->fmt->few(part->reader);
 }
 
 /*
@@ -194,8 +236,7 @@ static int cut_parts(struct pki_parts *w, void *whole, struct pk_profile *p,
 static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 		       struct pki_part *part)
 {
-	const char *name = pk_input_name(w->in), *warning;
-	const char *warnings_end = part->warnings + part->warnings_len;
+	const char *name = pk_input_name(w->in);
 	int rc;
 
 	if (w->fmt->kept && !w->fmt->kept(whole))
@@ -209,9 +250,7 @@ static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 		return pk_error_set(w->ctx, rc, "%s: out of memory", name);
 	if ((rc = w->fmt->absorb(whole, part->reader)))
 		return rc;
-	for (warning = part->warnings; warning && warning < warnings_end;
-	     warning += strlen(warning) + 1)
-		pk_warn(w->ctx, "%s", warning);
+	give_warnings(w, whole, part);
 	if (part->rc)
 		return pk_error_set(w->ctx, part->rc, "%s",
 				    pk_context_error(part->ctx)->message);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -35,7 +36,7 @@ struct pki_part {
 	const char *read_to;	/* read and unmapped up to */
 	struct pki_parts *parts;
 	uint64_t first_line;	/* lines before start, UINT64_MAX: not counted */
-	char *warnings;		/* the part context's, NUL after each */
+	char *warnings;		/* held: each a kind's byte, its text, NUL */
 	size_t warnings_len, warnings_cap;
 	int rc;
 	int read;		/* read, the reader's caches freed (under the lock) */
@@ -73,6 +74,10 @@ struct pki_parts_reader {
 	/* Append a part's profile to the whole's: pki_copy_append, which
 	 * core cannot name. */
 	int (*append)(struct pk_profile *dst, const struct pk_profile *src);
+	/* The reader's tally of its warnings of the few (pki_part_warn_few;
+	 * NULL: it gives none): a part's tally is added to the whole's
+	 * once its warnings are given. */
+	uint64_t *(*few)(void *reader);
 };
 
 /*
@@ -115,6 +120,60 @@ static inline void pki_cut_step(struct pk_input *in, const char **kept,
 
 /* ... and once read (s: where reading stopped). */
 void pki_part_finish(struct pki_part *part, const char *s);
+
+/*
+ * The line of a text in memory at s (s < end), as pk_input_line splits
+ * it but read where it lies, not NUL-terminated: its length without its
+ * newline and a '\r' before that; *next: where the next line starts (end
+ * after the last). *cut (if not NULL): whether it is a last line that
+ * nothing ends, no newline and no '\r' (pk_input_line takes a last '\r'
+ * for the end of a line): a file cut short, say.
+ */
+static inline size_t pki_text_line(const char *s, const char *end,
+				   const char **next, int *cut)
+{
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	size_t len = (size_t)((nl ? nl : end) - s);
+	int cr = len && s[len - 1] == '\r';
+
+	*next = nl ? nl + 1 : end;
+	if (cut)
+		*cut = !nl && !cr;
+	return len - (size_t)cr;
+}
+
+/*
+ * The part's next line from *at, as pki_text_line reads it (*at moves
+ * past it), or NULL at the part's end; what was read before it leaves
+ * memory as reading goes (pki_part_step).
+ */
+static inline const char *pki_part_line(struct pki_part *part, const char **at,
+					size_t *len, int *cut)
+{
+	const char *line = *at;
+
+	if (line >= part->end)
+		return NULL;
+	pki_part_step(part, line);
+	*len = pki_text_line(line, part->end, at, cut);
+	return line;
+}
+
+/* Warnings of a kind an input gives the first few of (lines skipped,
+ * say), then only counts. */
+#define PKI_FEW_WARNINGS 5
+
+/*
+ * A warning of the few, of the part read with ctx (NULL: a stream, read
+ * whole): given while *count, the reader's tally of them bumped by every
+ * call, is at most PKI_FEW_WARNINGS. A later part holds it with its
+ * other warnings until the part is appended, then gives it while the
+ * whole's tally, with those given before it, is under that: what one
+ * reader of the whole would give.
+ */
+void pki_part_warn_few(struct pki_part *part, struct pk_context *ctx,
+		       uint64_t *count, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * The lines of the input before the part: counted the first time a

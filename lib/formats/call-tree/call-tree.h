@@ -14,6 +14,7 @@
 #define PROFKIT_CALL_TREE_H
 
 #include "core/internal.h"
+#include "core/memo.h"
 #include "formats/registry.h"
 #include "util/strbuf.h"
 
@@ -50,7 +51,8 @@ struct pki_tree_rows {
 	 * newline after) starts a root. */
 	int (*is_root)(const char *line, size_t len);
 	/* Copy whole's settings (from its header) into a part's reader,
-	 * zeroed and its tree set up, but for its sample types. */
+	 * zeroed and its tree set up, but for its sample types (NULL: it
+	 * has none beside its tree's). */
 	void (*copy)(struct pki_tree *part, const struct pki_tree *whole);
 	/* Free what the format's reader holds beside its tree (NULL:
 	 * nothing). */
@@ -66,11 +68,6 @@ struct pki_tree_rows {
 	void (*absorb)(struct pki_tree *whole, const struct pki_tree *part);
 };
 
-/* A warning, "INPUT: " before it; of the few (few set) only the first
- * PKI_TREE_FEW are given. */
-#define PKI_TREE_FEW 5
-void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Whether the rows end with the text here (not at the end of a part
  * before another). */
 int pki_tree_at_text_end(const struct pki_tree *t);
@@ -119,13 +116,7 @@ struct pki_tree {
 	uint64_t lines;
 	struct pki_part *part;		/* read in parts: the one read */
 	const char *text_end;		/* ...the end of all of them */
-	int later;			/* a later part's reader */
-	uint64_t counted;		/* warnings of pki_tree_warn's few */
-	/* a later part's held messages: its warnings (each a byte, 1 for
-	 * one of the few, and the text, NUL-terminated), its error */
-	struct pk_strbuf held;
-	int held_rc;
-	char *held_error;
+	uint64_t counted;		/* warnings of the few (pki_part_warn_few) */
 	const struct pki_tree_rows *rows_of;	/* ...and how */
 };
 
@@ -151,22 +142,6 @@ int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
  */
 uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 			const char *module, size_t module_len);
-
-/*
- * Values worked out from a text (a frame's location from its line, say),
- * remembered by the text: a line seen before costs a lookup, not its
- * parsing again.
- */
-struct pki_tree_memo {
-	struct pk_profile *texts;	/* interned, under a memory limit */
-	uint64_t *values;		/* by a text's id there */
-	size_t cap;
-};
-
-/* The value of text, 0 until the caller sets it; NULL when the memo is
- * full or out of memory (work it out each time then). */
-uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len);
-void pki_tree_memo_free(struct pki_tree_memo *m);
 
 /*
  * Formats that give each node its own value: the node at depth (0: a

@@ -182,17 +182,10 @@ static int is_root(const char *line, size_t len)
 	return sep && line + len - sep > 3 && !is_space(sep[3]);
 }
 
-static void copy_nothing(struct pki_tree *part, const struct pki_tree *whole)
-{
-	(void)part;
-	(void)whole;
-}
-
 static const struct pki_tree_rows instruments_rows = {
 	.size = sizeof(struct pki_tree),
 	.read = read_rows,
 	.is_root = is_root,
-	.copy = copy_nothing,
 };
 
 static int instruments_read(struct pk_context *ctx, struct pk_input *in,

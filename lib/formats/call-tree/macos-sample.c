@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "call-tree.h"
+#include "core/parts.h"
 
 enum { NO_MODULES };
 
@@ -62,15 +63,16 @@ struct sample_reader {
 	int ended;		/* at the call graph's end */
 	/* a thread's labels by its line's text; a frame's location (and
 	 * whether it waits, bit 0) by its line's text */
-	struct pki_tree_memo threads, frames;
+	struct pki_memo threads, frames;
 };
 
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
 {
-	pki_tree_warn(&r->t, 1, "line %llu: %s: '%.*s'",
-		      (unsigned long long)pki_tree_lineno(&r->t), why,
-		      (int)(len > 80 ? 80 : len), line);
+	pki_part_warn_few(r->t.part, r->t.ctx, &r->t.counted,
+			  "%s: line %llu: %s: '%.*s'", pk_input_name(r->t.in),
+			  (unsigned long long)pki_tree_lineno(&r->t), why,
+			  (int)(len > 80 ? 80 : len), line);
 }
 
 static int is_waiting(const char *name, size_t len)
@@ -152,7 +154,7 @@ static uint32_t thread_labels(struct sample_reader *r, const char *text, size_t 
 
 static int thread_line(struct sample_reader *r, const char *text, size_t len)
 {
-	uint64_t *memo = pki_tree_memo(&r->threads, text, len);
+	uint64_t *memo = pki_memo(&r->threads, text, len);
 	int rc;
 
 	/* the last thread's nodes leave with its labels */
@@ -235,7 +237,7 @@ static uint32_t frame_location(struct sample_reader *r, const char *text,
 static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
 		      const char *text, size_t len)
 {
-	uint64_t *memo = pki_tree_memo(&r->frames, text, len);
+	uint64_t *memo = pki_memo(&r->frames, text, len);
 	uint32_t loc;
 	int waiting;
 
@@ -336,8 +338,8 @@ static void absorb(struct pki_tree *whole, const struct pki_tree *part)
 static int end_rows(struct pki_tree *t)
 {
 	if (pki_tree_at_text_end(t) && !((struct sample_reader *)t)->ended)
-		pki_tree_warn(t, 0, "the call graph ends without its '" GRAPH_END
-			      "' line (truncated file?)");
+		pk_warn(t->ctx, "%s: the call graph ends without its '" GRAPH_END
+			"' line (truncated file?)", pk_input_name(t->in));
 	return pki_tree_finish(t);
 }
 
@@ -355,8 +357,8 @@ static void release(struct pki_tree *t)
 {
 	struct sample_reader *r = (struct sample_reader *)t;
 
-	pki_tree_memo_free(&r->threads);
-	pki_tree_memo_free(&r->frames);
+	pki_memo_free(&r->threads);
+	pki_memo_free(&r->frames);
 	free(r->module.s);
 }
 

@@ -10,8 +10,6 @@
 #include "transforms/copy.h"
 
 #define MAX_DECIMALS 9
-/* The texts a memo keeps, past which they are parsed each time. */
-#define MEMO_MAX_BYTES (64u << 20)
 /* pk_input_line's limit: past it a line is taken for binary data */
 #define MAX_LINE (64 * 1024 * 1024)
 
@@ -40,68 +38,39 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->frame_of);
 	free(t->paths);
 	free(t->path_stacks);
-	free(t->held_error);
-	free(t->held.s);
 	free(t->name.s);
-}
-
-/* Whether t is a later part's reader that holds its messages until its
- * part is kept (pki_tree_rows.going_on). */
-static int holds(const struct pki_tree *t)
-{
-	return t->later && t->rows_of->going_on;
-}
-
-void pki_tree_warn(struct pki_tree *t, int few, const char *fmt, ...)
-{
-	char what[512];
-	va_list ap;
-	int n;
-
-	if (few && t->counted++ >= PKI_TREE_FEW)
-		return;
-	va_start(ap, fmt);
-	n = snprintf(what, sizeof(what), "%s: ", pk_input_name(t->in));
-	vsnprintf(what + n, sizeof(what) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (!holds(t))
-		pk_warn(t->ctx, "%s", what);
-	else if (pki_strbuf_add(&t->held, few ? "\1" : "\2", 1) < 0 ||
-		 pki_strbuf_add(&t->held, what, strlen(what) + 1) < 0)
-		t->held.len = 0;	/* out of memory: the part fails soon */
 }
 
 static void warn_cut(struct pki_tree *t)
 {
-	pki_tree_warn(t, 0, "line %llu: the file ends mid-line (truncated file?)",
-		      (unsigned long long)pki_tree_lineno(t));
+	pk_warn(t->ctx, "%s: line %llu: the file ends mid-line (truncated file?)",
+		pk_input_name(t->in), (unsigned long long)pki_tree_lineno(t));
 }
 
 /* pk_input_line's reading of the mapped text */
 static const char *mapped_line(struct pki_tree *t, size_t *len)
 {
-	const char *line = t->at, *nl;
-	size_t n, cr;
+	const char *line = t->at, *next;
+	int cut;
 
 	if (line == t->end)
 		return NULL;
-	nl = memchr(line, '\n', (size_t)(t->end - line));
-	n = (size_t)((nl ? nl : t->end) - line);
-	if (n >= MAX_LINE) {
+	if (t->part)
+		pki_part_step(t->part, line);
+	*len = pki_text_line(line, t->end, &next, &cut);
+	/* its bytes but the newline, as pk_input_line measures them (a
+	 * '\r' at most more than len) */
+	if (*len >= MAX_LINE - 1 &&
+	    (size_t)(next - line) - (next[-1] == '\n') >= MAX_LINE) {
 		t->at = t->end;
 		pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: longer than %d "
 			     "MiB (binary data? try --from)", pk_input_name(t->in),
 			     (unsigned long long)t->lines + 1, MAX_LINE >> 20);
 		return NULL;
 	}
-	t->at = nl ? nl + 1 : t->end;
+	t->at = next;
 	t->lines++;
-	if (t->part)
-		pki_part_step(t->part, t->at);
-	cr = n && line[n - 1] == '\r';
-	*len = n - cr;
-	/* as pk_input_line: a last "\r" counts as the line's end */
-	if (!nl && !cr)
+	if (cut)
 		warn_cut(t);
 	return line;
 }
@@ -183,31 +152,7 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 	return t->frame_of[id];
 }
 
-uint64_t *pki_tree_memo(struct pki_tree_memo *m, const char *text, size_t len)
-{
-	pk_str id;
-
-	if (!m->texts) {
-		if (!(m->texts = pk_profile_new(0)))
-			return NULL;
-		pk_profile_set_memory_limit(m->texts, MEMO_MAX_BYTES);
-	}
-	if (pk_profile_failed(m->texts) ||
-	    !(id = pk_profile_intern(m->texts, text, len)) ||
-	    pki_grow_zeroed(&m->values, &m->cap, (size_t)id + 1, sizeof(*m->values)) < 0)
-		return NULL;
-	return &m->values[id];
-}
-
-void pki_tree_memo_free(struct pki_tree_memo *m)
-{
-	pk_profile_free(m->texts);
-	free(m->values);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- reading in parts ---- */
-
 
 int pki_tree_at_text_end(const struct pki_tree *t)
 {
@@ -277,28 +222,20 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 		return NULL;
 	pki_tree_init(t, ctx, w->in, p);
 	t->rows_of = w->rows_of;
-	t->later = 1;
 	t->ncolumns = w->ncolumns;
 	t->column = w->column;
 	/* the lines before the parts, the header's, are not in the text */
 	t->lines = w->lines;
 	t->text_end = w->text_end;
 	(void)part;
-	w->rows_of->copy(t, w);
+	if (w->rows_of->copy)
+		w->rows_of->copy(t, w);
 	if (copy_sample_types(p, w->p)) {
 		close_part(t);
 		pk_error_set(ctx, PK_ENOMEM, "out of memory");
 		return NULL;
 	}
 	return t;
-}
-
-/* A later part's error, held (pki_tree_holds). */
-static int hold_error(struct pki_tree *t, int rc)
-{
-	t->held_rc = rc;
-	t->held_error = strdup(pk_context_error(t->ctx)->message);
-	return t->held_error ? 0 : rc;
 }
 
 static int read_part(void *reader, struct pki_part *part)
@@ -321,19 +258,7 @@ static int read_part(void *reader, struct pki_part *part)
 		t->lines += !pki_tree_at_text_end(t);
 		rc = t->rows_of->end(t);
 	}
-	return rc && holds(t) ? hold_error(t, rc) : rc;
-}
-
-/* A kept part's held warnings, the few only while the whole has few. */
-static void replay(struct pki_tree *w, const struct pki_tree *t)
-{
-	const char *s = t->held.s, *end = s + t->held.len;
-	uint64_t few = w->counted;
-
-	for (; s < end; s += strlen(s) + 1)
-		if (*s == 2 || few++ < PKI_TREE_FEW)
-			pk_warn(w->ctx, "%s", s + 1);
-	w->counted += t->counted;
+	return rc;
 }
 
 static int absorb_part(void *whole, void *reader)
@@ -341,11 +266,14 @@ static int absorb_part(void *whole, void *reader)
 	struct pki_tree *w = whole, *t = reader;
 
 	w->rows += t->rows;
-	if (!w->rows_of->going_on)
-		return 0;
-	replay(w, t);
-	w->rows_of->absorb(w, t);
-	return t->held_rc ? pk_error_set(w->ctx, t->held_rc, "%s", t->held_error) : 0;
+	if (w->rows_of->absorb)
+		w->rows_of->absorb(w, t);
+	return 0;
+}
+
+static uint64_t *few_warnings(void *reader)
+{
+	return &((struct pki_tree *)reader)->counted;
 }
 
 /* Parts past the rows' end are dropped. */
@@ -364,6 +292,7 @@ static const struct pki_parts_reader tree_parts = {
 	.close = close_part,
 	.kept = part_kept,
 	.append = pki_copy_append,
+	.few = few_warnings,
 };
 
 int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,

@@ -1494,22 +1494,18 @@ static int read_stream(struct ps_reader *r, struct pk_input *in)
 static int read_lines(void *reader, struct pki_part *part)
 {
 	struct ps_reader *r = reader;
-	const char *s = part->start, *end = part->end;
-	int rc = 0;
+	const char *s = part->start, *line;
+	size_t len;
+	int rc = 0, cut;
 
-	while (s < end && !rc) {
-		pki_part_step(part, s);
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t len = (size_t)((nl ? nl : end) - s);
-		int cr = len && s[len - 1] == '\r';
-
+	while (!rc && (line = pki_part_line(part, &s, &len, &cut))) {
 		r->lineno++;
-		if (!nl && len && !cr) {
+		if (cut) {
 			cut_off(r);
 			break;
 		}
-		rc = handle_line(r, s, len - (size_t)cr);
-		s = nl ? known_chain(r, nl + 1, end) : end;
+		rc = handle_line(r, line, len);
+		s = known_chain(r, s, part->end);
 	}
 	pki_part_finish(part, s);
 	return rc ? rc : finish_record(r);

@@ -23,11 +23,9 @@
 #define PROFKIT_FORMATS_STACK_TEXT_H
 
 #include "core/internal.h"
+#include "core/memo.h"
 #include "core/parts.h"
 #include "util/strbuf.h"
-
-/* Warnings about lines a reader skips, before it says no more. */
-#define ST_MAX_WARNINGS 5
 
 /* One frame: what its line says, as its reader splits it. */
 struct st_frame {
@@ -66,10 +64,9 @@ struct st_reader {
 	struct st_held { uint32_t id, loc; } *held;	/* st_hold's */
 	size_t nheld, held_cap;
 
-	/* frame text -> location, one per variant (kernel or not) */
-	struct pk_profile *memo;
-	uint32_t (*memo_locs)[2];
-	size_t memo_cap;
+	/* frame text -> location, one per variant (kernel or not), each
+	 * in 32 bits of the value */
+	struct pki_memo memo;
 
 	/* the label set of the last sample (threads repeat) */
 	struct st_thread last_thread;
@@ -79,15 +76,13 @@ struct st_reader {
 	struct pk_label *labels;
 	size_t labels_cap;
 
-	uint64_t samples, skipped;
+	uint64_t samples;
+	uint64_t skipped;	/* lines, the first few warned of */
 
 	/* the text in memory, read in parts (core/parts.h) */
 	const struct st_format *format;
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
-	int later;		/* a part after the first, its own reader */
-	struct pk_strbuf notes;	/* a later part's skipped lines, each
-				 * message NUL-ended */
 };
 
 /*
@@ -124,16 +119,6 @@ int st_read(const struct st_format *f, struct pk_context *ctx,
  * their own, "samples" "count". */
 int st_event(struct st_reader *r, const char *event);
 
-/*
- * The memo: each distinct frame text gets an id (0 once the memo is
- * full: then parse every time), and under it a location per variant (0
- * or 1: user or kernel), 0 until the caller parses the text and sets it.
- * A slot is valid until the next st_memo_id; the text, until st_end.
- */
-uint32_t st_memo_id(struct st_reader *r, const char *text, size_t len);
-uint32_t *st_memo_slot(struct st_reader *r, uint32_t id, unsigned variant);
-const char *st_memo_text(const struct st_reader *r, uint32_t id, size_t *len);
-
 /* The location of a frame, interned; 0 when out of memory. */
 uint32_t st_location(struct st_reader *r, const struct st_frame *f);
 /*
@@ -147,7 +132,8 @@ typedef uint32_t (*st_locate_fn)(void *arg, const char *text, size_t len,
  * first time the two are seen. 0 when out of memory. */
 uint32_t st_frame_loc(struct st_reader *r, const char *text, size_t len,
 		      unsigned variant, st_locate_fn locate, void *arg);
-/* The same by the text's memo id (from st_memo_id). */
+/* The same by the text's id in r->memo (pki_memo_id; 0: the memo is
+ * full, the text is located each time). */
 uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
 			st_locate_fn locate, void *arg);
 

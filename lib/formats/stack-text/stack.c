@@ -12,9 +12,6 @@
 #include "util/grow.h"
 #include "util/strings.h"
 
-/* The memo's text, past which frames are parsed each time they come. */
-#define MEMO_MAX_BYTES (64u << 20)
-
 static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *in,
 		 struct pk_profile *p, const struct st_format *f)
 {
@@ -30,10 +27,7 @@ static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *i
 	r->key_pid = pk_profile_intern_cstr(p, "pid");
 	r->key_tid = pk_profile_intern_cstr(p, "tid");
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
-	r->memo = pk_profile_new(0);
-	if (r->memo)
-		pk_profile_set_memory_limit(r->memo, MEMO_MAX_BYTES);
-	if (!r->memo || pk_profile_failed(p))
+	if (pk_profile_failed(p))
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
@@ -54,14 +48,11 @@ static void release(struct st_reader *r)
 {
 	if (r->format->release)
 		r->format->release(r);
-	pk_profile_free(r->memo);
-	free(r->memo_locs);
+	pki_memo_free(&r->memo);
 	free(r->frames);
 	free(r->held);
 	free(r->last_comm);
 	free(r->labels);
-	r->memo = NULL;
-	r->memo_locs = NULL;
 	r->frames = NULL;
 	r->held = NULL;
 	r->last_comm = NULL;
@@ -80,7 +71,7 @@ static int end(struct st_reader *r, int rc)
 		rc = pk_error_set(r->ctx, PK_EINPUT, "%s: no %s stacks found "
 				  "(expected %s)", pk_input_name(r->in), r->what,
 				  r->format->expected);
-	if (r->skipped > ST_MAX_WARNINGS)
+	if (r->skipped > PKI_FEW_WARNINGS)
 		pk_warn(r->ctx, "%s: %llu lines skipped in all",
 			pk_input_name(r->in), (unsigned long long)r->skipped);
 	return rc;
@@ -99,32 +90,20 @@ static int read_stream(struct st_reader *r)
 	return rc;
 }
 
-/* The line at s, without its '\r' (its length); *next: the line after,
- * NULL after the last. */
-static size_t text_line(const char *s, const char *end, const char **next)
-{
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
-	size_t len = (size_t)((nl ? nl : end) - s);
-
-	*next = nl ? nl + 1 : NULL;
-	return len && s[len - 1] == '\r' ? len - 1 : len;
-}
-
 /* A part of the text in memory, and its end as the end of a text. */
 static int read_part(void *reader, struct pki_part *part)
 {
 	struct st_reader *r = reader;
-	const char *s = part->start, *next;
+	const char *s = part->start, *line;
+	size_t len;
 	int rc = 0;
 
 	r->part = part;
-	while (s && s < part->end && !rc) {
-		pki_part_step(part, s);
+	while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
 		r->lineno++;
-		rc = r->format->line(r, s, text_line(s, part->end, &next));
-		s = next;
+		rc = r->format->line(r, line, len);
 	}
-	pki_part_finish(part, s ? s : part->end);
+	pki_part_finish(part, s);
 	if (!rc && r->format->end)
 		rc = r->format->end(r);
 	return rc ? rc : pk_context_error(r->ctx)->code;
@@ -137,10 +116,10 @@ static size_t record_start(void *whole, const char *data, size_t size, size_t po
 	const struct st_format *f = w->format;
 	const char *end = data + size, *from = data + pos, *kept = from;
 	const char *prev = pos ? memrchr(data, '\n', pos) : NULL, *line, *next;
-	size_t prev_len = text_line(prev ? prev + 1 : data, end, &line), len;
+	size_t prev_len = pki_text_line(prev ? prev + 1 : data, end, &line, NULL), len;
 
-	for (prev = prev ? prev + 1 : data; line && line < end; prev = line, line = next) {
-		len = text_line(line, end, &next);
+	for (prev = prev ? prev + 1 : data; line < end; prev = line, line = next) {
+		len = pki_text_line(line, end, &next, NULL);
 		if (line >= from && f->record_start(prev, prev_len, line, len))
 			return (size_t)(line - data);
 		if (line >= from)
@@ -162,11 +141,8 @@ static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p
 		free(r);
 		return NULL;
 	}
-	if (r) {
-		r->later = 1;
-		if (w->format->resume)
-			w->format->resume(r);
-	}
+	if (r && w->format->resume)
+		w->format->resume(r);
 	return r;
 }
 
@@ -175,27 +151,16 @@ static void part_done(void *reader)
 	release(reader);
 }
 
-static void part_close(void *reader)
-{
-	free(((struct st_reader *)reader)->notes.s);
-	free(reader);
-}
-
-/* A part's stacks counted, its skipped lines told, as far as the whole
- * tells them. */
+/* A part's stacks counted (its skipped lines are parts.c's). */
 static int absorb_part(void *whole, void *reader)
 {
-	struct st_reader *r = whole;
-	const struct st_reader *pr = reader;
-	const char *note = pr->notes.s, *notes_end = note + pr->notes.len;
-	uint64_t told = r->skipped;
-
-	for (; note && note < notes_end; note += strlen(note) + 1)
-		if (told++ < ST_MAX_WARNINGS)
-			pk_warn(r->ctx, "%s", note);
-	r->skipped += pr->skipped;
-	r->samples += pr->samples;
+	((struct st_reader *)whole)->samples += ((const struct st_reader *)reader)->samples;
 	return 0;
+}
+
+static uint64_t *skipped_lines(void *reader)
+{
+	return &((struct st_reader *)reader)->skipped;
 }
 
 static const struct pki_parts_reader st_parts = {
@@ -204,8 +169,9 @@ static const struct pki_parts_reader st_parts = {
 	.read = read_part,
 	.done = part_done,
 	.absorb = absorb_part,
-	.close = part_close,
+	.close = free,
 	.append = pki_copy_append,
+	.few = skipped_lines,
 };
 
 int st_read(const struct st_format *f, struct pk_context *ctx,
@@ -227,33 +193,8 @@ int st_read(const struct st_format *f, struct pk_context *ctx,
 			read_stream(r);
 	release(r);
 	rc = end(r, rc);
-	free(r->notes.s);
 	free(r);
 	return rc;
-}
-
-uint32_t st_memo_id(struct st_reader *r, const char *text, size_t len)
-{
-	pk_str id;
-
-	if (pk_profile_failed(r->memo))
-		return 0;
-	id = pk_profile_intern(r->memo, text, len);
-	if (!id || pki_grow_zeroed(&r->memo_locs, &r->memo_cap, (size_t)id + 1,
-				   sizeof(*r->memo_locs)) < 0)
-		return 0;
-	return id;
-}
-
-uint32_t *st_memo_slot(struct st_reader *r, uint32_t id, unsigned variant)
-{
-	return &r->memo_locs[id][variant & 1];
-}
-
-const char *st_memo_text(const struct st_reader *r, uint32_t id, size_t *len)
-{
-	*len = pk_profile_string_len(r->memo, id);
-	return pk_profile_string(r->memo, id);
 }
 
 uint32_t st_location(struct st_reader *r, const struct st_frame *f)
@@ -280,22 +221,25 @@ uint32_t st_location(struct st_reader *r, const struct st_frame *f)
 uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
 			st_locate_fn locate, void *arg)
 {
+	/* a variant's location in its half of the memo's value */
+	unsigned shift = (variant & 1) * 32;
+	uint32_t loc = (uint32_t)(*pki_memo_value(&r->memo, id) >> shift);
 	const char *text;
-	uint32_t loc = *st_memo_slot(r, id, variant);
 	size_t len;
 
 	if (loc)
 		return loc;
-	text = st_memo_text(r, id, &len);
+	text = pki_memo_text(&r->memo, id, &len);
 	loc = locate(arg, text, len, variant);
-	*st_memo_slot(r, id, variant) = loc;
+	/* locate may have grown the memo */
+	*pki_memo_value(&r->memo, id) |= (uint64_t)loc << shift;
 	return loc;
 }
 
 uint32_t st_frame_loc(struct st_reader *r, const char *text, size_t len,
 		      unsigned variant, st_locate_fn locate, void *arg)
 {
-	uint32_t id = st_memo_id(r, text, len);
+	uint32_t id = pki_memo_id(&r->memo, text, len);
 
 	return id ? st_frame_by_id(r, id, variant, locate, arg) :
 		locate(arg, text, len, variant);
@@ -309,14 +253,14 @@ int st_hold(struct st_reader *r, const char *text, size_t len,
 	if (pki_grow(&r->held, &r->held_cap, r->nheld + 1, sizeof(*r->held)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	h = &r->held[r->nheld++];
-	h->id = st_memo_id(r, text, len);
+	h->id = pki_memo_id(&r->memo, text, len);
 	h->loc = h->id ? 0 : locate(arg, text, len, now_variant);
 	return h->id || h->loc ? 0 : pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 }
 
 const char *st_held_text(const struct st_reader *r, size_t i, size_t *len)
 {
-	return r->held[i].id ? st_memo_text(r, r->held[i].id, len) : NULL;
+	return r->held[i].id ? pki_memo_text(&r->memo, r->held[i].id, len) : NULL;
 }
 
 int st_push_held(struct st_reader *r, size_t i, unsigned variant,
@@ -475,22 +419,12 @@ int st_line_error(struct st_reader *r, const char *problem)
 			    problem);
 }
 
-/* A later part's are told when it is appended, as far as the whole's
- * count allows. */
 void st_skip_line(struct st_reader *r, const char *line, size_t len,
 		  const char *why)
 {
-	char message[PK_ERROR_MAX];
-
-	if (++r->skipped > ST_MAX_WARNINGS)
-		return;
-	snprintf(message, sizeof(message), "%s: line %llu: %s: '%.*s'",
-		 pk_input_name(r->in), (unsigned long long)st_lineno(r), why,
-		 (int)(len > 60 ? 60 : len), line);
-	if (!r->later)
-		pk_warn(r->ctx, "%s", message);
-	else if (pki_strbuf_add(&r->notes, message, strlen(message) + 1))
-		pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	pki_part_warn_few(r->part, r->ctx, &r->skipped, "%s: line %llu: %s: '%.*s'",
+			  pk_input_name(r->in), (unsigned long long)st_lineno(r), why,
+			  (int)(len > 60 ? 60 : len), line);
 }
 
 const char *st_trim(const char *s, size_t *len)
