@@ -157,7 +157,9 @@ static void give_warnings(struct pki_parts *w, void *whole, struct pki_part *par
 {
 	uint64_t *tally = w->fmt->few ? w->fmt->few(whole) : NULL;
 	uint64_t told = tally ? *tally : 0;
-	const char *warning = part->warnings, *end = warning + part->warnings_len;
+	const char *warning = part->warnings;
+	/* none held: no buffer, and NULL + 0 is undefined */
+	const char *end = warning ? warning + part->warnings_len : NULL;
 
 	for (; warning && warning < end; warning += strlen(warning) + 1)
 		if (*warning++ == HELD_WARNING || told++ < PKI_FEW_WARNINGS)
