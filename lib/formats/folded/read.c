@@ -15,10 +15,17 @@
 #include <string.h>
 
 #include "folded.h"
+#include "core/parts.h"
 #include "formats/registry.h"
+#include "transforms/copy.h"
 #include "transforms/fold.h"
 
 #define MAX_DECIMALS 6
+#define MAX_LINE (64u << 20)	/* as pk_input_line's */
+#define MAX_WARNINGS 5
+#define BAD_LINE "%s: line %llu: not a folded stack: '%.*s'"
+/* Counts a later part takes: at any scale they fit in 64 bits. */
+#define PART_MAX_COUNT (INT64_MAX / 1000000)	/* 10^MAX_DECIMALS */
 #define FRAME_MEMO_SIZE 16384	/* a power of two: pairs of entries */
 #define FRAME_MEMO_HEAD 16
 
@@ -44,6 +51,26 @@ struct folded_reader {
 	size_t frames_cap;
 	struct frame_memo *memo;	/* by a hash of the name */
 	uint64_t bad_lines;
+
+	/* A text in memory, read in parts (parts.h). */
+	struct pki_part *part;	/* the part read, NULL: none */
+	uint64_t first_line;	/* lines before; UINT64_MAX: the part's, not counted */
+	uint64_t lines;		/* lines read since */
+	int later;		/* a later part's reader */
+	/* A later part leaves the rest of its text to the whole from the
+	 * first line whose count depends on the counts before it. */
+	const char *left, *end;
+	uint64_t left_first_line;
+	char *notes;		/* its bad lines told, NUL after each */
+	size_t notes_len, notes_cap;
+};
+
+/* The counts that end a line, and the stack before them. */
+struct line_counts {
+	int n;			/* 0: not a folded stack */
+	int64_t whole[2], frac[2];
+	int decimals[2];
+	size_t stack_len;
 };
 
 /* Parse a non-negative decimal with up to MAX_DECIMALS decimals. */
@@ -70,6 +97,14 @@ static int parse_count(const char *s, size_t len, int64_t *whole,
 		}
 	}
 	return i == len && (i > 0) ? 0 : -1;
+}
+
+/* The line read: the lines of the input before it, and it. */
+static uint64_t line_number(struct folded_reader *r)
+{
+	if (r->first_line == UINT64_MAX)
+		r->first_line = pki_part_first_line(r->part);
+	return r->first_line + r->lines;
 }
 
 /* Start the sample types at the first line, when the column count is known. */
@@ -103,14 +138,14 @@ static int fixed_point(struct folded_reader *r, int column, int64_t whole,
 		return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: with %d "
 				    "decimals the counts so far no longer fit "
 				    "in 64 bits", pk_input_name(r->in),
-				    (unsigned long long)pk_input_lineno(r->in),
+				    (unsigned long long)line_number(r),
 				    decimals);
 	scale = pk_profile_sample_type_scale(r->p, (size_t)column);
 	frac *= scale / want;
 	if (whole > (INT64_MAX - frac) / scale)
 		return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: count too large",
 				    pk_input_name(r->in),
-				    (unsigned long long)pk_input_lineno(r->in));
+				    (unsigned long long)line_number(r));
 	*value = whole * scale + frac;
 	return 0;
 }
@@ -186,12 +221,30 @@ static int parse_stack(struct folded_reader *r, const char *s, size_t len,
 	return pk_profile_failed(r->p) ? PK_ENOMEM : 0;
 }
 
+/*
+ * A bad line told, but past the first few. A later part holds what it
+ * tells until it is appended, when the whole knows how many were told
+ * before.
+ */
 static void bad_line(struct folded_reader *r, const char *line, size_t len)
 {
-	if (++r->bad_lines <= 5)
-		pk_warn(r->ctx, "%s: line %llu: not a folded stack: '%.*s'",
-			pk_input_name(r->in), (unsigned long long)pk_input_lineno(r->in),
-			(int)(len > 60 ? 60 : len), line);
+	const char *name = pk_input_name(r->in);
+	unsigned long long lineno = line_number(r);
+	int shown = (int)(len > 60 ? 60 : len), n;
+
+	if (++r->bad_lines > MAX_WARNINGS)
+		return;
+	if (!r->later) {
+		pk_warn(r->ctx, BAD_LINE, name, lineno, shown, line);
+		return;
+	}
+	n = snprintf(NULL, 0, BAD_LINE, name, lineno, shown, line);
+	if (n < 0 || pki_grow(&r->notes, &r->notes_cap,
+			      r->notes_len + (size_t)n + 1, 1) < 0)
+		return;	/* as a warning without memory: not told */
+	snprintf(r->notes + r->notes_len, (size_t)n + 1, BAD_LINE, name,
+		 lineno, shown, line);
+	r->notes_len += (size_t)n + 1;
 }
 
 /* Split off the last space-separated field. */
@@ -207,44 +260,85 @@ static int last_field(const char *s, size_t len, size_t *start)
 	return 0;
 }
 
-static int handle_line(struct folded_reader *r, const char *line, size_t len)
+/*
+ * The line's counts: one, or two (difffolded's) when columns is not 1,
+ * after its stack, without trailing blanks; 0 counts: not a folded
+ * stack, -1: a blank line or a comment.
+ */
+static int split_counts(const char *line, size_t len, int columns,
+			struct line_counts *c)
 {
-	int64_t whole[2], frac[2], values[2];
-	int decimals[2], ncounts = 0, c, rc;
-	size_t start, depth = 0, stack_len = len;
-	uint32_t stack;
+	size_t start, stack_len = len;
 
 	while (stack_len && (line[stack_len - 1] == ' ' || line[stack_len - 1] == '\t'))
 		stack_len--;
 	if (!stack_len || line[0] == '#')
-		return 0;
-	/* one count, or two for difffolded output */
-	while (ncounts < 2 && !last_field(line, stack_len, &start) &&
-	       !parse_count(line + start, stack_len - start, &whole[1 - ncounts],
-			    &frac[1 - ncounts], &decimals[1 - ncounts])) {
-		ncounts++;
+		return c->n = -1;
+	c->n = 0;
+	while (c->n < 2 && !last_field(line, stack_len, &start) &&
+	       !parse_count(line + start, stack_len - start, &c->whole[1 - c->n],
+			    &c->frac[1 - c->n], &c->decimals[1 - c->n])) {
+		c->n++;
 		stack_len = start - 1;
-		if (r->columns == 1)
+		if (columns == 1)
 			break;
 	}
-	if (!ncounts || !stack_len) {
-		bad_line(r, line, len);
-		return 0;
-	}
-	if (!r->columns && (rc = add_columns(r, ncounts)))
-		return rc;
-	if (ncounts != r->columns) {
-		bad_line(r, line, len);
-		return 0;
-	}
-	for (c = 0; c < ncounts; c++) {
-		int i = 2 - ncounts + c;
+	c->stack_len = stack_len;
+	if (!stack_len)
+		c->n = 0;
+	return c->n;
+}
 
-		if ((rc = fixed_point(r, r->base_column + c, whole[i], frac[i],
-				      decimals[i], &values[c])))
+/*
+ * Whether a later part leaves this line to the whole: read apart, its
+ * counts would be at a scale of their own, but they are at the scale of
+ * the whole's counts before, which can fail (past 64 bits).
+ */
+static int leave_to_whole(const struct folded_reader *r, const struct line_counts *c)
+{
+	int i;
+
+	if (!r->later)
+		return 0;
+	for (i = 2 - c->n; i < 2; i++)
+		if (c->decimals[i] || c->whole[i] > PART_MAX_COUNT)
+			return 1;
+	return 0;
+}
+
+static int handle_line(struct folded_reader *r, const char *line, size_t len)
+{
+	struct line_counts counts;
+	int64_t values[2];
+	size_t depth = 0;
+	uint32_t stack;
+	int c, rc;
+
+	if (split_counts(line, len, r->columns, &counts) < 0)
+		return 0;
+	if (!counts.n) {
+		bad_line(r, line, len);
+		return 0;
+	}
+	if (!r->columns && (rc = add_columns(r, counts.n)))
+		return rc;
+	if (counts.n != r->columns) {
+		bad_line(r, line, len);
+		return 0;
+	}
+	if (leave_to_whole(r, &counts)) {
+		r->left = line;
+		r->left_first_line = line_number(r) - 1;
+		return 0;
+	}
+	for (c = 0; c < counts.n; c++) {
+		int i = 2 - counts.n + c;
+
+		if ((rc = fixed_point(r, r->base_column + c, counts.whole[i],
+				      counts.frac[i], counts.decimals[i], &values[c])))
 			return rc;
 	}
-	if ((rc = parse_stack(r, line, stack_len, &depth)))
+	if ((rc = parse_stack(r, line, counts.stack_len, &depth)))
 		return rc;
 	stack = pk_profile_intern_stack(r->p, r->frames, depth);
 	if (r->columns == 1) {
@@ -258,32 +352,211 @@ static int handle_line(struct folded_reader *r, const char *line, size_t len)
 	return pk_profile_add_sample(r->p, stack, 0, 0, values, 2);
 }
 
-static int folded_read(struct pk_context *ctx, struct pk_input *in,
-		       struct pk_profile *p, const struct pk_options *opts)
+/* The lines of a text in memory, from s to end, as pk_input_line reads
+ * them, until a later part leaves the rest to the whole. */
+static int read_text(struct folded_reader *r, const char *s, const char *end)
 {
-	struct folded_reader r;
+	int rc = 0;
+
+	while (!rc && s < end && !r->left) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = (size_t)((nl ? nl : end) - s);
+
+		if (r->part)
+			pki_part_step(r->part, s);
+		r->lines++;
+		if (len >= MAX_LINE)
+			return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: longer "
+					    "than %u MiB (binary data? try --from)",
+					    pk_input_name(r->in),
+					    (unsigned long long)line_number(r),
+					    MAX_LINE >> 20);
+		rc = handle_line(r, s, len && s[len - 1] == '\r' ? len - 1 : len);
+		s = nl ? nl + 1 : end;
+	}
+	if (r->part)
+		pki_part_finish(r->part, s);
+	return rc;
+}
+
+static int read_stream(struct folded_reader *r)
+{
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	(void)opts;
-	memset(&r, 0, sizeof(r));
-	r.ctx = ctx;
-	r.in = in;
-	r.p = p;
-	r.memo = calloc(FRAME_MEMO_SIZE, sizeof(*r.memo));
-	if (!r.memo)
-		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && (line = pk_input_line(in, &len)))
-		rc = handle_line(&r, line, len);
+	r->first_line = pk_input_lineno(r->in);
+	while (!rc && (line = pk_input_line(r->in, &len))) {
+		r->lines++;
+		rc = handle_line(r, line, len);
+	}
+	return rc;
+}
+
+/* ---- a text in memory, read in parts ---- */
+
+/*
+ * The sample types the first folded stack of the text starts, as its
+ * reader would start them there: the later parts' readers, started
+ * before, count in the same columns.
+ */
+static int start_columns(struct folded_reader *r, const char *s, const char *end)
+{
+	struct line_counts counts;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = (size_t)((nl ? nl : end) - s);
+
+		if (len >= MAX_LINE)
+			return 0;	/* an error there, whatever follows */
+		if (split_counts(s, len && s[len - 1] == '\r' ? len - 1 : len, 0,
+				 &counts) > 0)
+			return add_columns(r, counts.n);
+		s = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+static int reader_start(struct folded_reader *r, struct pk_context *ctx,
+			struct pk_input *in, struct pk_profile *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->ctx = ctx;
+	r->in = in;
+	r->p = p;
+	r->memo = calloc(FRAME_MEMO_SIZE, sizeof(*r->memo));
+	return r->memo ? 0 : pk_error_set(ctx, PK_ENOMEM, "out of memory");
+}
+
+/* What only reading needs. */
+static void reader_done(void *reader)
+{
+	struct folded_reader *r = reader;
+
+	free(r->frames);
+	free(r->memo);
+	r->frames = NULL;
+	r->memo = NULL;
+	r->frames_cap = 0;
+}
+
+/* Folded stacks start at every line. */
+static size_t line_start(void *whole, const char *data, size_t size, size_t pos)
+{
+	const char *nl;
+
+	(void)whole;
+	if (!pos || data[pos - 1] == '\n')
+		return pos;
+	nl = memchr(data + pos, '\n', size - pos);
+	return nl ? (size_t)(nl + 1 - data) : size;
+}
+
+static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		       const struct pki_part *part)
+{
+	const struct folded_reader *w = whole;
+	struct folded_reader *r = malloc(sizeof(*r));
+
+	if (!r || reader_start(r, ctx, w->in, p) ||
+	    (w->columns == 1 && add_columns(r, 1))) {
+		if (r)
+			reader_done(r);
+		free(r);
+		return NULL;
+	}
+	r->columns = w->columns;
+	r->later = 1;
+	r->end = part->end;
+	return r;
+}
+
+static int read_part(void *reader, struct pki_part *part)
+{
+	struct folded_reader *r = reader;
+	int rc;
+
+	r->part = part;
+	r->first_line = UINT64_MAX;
+	/* difffolded's columns would be one when appended: the whole reads them */
+	if (r->later && r->columns == 2) {
+		r->left = part->start;
+		r->left_first_line = line_number(r);
+	}
+	rc = read_text(r, part->start, part->end);
+	return rc ? rc : pk_context_error(r->ctx)->code;
+}
+
+/*
+ * A later part appended: its bad lines told as far as the whole tells
+ * them, and the rest of its text, if it left some, read by the whole.
+ */
+static int absorb_part(void *whole, void *reader)
+{
+	struct folded_reader *r = whole;
+	const struct folded_reader *pr = reader;
+	const char *note = pr->notes, *notes_end = note + pr->notes_len;
+	uint64_t told = r->bad_lines;
+	int rc;
+
+	for (; note && note < notes_end; note += strlen(note) + 1)
+		if (told++ < MAX_WARNINGS)
+			pk_warn(r->ctx, "%s", note);
+	r->bad_lines += pr->bad_lines;
+	if (!pr->left)
+		return 0;
+	r->part = NULL;
+	r->first_line = pr->left_first_line;
+	r->lines = 0;
+	rc = read_text(r, pr->left, pr->end);
+	pki_input_unmap_part(r->in, pr->left, (size_t)(pr->end - pr->left));
+	return rc ? rc : pk_context_error(r->ctx)->code;
+}
+
+static void part_close(void *reader)
+{
+	struct folded_reader *r = reader;
+
+	reader_done(r);
+	free(r->notes);
+	free(r);
+}
+
+static const struct pki_parts_reader folded_parts = {
+	.cut = line_start,
+	.open = part_open,
+	.read = read_part,
+	.done = reader_done,
+	.absorb = absorb_part,
+	.close = part_close,
+	.append = pki_copy_append,
+};
+
+static int folded_read(struct pk_context *ctx, struct pk_input *in,
+		       struct pk_profile *p, const struct pk_options *opts)
+{
+	struct folded_reader r;
+	const char *data;
+	size_t size;
+	int rc = reader_start(&r, ctx, in, p);
+
+	data = rc ? NULL : (const char *)pki_input_map(in, &size);
+	if (data) {
+		rc = start_columns(&r, data, data + size);
+		if (!rc)
+			rc = pki_read_parts(&folded_parts, &r, ctx, in, p, opts,
+					    data, size);
+	} else if (!rc) {
+		rc = read_stream(&r);
+	}
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
 	if (!rc && !pk_profile_sample_count(p) && r.bad_lines)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no folded stacks found "
 				  "(expected 'frame;frame;... COUNT' lines)",
 				  pk_input_name(in));
-	free(r.frames);
-	free(r.memo);
+	reader_done(&r);
 	return rc;
 }
 
