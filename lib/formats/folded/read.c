@@ -27,18 +27,38 @@
 /* Counts a later part takes: at any scale they fit in 64 bits. */
 #define PART_MAX_COUNT (INT64_MAX / 1000000)	/* 10^MAX_DECIMALS */
 #define FRAME_MEMO_SIZE 16384	/* a power of two: pairs of entries */
+#define MAX_LINE (64u << 20)	/* as pk_input_line's */
+#define MAX_WARNINGS 5
+#define BAD_LINE "%s: line %llu: not a folded stack: '%.*s'"
+/* Counts a later part takes: at any scale they fit in 64 bits. */
+#define PART_MAX_COUNT (INT64_MAX / 1000000)	/* 10^MAX_DECIMALS */
+#define FRAME_MEMO_SIZE 16384	/* a power of two: pairs of entries */
 #define FRAME_MEMO_HEAD 16
 
 /*
- * A frame name met before and its location. Its first bytes are kept
- * here, so that a short name is compared without a read elsewhere; the
- * rest of a longer one is in the profile.
+ * A frame name by its first and last 8 bytes (overlapping when shorter:
+ * 4 and 4, or 3 bytes alone), which with its length tell a name of up to
+ * 16 bytes from every other, read in a few loads rather than byte by
+ * byte; and a hash of all of it.
  */
+struct name_key {
+	uint64_t first, last;
+	uint64_t hash;
+};
+
+/* A frame name met before and its location: a longer name's middle is
+ * in the profile. */
 struct frame_memo {
+	uint64_t first, last;
 	uint32_t len;
 	uint32_t location;	/* 0: an empty entry */
 	const char *name;
-	char head[FRAME_MEMO_HEAD];
+};
+
+/* A frame in the line: where it starts, its length and its key. */
+struct frame_span {
+	uint32_t at, len;
+	struct name_key key;
 };
 
 struct folded_reader {
@@ -47,8 +67,10 @@ struct folded_reader {
 	struct pk_profile *p;
 	int columns;		/* 1, or 2 for difffolded input */
 	int base_column;	/* the first of ours in the profile */
-	uint32_t *frames;
+	uint32_t *frames;	/* locations, leaf first */
 	size_t frames_cap;
+	struct frame_span *spans;	/* the line's frames, root first */
+	size_t spans_cap;
 	struct frame_memo *memo;	/* by a hash of the name */
 	uint64_t bad_lines;
 
@@ -150,15 +172,49 @@ static int fixed_point(struct folded_reader *r, int column, int64_t whole,
 	return 0;
 }
 
-/* head: the name's first bytes, zero-padded, as the entry keeps them */
-static int memo_holds(const struct frame_memo *m, const char *head,
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static void name_key(const char *s, size_t len, struct name_key *k)
+{
+	uint64_t h = len;
+	uint32_t a, b;
+	size_t i;
+
+	if (len >= 8) {
+		memcpy(&k->first, s, 8);
+		memcpy(&k->last, s + len - 8, 8);
+		for (i = 8; i + 8 < len; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, s + i, 8);
+			h = mix(h, w);
+		}
+	} else if (len >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		k->first = a;
+		k->last = b;
+	} else {
+		k->first = len ? (uint64_t)(unsigned char)s[0] |
+				 (uint64_t)(unsigned char)s[len / 2] << 8 |
+				 (uint64_t)(unsigned char)s[len - 1] << 16 : 0;
+		k->last = 0;
+	}
+	h = mix(mix(h, k->first), k->last);
+	h = (h ^ (h >> 32)) * 0xd6e8feb86659fd93ULL;
+	k->hash = h ^ (h >> 32);
+}
+
+static int memo_holds(const struct frame_memo *m, const struct name_key *k,
 		      const char *s, size_t len)
 {
-	return m->location && m->len == len &&
-	       memcmp(m->head, head, FRAME_MEMO_HEAD) == 0 &&
-	       (len <= FRAME_MEMO_HEAD ||
-		memcmp(m->name + FRAME_MEMO_HEAD, s + FRAME_MEMO_HEAD,
-		       len - FRAME_MEMO_HEAD) == 0);
+	return m->location && m->len == len && m->first == k->first &&
+	       m->last == k->last &&
+	       (len <= 16 || memcmp(m->name + 8, s + 8, len - 16) == 0);
 }
 
 /*
@@ -170,31 +226,33 @@ static int memo_holds(const struct frame_memo *m, const char *head,
  * remembered when met again, so that the million leaves met once do not
  * push out the names that come back.
  */
-static uint32_t frame_location(struct folded_reader *r, const char *s, size_t len)
+static struct frame_memo *memo_pair(const struct folded_reader *r,
+				     const struct name_key *k)
 {
-	struct frame_memo *m = &r->memo[pki_hash_bytes(s, len, 0) &
-					(FRAME_MEMO_SIZE - 2)];
-	size_t nstrings = pk_profile_string_count(r->p);
+	return &r->memo[k->hash & (FRAME_MEMO_SIZE - 2)];
+}
+
+static uint32_t frame_location(struct folded_reader *r, const char *s,
+			       const struct frame_span *frame)
+{
+	const struct name_key *k = &frame->key;
+	struct frame_memo *m = memo_pair(r, k);
+	size_t nstrings = pk_profile_string_count(r->p), len = frame->len;
 	struct pk_function f = { 0 };
 	struct pk_line line = { 0 };
-	char head[FRAME_MEMO_HEAD] = { 0 };
 	uint32_t location;
 
-	memcpy(head, s, len < FRAME_MEMO_HEAD ? len : FRAME_MEMO_HEAD);
-	if (memo_holds(&m[0], head, s, len))
+	if (memo_holds(&m[0], k, s, len))
 		return m[0].location;
-	if (memo_holds(&m[1], head, s, len))
+	if (memo_holds(&m[1], k, s, len))
 		return m[1].location;
 	f.name = f.system_name = pk_profile_intern(r->p, s, len);
 	line.function = pk_profile_intern_function(r->p, &f);
 	location = pk_profile_intern_location(r->p, 0, 0, &line, 1);
-	if (location && len <= UINT32_MAX &&
-	    pk_profile_string_count(r->p) == nstrings) {
+	if (location && pk_profile_string_count(r->p) == nstrings) {
 		m[1] = m[0];
-		m[0].name = pk_profile_string(r->p, f.name);
-		m[0].len = (uint32_t)len;
-		memcpy(m[0].head, head, FRAME_MEMO_HEAD);
-		m[0].location = location;
+		m[0] = (struct frame_memo){ k->first, k->last, (uint32_t)len, location,
+					    pk_profile_string(r->p, f.name) };
 	}
 	return location;
 }
@@ -203,21 +261,34 @@ static uint32_t frame_location(struct folded_reader *r, const char *s, size_t le
 static int parse_stack(struct folded_reader *r, const char *s, size_t len,
 		       size_t *depth)
 {
-	size_t n = 1, i, end = len;
+	const char *at = s, *end = s + len, *semicolon;
+	size_t n = 0, i;
 
-	for (i = 0; i < len; i++)
-		n += s[i] == ';';
+	/* root first, each frame's memo entries fetched while the next are
+	 * found, then looked up leaf first */
+	for (;;) {
+		struct frame_span *f;
+
+		semicolon = memchr(at, ';', (size_t)(end - at));
+		if (pki_grow(&r->spans, &r->spans_cap, n + 1, sizeof(*r->spans)) < 0)
+			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+		f = &r->spans[n++];
+		f->at = (uint32_t)(at - s);
+		f->len = (uint32_t)((semicolon ? semicolon : end) - at);
+		name_key(at, f->len, &f->key);
+		__builtin_prefetch(memo_pair(r, &f->key));
+		if (!semicolon)
+			break;
+		at = semicolon + 1;
+	}
 	if (pki_grow(&r->frames, &r->frames_cap, n, sizeof(*r->frames)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	*depth = 0;
-	for (i = len;; i--) {
-		if (i > 0 && s[i - 1] != ';')
-			continue;
-		r->frames[(*depth)++] = frame_location(r, s + i, end - i);
-		if (i == 0)
-			break;
-		end = i - 1;
+	for (i = 0; i < n; i++) {
+		const struct frame_span *f = &r->spans[n - 1 - i];
+
+		r->frames[i] = frame_location(r, s + f->at, f);
 	}
+	*depth = n;
 	return pk_profile_failed(r->p) ? PK_ENOMEM : 0;
 }
 
@@ -342,10 +413,12 @@ static int handle_line(struct folded_reader *r, const char *line, size_t len)
 		return rc;
 	stack = pk_profile_intern_stack(r->p, r->frames, depth);
 	if (r->columns == 1) {
-		int64_t v[64] = { 0 };
+		int64_t v[64];
 
 		if (r->base_column >= 64)
 			return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+		/* the columns before ours are other inputs' */
+		memset(v, 0, (size_t)r->base_column * sizeof(*v));
 		v[r->base_column] = values[0];
 		return pk_profile_add_sample(r->p, stack, 0, 0, v, (size_t)r->base_column + 1);
 	}
@@ -425,8 +498,12 @@ static int reader_start(struct folded_reader *r, struct pk_context *ctx,
 	r->ctx = ctx;
 	r->in = in;
 	r->p = p;
-	r->memo = calloc(FRAME_MEMO_SIZE, sizeof(*r->memo));
-	return r->memo ? 0 : pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	/* a pair of entries a cache line */
+	r->memo = aligned_alloc(64, FRAME_MEMO_SIZE * sizeof(*r->memo));
+	if (!r->memo)
+		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
+	memset(r->memo, 0, FRAME_MEMO_SIZE * sizeof(*r->memo));
+	return 0;
 }
 
 /* What only reading needs. */
@@ -435,10 +512,12 @@ static void reader_done(void *reader)
 	struct folded_reader *r = reader;
 
 	free(r->frames);
+	free(r->spans);
 	free(r->memo);
 	r->frames = NULL;
+	r->spans = NULL;
 	r->memo = NULL;
-	r->frames_cap = 0;
+	r->frames_cap = r->spans_cap = 0;
 }
 
 /* Folded stacks start at every line. */
