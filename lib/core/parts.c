@@ -250,9 +250,9 @@ static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 				    (unsigned long long)(pk_context_max_memory(w->ctx) >> 20));
 	if (!part->rc && (rc = w->fmt->append(p, part->p)))
 		return pk_error_set(w->ctx, rc, "%s: out of memory", name);
+	give_warnings(w, whole, part);
 	if ((rc = w->fmt->absorb(whole, part->reader)))
 		return rc;
-	give_warnings(w, whole, part);
 	if (part->rc)
 		return pk_error_set(w->ctx, part->rc, "%s",
 				    pk_context_error(part->ctx)->message);

@@ -62,7 +62,8 @@ struct pki_parts_reader {
 	/* Free what only reading needs (caches), once the part is read. */
 	void (*done)(void *reader);
 	/* Take a part's counts and notes into the whole's reader (its
-	 * profile is appended before, its warnings replayed after). */
+	 * profile is appended and its warnings given before: what the
+	 * whole reads here of the part's text warns after them). */
 	int (*absorb)(void *whole, void *reader);
 	/* Free the reader (after done, if that was called). */
 	void (*close)(void *reader);

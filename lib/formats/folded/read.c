@@ -22,14 +22,6 @@
 
 #define MAX_DECIMALS 6
 #define MAX_LINE (64u << 20)	/* as pk_input_line's */
-#define MAX_WARNINGS 5
-#define BAD_LINE "%s: line %llu: not a folded stack: '%.*s'"
-/* Counts a later part takes: at any scale they fit in 64 bits. */
-#define PART_MAX_COUNT (INT64_MAX / 1000000)	/* 10^MAX_DECIMALS */
-#define FRAME_MEMO_SIZE 16384	/* a power of two, in sets of FRAME_MEMO_WAYS */
-#define FRAME_MEMO_WAYS 4
-#define MAX_LINE (64u << 20)	/* as pk_input_line's */
-#define MAX_WARNINGS 5
 #define BAD_LINE "%s: line %llu: not a folded stack: '%.*s'"
 /* Counts a later part takes: at any scale they fit in 64 bits. */
 #define PART_MAX_COUNT (INT64_MAX / 1000000)	/* 10^MAX_DECIMALS */
@@ -85,8 +77,6 @@ struct folded_reader {
 	 * first line whose count depends on the counts before it. */
 	const char *left, *end;
 	uint64_t left_first_line;
-	char *notes;		/* its bad lines told, NUL after each */
-	size_t notes_len, notes_cap;
 };
 
 /* The counts that end a line, and the stack before them. */
@@ -295,30 +285,13 @@ static int parse_stack(struct folded_reader *r, const char *s, size_t len,
 	return pk_profile_failed(r->p) ? PK_ENOMEM : 0;
 }
 
-/*
- * A bad line told, but past the first few. A later part holds what it
- * tells until it is appended, when the whole knows how many were told
- * before.
- */
+/* A bad line told, but past the first few (a later part's held until
+ * the whole knows how many were told before). */
 static void bad_line(struct folded_reader *r, const char *line, size_t len)
 {
-	const char *name = pk_input_name(r->in);
-	unsigned long long lineno = line_number(r);
-	int shown = (int)(len > 60 ? 60 : len), n;
-
-	if (++r->bad_lines > MAX_WARNINGS)
-		return;
-	if (!r->later) {
-		pk_warn(r->ctx, BAD_LINE, name, lineno, shown, line);
-		return;
-	}
-	n = snprintf(NULL, 0, BAD_LINE, name, lineno, shown, line);
-	if (n < 0 || pki_grow(&r->notes, &r->notes_cap,
-			      r->notes_len + (size_t)n + 1, 1) < 0)
-		return;	/* as a warning without memory: not told */
-	snprintf(r->notes + r->notes_len, (size_t)n + 1, BAD_LINE, name,
-		 lineno, shown, line);
-	r->notes_len += (size_t)n + 1;
+	pki_part_warn_few(r->part, r->ctx, &r->bad_lines, BAD_LINE,
+			  pk_input_name(r->in), (unsigned long long)line_number(r),
+			  (int)(len > 60 ? 60 : len), line);
 }
 
 /* Split off the last space-separated field. */
@@ -570,22 +543,14 @@ static int read_part(void *reader, struct pki_part *part)
 	return rc ? rc : pk_context_error(r->ctx)->code;
 }
 
-/*
- * A later part appended: its bad lines told as far as the whole tells
- * them, and the rest of its text, if it left some, read by the whole.
- */
+/* A later part appended, its bad lines told: the rest of its text, if
+ * it left some, read by the whole. */
 static int absorb_part(void *whole, void *reader)
 {
 	struct folded_reader *r = whole;
 	const struct folded_reader *pr = reader;
-	const char *note = pr->notes, *notes_end = note + pr->notes_len;
-	uint64_t told = r->bad_lines;
 	int rc;
 
-	for (; note && note < notes_end; note += strlen(note) + 1)
-		if (told++ < MAX_WARNINGS)
-			pk_warn(r->ctx, "%s", note);
-	r->bad_lines += pr->bad_lines;
 	if (!pr->left)
 		return 0;
 	r->part = NULL;
@@ -596,12 +561,16 @@ static int absorb_part(void *whole, void *reader)
 	return rc ? rc : pk_context_error(r->ctx)->code;
 }
 
+static uint64_t *bad_line_tally(void *reader)
+{
+	return &((struct folded_reader *)reader)->bad_lines;
+}
+
 static void part_close(void *reader)
 {
 	struct folded_reader *r = reader;
 
 	reader_done(r);
-	free(r->notes);
 	free(r);
 }
 
@@ -613,6 +582,7 @@ static const struct pki_parts_reader folded_parts = {
 	.absorb = absorb_part,
 	.close = part_close,
 	.append = pki_copy_append,
+	.few = bad_line_tally,
 };
 
 static int folded_read(struct pk_context *ctx, struct pk_input *in,
