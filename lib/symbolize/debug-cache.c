@@ -222,12 +222,10 @@ struct sym_debug_job {
 
 /*
  * A copy in memory whose addresses are asked for makes its .debug_info
- * (libc's is 5.8 MB, one zlib stream, mostly not read) on one worker: a
- * piece at a time with zlib while the caller goes on and has not said
- * all it will ask, up to half of it, then only as far as the last unit
- * the addresses need (debug-units.h), or whole where they need most of
- * it (libdeflate inflates twice as fast as zlib, but only whole
- * streams).
+ * (libc's is 5.8 MB, one zlib stream, mostly not read) on one worker
+ * once they are all asked: with zlib only as far as the last unit they
+ * need (debug-units.h), or whole with libdeflate, twice zlib's speed but
+ * for whole streams only, where they need most of it.
  */
 struct info_cut {
 	struct sym_debug_job *job;
@@ -241,8 +239,6 @@ struct info_cut {
 	struct sym_units units;
 };
 
-#define CUT_PIECE ((uint64_t)256 << 10)	/* inflated between two looks */
-#define CUT_SMALL (4 * CUT_PIECE)	/* zlib to the end costs little more */
 
 static uint64_t info_made(const struct info_cut *c)
 {
@@ -294,8 +290,7 @@ static int info_whole(const struct plain_work *w, struct info_cut *c)
 static int worth_going_on(const struct info_cut *c, uint64_t at)
 {
 #ifdef HAVE_LIBDEFLATE
-	return at <= info_made(c) || c->part->to_size <= CUT_SMALL ||
-	       2 * (at - info_made(c)) < c->part->to_size;
+	return at <= info_made(c) || 2 * (at - info_made(c)) < c->part->to_size;
 #else
 	(void)c;
 	(void)at;
@@ -303,17 +298,13 @@ static int worth_going_on(const struct info_cut *c, uint64_t at)
 #endif
 }
 
-/* Whether all addresses are asked; with wait, once they are. */
-static int all_asked(struct sym_debug_job *job, int wait)
+/* Once every address is asked (sym_debug_plain_finish). */
+static void wait_asked(struct sym_debug_job *job)
 {
-	int all;
-
 	pthread_mutex_lock(&job->lock);
-	while (wait && !job->asked_all)
+	while (!job->asked_all)
 		pthread_cond_wait(&job->asked, &job->lock);
-	all = job->asked_all;
 	pthread_mutex_unlock(&job->lock);
-	return all;
 }
 
 /* The units the asked addresses are in, from the file's .debug_aranges
@@ -355,17 +346,14 @@ static int make_info(const struct plain_work *w, struct info_cut *c,
 		     const Elf64_Shdr *file_sh, size_t size)
 {
 	const struct sym_debug_job *job = c->job;
-	uint64_t ahead = c->part->to_size / 2, last, next;
+	uint64_t last;
 	int64_t end;
 
-	/* made ahead while the addresses are still being asked, up to half:
-	 * what lies beyond is less likely to be needed */
-	while (info_made(c) < ahead && !all_asked(c->job, 0)) {
-		next = info_made(c) + CUT_PIECE;
-		if (info_inflate_to(w, c, next < ahead ? next : ahead))
-			return -1;
-	}
-	all_asked(c->job, 1);
+	/*
+	 * Nothing is made ahead while the perf.data reader unwinds: on two
+	 * cores, that slowed the unwinding more than it saved later.
+	 */
+	wait_asked(c->job);
 	if (units_asked(w, c, &file_sh[c->aranges_sec], size))
 		return info_whole(w, c);
 	last = c->units.units[c->units.nunits - 1];
