@@ -114,6 +114,33 @@ testrun_fails "a file not empty but of no known format exits 1" 1 \
 testrun_fails "--from=pprof: an empty file is no pprof profile, as pprof says" 1 \
 	"empty.txt: invalid pprof profile: empty input file" \
 	profkit-convert --from=pprof --to=folded -o "$outdir/x.folded" "$tmpdir/empty.txt"
+# --from naming a text format whose collapse script reads an empty file as
+# no stacks (each run here on it): the same, exit 0 and the warning
+for pair in dtrace:stackcollapse.pl bpftrace:stackcollapse-bpftrace.pl \
+	systemtap:stackcollapse-stap.pl pmcstat:stackcollapse-pmc.pl \
+	eu-stack:stackcollapse-elfutils.pl gdb:stackcollapse-gdb.pl \
+	jstack:stackcollapse-jstack.pl java-exceptions:stackcollapse-java-exceptions.pl \
+	instruments:stackcollapse-instruments.pl vsprof:stackcollapse-vsprof.pl \
+	vtune:stackcollapse-vtune.pl pprof-raw:stackcollapse-go.pl \
+	macos-sample:stackcollapse-sample.awk ljp:stackcollapse-ljp.awk; do
+	from=${pair%%:*} script=${pair#*:}
+	if ! find_reference "flamegraph/$script"; then
+		skip "--from=$from: an empty file is no stacks, as $script reads it" "$reference_missing"
+		continue
+	fi
+	# stackcollapse-vtune.pl does not compile with current perl (its loop
+	# prints nothing of no lines); the stack-less line stackcollapse-pmc.pl
+	# (' ') and -vsprof.pl (' 0') print for no input is no stack
+	case $script in
+	*vtune*) : ;;
+	*.awk) awk -f "$reference" "$tmpdir/empty.txt" ;;
+	*) perl "$reference" "$tmpdir/empty.txt" 2>/dev/null ;;
+	esac | awk 'NF >= 2' >"$tmpdir/theirs"
+	testrun_status "--from=$from: an empty file is no stacks, as $script reads it" 0 \
+		"empty.txt: the input is empty: no samples" \
+		sh -c 'profkit-convert --from="$1" --to=folded "$2" >"$3" && cmp -s "$3" "$4"' sh \
+		"$from" "$tmpdir/empty.txt" "$tmpdir/ours" "$tmpdir/theirs"
+done
 
 # the commands
 c_fp=testdata/perf-script/c-fp.txt

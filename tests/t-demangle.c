@@ -185,6 +185,13 @@ static const struct styled styled[] = {
 	{ PK_DEMANGLE_FULL, "_ZdaPv@plt", "operator delete[](void*)@plt" },
 	{ PK_DEMANGLE_SHORT, "_RNvCs15kBYyAo9fc_7mycrate7example@plt", "mycrate::example@plt" },
 	{ PK_DEMANGLE_SHORT, "memcmp@plt", NULL },
+	/* pprof's names: template arguments dropped, with the space an
+	 * operator's had before them (pprof -raw of libstdc++'s) */
+	{ PK_DEMANGLE_SIMPLE,
+	  "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St8_SetfillIS3_E",
+	  "std::operator<<" },
+	{ PK_DEMANGLE_SIMPLE, "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEe",
+	  "std::basic_ostream::operator<<" },
 	/* legacy Rust: the hash dropped, escapes undone */
 	{ PK_DEMANGLE_SHORT,
 	  "_ZN5rusty14GcBox$LT$T$GT$3new28_$u7b$$u7b$closure$u7d$$u7d$17hf8df545291847ee8E",

@@ -16,6 +16,9 @@ enum pki_read_flags {
 	/* Its users read it with perf script, which shows no inlined
 	 * functions in frame-pointer callchains. */
 	PKI_READ_NO_INLINE = 1 << 1,
+	/* Its reference (a collapse script) reads an empty input as no
+	 * stacks: so does --from naming it, rather than an error. */
+	PKI_READ_EMPTY_IS_NO_SAMPLES = 1 << 2,
 };
 
 struct pki_format {

@@ -234,4 +234,5 @@ const struct pki_format pki_format_ljp = {
 			    "stackcollapse-ljp.awk reads them)",
 	.probe = ljp_probe,
 	.read = ljp_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

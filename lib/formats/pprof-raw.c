@@ -817,5 +817,5 @@ const struct pki_format pki_format_pprof_raw = {
 			    "stackcollapse-go.pl reads it)",
 	.probe = raw_probe,
 	.read = raw_read,
-	.read_flags = PKI_READ_PPROF_NAMES,
+	.read_flags = PKI_READ_PPROF_NAMES | PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

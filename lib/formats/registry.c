@@ -179,8 +179,10 @@ int pk_read(struct pk_context *ctx, struct pk_input *in,
 	int rc;
 
 	/* read as the format named, an empty input is what its reader says
-	 * (pprof rejects one, as pprof does) */
-	if (!reader && pki_input_is_empty(in)) {
+	 * (pprof rejects one, as pprof does), or its reference script */
+	if ((!reader || (pki_reader_format(reader)->read_flags &
+			 PKI_READ_EMPTY_IS_NO_SAMPLES)) &&
+	    pki_input_is_empty(in)) {
 		if (!pk_profile_meta(p, PK_META_INPUT))
 			pk_profile_set_meta(p, PK_META_INPUT, pk_input_name(in));
 		note_no_samples(ctx, in, p, 1);

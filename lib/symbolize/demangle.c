@@ -233,7 +233,8 @@ static void rust_unescape(char *s)
 /*
  * "std::map<int, long>::find" -> "std::map::find", in place: pprof's
  * default names drop template arguments too. Operators keep their
- * brackets ("operator<<", "operator<=>").
+ * brackets ("operator<<", "operator<=>"), not the space the demangler
+ * puts between one and its arguments ("operator<< <char>").
  */
 static void drop_template_args(char *s)
 {
@@ -247,6 +248,8 @@ static void drop_template_args(char *s)
 			w += n;
 			i += n - 1;
 		} else if (s[i] == '<') {
+			if (w > 0 && s[w - 1] == ' ')
+				w--;
 			i = skip_group(s, i, len);
 		} else {
 			s[w++] = s[i];

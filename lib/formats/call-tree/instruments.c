@@ -247,4 +247,5 @@ const struct pki_format pki_format_instruments = {
 			    "(as stackcollapse-instruments.pl reads them)",
 	.probe = instruments_probe,
 	.read = instruments_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

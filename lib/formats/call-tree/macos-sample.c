@@ -436,5 +436,6 @@ const struct pki_format pki_format_macos_sample = {
 			    "stackcollapse-sample.awk reads them)",
 	.probe = sample_probe,
 	.read = sample_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 	.options = sample_options,
 };

@@ -197,4 +197,5 @@ const struct pki_format pki_format_vsprof = {
 			    "(CallTreeSummary, as stackcollapse-vsprof.pl reads them)",
 	.probe = vsprof_probe,
 	.read = vsprof_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

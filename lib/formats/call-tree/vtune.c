@@ -175,4 +175,5 @@ const struct pki_format pki_format_vtune = {
 			    "stackcollapse-vtune.pl and inferno read them)",
 	.probe = vtune_probe,
 	.read = vtune_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

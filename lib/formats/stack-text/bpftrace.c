@@ -424,4 +424,5 @@ const struct pki_format pki_format_bpftrace = {
 			    "count()' (as stackcollapse-bpftrace.pl)",
 	.probe = bpftrace_probe,
 	.read = bpftrace_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

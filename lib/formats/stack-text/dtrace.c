@@ -299,4 +299,5 @@ const struct pki_format pki_format_dtrace = {
 			    "(as stackcollapse.pl)",
 	.probe = dtrace_probe,
 	.read = dtrace_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

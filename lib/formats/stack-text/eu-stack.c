@@ -161,4 +161,5 @@ const struct pki_format pki_format_eu_stack = {
 			    "profiler; as stackcollapse-elfutils.pl)",
 	.probe = eu_stack_probe,
 	.read = eu_stack_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

@@ -196,4 +196,5 @@ const struct pki_format pki_format_gdb = {
 			    "man's profiler; as stackcollapse-gdb.pl)",
 	.probe = gdb_probe,
 	.read = gdb_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

@@ -126,4 +126,5 @@ const struct pki_format pki_format_java_exceptions = {
 			    "stackcollapse-java-exceptions.pl)",
 	.probe = java_exceptions_probe,
 	.read = java_exceptions_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

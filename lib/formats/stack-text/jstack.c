@@ -255,4 +255,5 @@ const struct pki_format pki_format_jstack = {
 			    "Java profiler; as stackcollapse-jstack.pl)",
 	.probe = jstack_probe,
 	.read = jstack_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

@@ -258,4 +258,5 @@ const struct pki_format pki_format_pmcstat = {
 	.read_description = "FreeBSD pmcstat -G call graphs (as stackcollapse-pmc.pl)",
 	.probe = pmcstat_probe,
 	.read = pmcstat_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };

@@ -198,4 +198,5 @@ const struct pki_format pki_format_systemtap = {
 			    "their counts (as stackcollapse-stap.pl)",
 	.probe = systemtap_probe,
 	.read = systemtap_read,
+	.read_flags = PKI_READ_EMPTY_IS_NO_SAMPLES,
 };
