@@ -97,17 +97,28 @@ static int arange_cmp(const void *a, const void *b)
 	return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-/*
- * The unit libdwfl looks in for addr, given the ranges by address: the
- * one of the greatest start at or below it, unless that is the last run
- * of one unit's ranges and addr lies past the last range. Returns 1 and
- * *unit, 0 for none, -1 when the ranges starting there differ in unit
- * (libdw's sort leaves their order open).
- */
-static int unit_of(const struct sym_arange *r, size_t n, uint64_t addr,
-		   uint64_t *unit)
+/* Where the last run of one unit's ranges begins in r (libdwfl merges
+ * runs, and checks only the last against its end). */
+static size_t last_run(const struct sym_arange *r, size_t n)
 {
-	size_t lo = 0, hi = n, i, run;
+	size_t i = n;
+
+	while (i > 1 && r[i - 2].unit == r[n - 1].unit)
+		i--;
+	return i ? i - 1 : 0;
+}
+
+/*
+ * The unit libdwfl looks in for addr, given the ranges by address and
+ * where their last run begins: the one of the greatest start at or
+ * below it, unless that is in the last run and addr lies past the last
+ * range. Returns 1 and *unit, 0 for none, -1 when ranges of different
+ * units start there (libdw's sort leaves their order open).
+ */
+static int unit_of(const struct sym_arange *r, size_t n, size_t last,
+		   uint64_t addr, uint64_t *unit)
+{
+	size_t lo = 0, hi = n, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -120,13 +131,9 @@ static int unit_of(const struct sym_arange *r, size_t n, uint64_t addr,
 	if (lo == 0)
 		return 0;
 	i = lo - 1;
-	if ((i > 0 && r[i - 1].addr == r[i].addr && r[i - 1].unit != r[i].unit))
+	if (i > 0 && r[i - 1].addr == r[i].addr && r[i - 1].unit != r[i].unit)
 		return -1;
-	for (run = i; run > 0 && r[run - 1].unit == r[i].unit; run--)
-		;
-	for (lo = i; lo + 1 < n && r[lo + 1].unit == r[i].unit; lo++)
-		;
-	if (lo + 1 == n && addr > r[run].addr &&
+	if (i >= last && addr > r[last].addr &&
 	    addr > r[n - 1].addr + r[n - 1].len)
 		return 0;
 	*unit = r[i].unit;
@@ -151,7 +158,7 @@ static int add_unit(struct sym_units *u, uint64_t unit)
 int sym_units_asked(struct sym_units *u, const unsigned char *aranges,
 		    size_t size, const uint64_t *addrs, size_t n)
 {
-	size_t at = 0, cap = 0, i, k, ranges, next;
+	size_t at = 0, cap = 0, i, k, ranges, next, last;
 	uint64_t unit;
 	int rc;
 
@@ -177,8 +184,9 @@ int sym_units_asked(struct sym_units *u, const unsigned char *aranges,
 	}
 	if (u->nranges)
 		qsort(u->ranges, u->nranges, sizeof(*u->ranges), arange_cmp);
+	last = last_run(u->ranges, u->nranges);
 	for (i = 0; i < n; i++) {
-		rc = unit_of(u->ranges, u->nranges, addrs[i], &unit);
+		rc = unit_of(u->ranges, u->nranges, last, addrs[i], &unit);
 		if (rc < 0 || (rc > 0 && add_unit(u, unit)))
 			goto fail;
 	}
@@ -211,16 +219,19 @@ int sym_units_cut_answers(const struct sym_units *u, uint64_t end,
 			  const uint64_t *addrs, size_t n)
 {
 	struct sym_arange *kept = malloc((u->nranges + 1) * sizeof(*kept));
-	size_t nkept = 0, i;
+	size_t nkept = 0, i, whole_last, cut_last;
 	int same = kept != NULL;
 
 	for (i = 0; same && i < u->nranges; i++)
 		if (u->ranges[i].unit < end)
 			kept[nkept++] = u->ranges[i];
+	whole_last = last_run(u->ranges, u->nranges);
+	cut_last = last_run(kept, nkept);
 	for (i = 0; same && i < n; i++) {
 		uint64_t whole_unit = 0, cut_unit = 0;
-		int whole = unit_of(u->ranges, u->nranges, addrs[i], &whole_unit);
-		int cut = unit_of(kept, nkept, addrs[i], &cut_unit);
+		int whole = unit_of(u->ranges, u->nranges, whole_last, addrs[i],
+				    &whole_unit);
+		int cut = unit_of(kept, nkept, cut_last, addrs[i], &cut_unit);
 
 		same = whole >= 0 && whole == cut && whole_unit == cut_unit;
 	}
