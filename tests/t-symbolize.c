@@ -415,6 +415,9 @@ static void test_kallsyms(void)
  * anything else, then line; the first at each address wins and ends
  * where the next address begins (the last a page on); only text counts.
  * Twice through one symbolizer: the second profile's addresses are new.
+ * Large enough to be read in several parts, by two threads the first
+ * time, with a line too long to be a symbol's (skipped) across a part's
+ * end.
  */
 struct ksym {
 	uint64_t addr;
@@ -452,10 +455,10 @@ static const char *ksym_expected(const struct ksym *v, size_t n, uint64_t addr)
 
 static void test_kallsyms_unsorted(void)
 {
-	enum { NSYMS = 400, NADDRS = 150 };
+	enum { NSYMS = 20000, NADDRS = 150, LONG_LINE = 70000 };
 	static const char types[] = "TtWwDdbr";
 	struct pk_context *ctx = pk_context_new();
-	struct ksym v[NSYMS];
+	static struct ksym v[NSYMS];
 	char path[] = "/tmp/t-symbolize-kallsyms-XXXXXX";
 	struct pk_symbolize_options o;
 	struct pk_symbolizer *s;
@@ -480,6 +483,9 @@ static void test_kallsyms_unsorted(void)
 			i % 11 == 4 ? "0x%llx %c %s%s\n" : "%016llx %c %s%s\n",
 			(unsigned long long)v[i].addr, type, v[i].name,
 			i % 5 ? "" : "\t[mod]");
+		if (i == 7000)	/* from about 230 KB on, above the last */
+			fprintf(f, "%016llx T %0*d\n",
+				(unsigned long long)base + 34000, LONG_LINE, 0);
 	}
 	ok(f && fclose(f) == 0, "unsorted kallsyms: written");
 	qsort(v, NSYMS, sizeof(*v), ksym_cmp);

@@ -33,11 +33,14 @@ static const char *name_end(const char *p)
  * slot of the first wanted address at or above its start (a candidate
  * start there, and the following start of the slot before); a prefix
  * maximum and a suffix minimum then give every address its symbol.
+ * Which line is first is said by its offset in the file, so that a file
+ * scanned in parts, each into slots of its own, merges into the slots
+ * one pass would have made (see "two hands" below).
  */
 struct slot {
 	uint64_t start;		/* the greatest start in this slot */
 	uint64_t after;		/* the least start above this slot's address */
-	uint64_t rank;		/* the start's: class << 30 | line */
+	uint64_t rank;		/* the start's: class << 62 | line offset */
 	size_t name;		/* into the scan's names */
 	const char *pending;	/* or its name, still in the read buffer */
 	int has_start, has_after;
@@ -50,9 +53,14 @@ struct scan {
 	size_t *pending;	/* slots with a pending name */
 	size_t npending;
 	struct pk_strbuf names;	/* NUL-terminated */
-	size_t lines;		/* symbol lines so far: the tie-break */
+	size_t lines;		/* symbol lines */
+	size_t hint;		/* the last line's slot: sorted runs stay in it */
+	uint64_t hi_text;	/* the last fast-read address's first digits */
+	int64_t hi;		/* and their value, or -1 */
 	int all_zero;
 };
+
+#define RANK_CLASS(rank) ((rank) >> 62)
 
 /*
  * Eight lowercase hex digits at p as a number, or -1 for any other byte:
@@ -61,7 +69,7 @@ struct scan {
  * nibble, plus 9 for a letter; a byte is a digit when that value is
  * below 16 and writes back as the byte itself. Then the nibbles pair up.
  */
-static int64_t hex8(const unsigned char *p)
+static inline int64_t hex8(const unsigned char *p)
 {
 	const uint64_t ones = 0x0101010101010101ULL;
 	uint64_t x, v;
@@ -80,17 +88,26 @@ static int64_t hex8(const unsigned char *p)
 }
 
 /* The address a line of len bytes starts with, as sym_parse_hex reads
- * it; moves *pp. Mostly 16 lowercase digits and a blank. */
-static int scan_hex(char **pp, size_t len, uint64_t *v)
+ * it; moves *pp. Mostly 16 lowercase digits and a blank, the first
+ * eight those of the line before ("ffffffff"): their value is kept. */
+static inline int scan_hex(struct scan *sc, char **pp, size_t len,
+			   uint64_t *v)
 {
 	const unsigned char *p = (const unsigned char *)*pp;
 	int64_t hi, lo;
+	uint64_t text;
 
-	if (len > 16 && p[16] == ' ' && (hi = hex8(p)) >= 0 &&
-	    (lo = hex8(p + 8)) >= 0) {
-		*v = (uint64_t)hi << 32 | (uint64_t)lo;
-		*pp += 16;
-		return 0;
+	if (len > 16 && p[16] == ' ') {
+		memcpy(&text, p, 8);
+		if (text != sc->hi_text) {
+			sc->hi_text = text;
+			sc->hi = hex8(p);
+		}
+		if ((hi = sc->hi) >= 0 && (lo = hex8(p + 8)) >= 0) {
+			*v = (uint64_t)hi << 32 | (uint64_t)lo;
+			*pp += 16;
+			return 0;
+		}
 	}
 	return sym_parse_hex(pp, v);
 }
@@ -115,23 +132,16 @@ static int keep_pending(struct scan *sc)
 	return 0;
 }
 
-/* "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]",
- * NUL-terminated, its name left in place until keep_pending. */
-static void scan_line(struct scan *sc, char *p, size_t len)
+/* The slot of addr: that of the first wanted address at or above it. */
+static size_t slot_of(struct scan *sc, uint64_t addr)
 {
-	size_t k = 0, hi = sc->nwant;
-	uint64_t addr, rank;
-	struct slot *s;
+	size_t k = sc->hint, hi = sc->nwant;
 
-	if (scan_hex(&p, len, &addr) || *p != ' ' || !p[1] || p[2] != ' ' ||
-	    !p[3] || p[3] == ' ' || p[3] == '\t' || p[3] == '\r')
-		return;		/* not a symbol, or no name */
-	rank = p[1] == 'T' || p[1] == 'W' ? 0 :
-		p[1] == 't' || p[1] == 'w' ? 1 : 2;
-	rank = rank << 30 | (sc->lines++ & 0x3fffffff);
-	if (addr)
-		sc->all_zero = 0;
-	while (k < hi) {	/* the first wanted address >= addr */
+	if ((k == 0 || sc->want[k - 1] < addr) &&
+	    (k == sc->nwant || addr <= sc->want[k]))
+		return k;
+	k = 0;
+	while (k < hi) {
 		size_t mid = k + (hi - k) / 2;
 
 		if (sc->want[mid] < addr)
@@ -139,71 +149,215 @@ static void scan_line(struct scan *sc, char *p, size_t len)
 		else
 			hi = mid;
 	}
-	if (k > 0 && (s = &sc->slots[k - 1]) &&
-	    (!s->has_after || addr < s->after)) {
-		s->after = addr;
-		s->has_after = 1;
-	}
-	if (k == sc->nwant)
-		return;
-	s = &sc->slots[k];
-	if (s->has_start && (addr < s->start ||
-			     (addr == s->start && rank >= s->rank)))
-		return;
-	if (!s->pending)
-		sc->pending[sc->npending++] = k;
-	s->start = addr;
-	s->rank = rank;
-	s->pending = p + 3;
-	s->has_start = 1;
+	return sc->hint = k;
 }
 
-/* Feed the lines of the file at fd to scan_line, a buffer at a time
- * (/proc/kallsyms is not mmap'able, and a copy would be megabytes). */
-static int scan_fd(struct scan *sc, int fd)
+/* Offer slot s a start of the given rank: the greatest start wins, and
+ * among equal ones the least rank. Whether it was taken. */
+static int offer_start(struct slot *s, uint64_t start, uint64_t rank)
 {
-	enum { BUF = 1 << 16 };
-	char *buf = malloc(BUF + 1), *p, *nl;
-	size_t len = 0;
-	int skipping = 0;
+	if (s->has_start && (start < s->start ||
+			     (start == s->start && rank >= s->rank)))
+		return 0;
+	s->start = start;
+	s->rank = rank;
+	s->has_start = 1;
+	return 1;
+}
 
-	if (!buf)
-		return -1;
+static void offer_after(struct slot *s, uint64_t after)
+{
+	if (!s->has_after || after < s->after) {
+		s->after = after;
+		s->has_after = 1;
+	}
+}
+
+/* "ffffffff81000000 T _text" or "ffffffffc0a01000 t fn\t[module]" at
+ * offset pos of the file, NUL-terminated, its name left in place until
+ * keep_pending. */
+static void scan_line(struct scan *sc, char *p, size_t len, uint64_t pos)
+{
+	uint64_t addr, rank;
+	size_t k;
+
+	if (scan_hex(sc, &p, len, &addr) || *p != ' ' || !p[1] || p[2] != ' ' ||
+	    !p[3] || p[3] == ' ' || p[3] == '\t' || p[3] == '\r')
+		return;		/* not a symbol, or no name */
+	rank = p[1] == 'T' || p[1] == 'W' ? 0 :
+		p[1] == 't' || p[1] == 'w' ? 1 : 2;
+	rank = rank << 62 | pos;
+	sc->lines++;
+	if (addr)
+		sc->all_zero = 0;
+	k = slot_of(sc, addr);
+	if (k > 0)
+		offer_after(&sc->slots[k - 1], addr);
+	if (k == sc->nwant || !offer_start(&sc->slots[k], addr, rank))
+		return;
+	if (!sc->slots[k].pending)
+		sc->pending[sc->npending++] = k;
+	sc->slots[k].pending = p + 3;
+}
+
+/* The longest line read: no kallsyms line comes near it, longer ones
+ * are skipped. A buffer of LINE_MAX + 1 bytes holds it. */
+enum { LINE_MAX_BYTES = (1 << 16) - 1 };
+
+/*
+ * Feed the lines that begin in [from, to) of the file at fd to
+ * scan_line, a buffer at a time (/proc/kallsyms is not mmap'able, and a
+ * copy would be megabytes): with pread, or with read from the start
+ * when seq (/proc/kallsyms has no offsets to read at). buf has
+ * LINE_MAX_BYTES + 2 bytes. 0, or -1 on a read error or no memory.
+ */
+static int scan_range(struct scan *sc, int fd, int seq, uint64_t from,
+		      uint64_t to, char *buf)
+{
+	enum { BUF = LINE_MAX_BYTES + 1 };
+	uint64_t off = from ? from - 1 : 0;	/* of buf[0] */
+	size_t len = 0;
+	int skipping = 0, at_line = from == 0;
+	char *p, *nl;
+
 	for (;;) {
-		ssize_t n = read(fd, buf + len, BUF - len);
+		ssize_t n = seq ? read(fd, buf + len, BUF - len) :
+			pread(fd, buf + len, BUF - len, (off_t)(off + len));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			break;
+			return -1;
 		len += (size_t)n;
 		buf[len] = '\0';
 		p = buf;
-		while ((nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
+		if (!at_line) {	/* the byte before from, or a line across it */
+			if (!(nl = memchr(buf, '\n', len))) {
+				if (n == 0)
+					return 0;
+				off += len;
+				len = 0;
+				continue;
+			}
+			p = nl + 1;
+			at_line = 1;
+		}
+		while (off + (uint64_t)(p - buf) < to &&
+		       (nl = memchr(p, '\n', len - (size_t)(p - buf)))) {
 			*nl = '\0';
 			if (!skipping)
-				scan_line(sc, p, (size_t)(nl - p));
+				scan_line(sc, p, (size_t)(nl - p),
+					  off + (uint64_t)(p - buf));
 			skipping = 0;
 			p = nl + 1;
 		}
-		if (n == 0 && !skipping && p < buf + len)
-			scan_line(sc, p, len - (size_t)(p - buf));
+		if (n == 0 && !skipping && p < buf + len &&
+		    off + (uint64_t)(p - buf) < to)
+			scan_line(sc, p, len - (size_t)(p - buf),
+				  off + (uint64_t)(p - buf));
 		if (keep_pending(sc) < 0)
-			break;
-		if (n == 0) {
-			free(buf);
+			return -1;
+		if (n == 0 || off + (uint64_t)(p - buf) >= to)
 			return 0;
-		}
-		if (p == buf && len == BUF) {	/* no kallsyms line is this long */
+		if (p == buf && len == BUF) {	/* a line too long to be one */
 			skipping = 1;
+			off += len;
 			len = 0;
 			continue;
 		}
+		off += (uint64_t)(p - buf);
 		len -= (size_t)(p - buf);
 		memmove(buf, p, len);
 	}
+}
+
+/*
+ * Two hands: a regular file is scanned in parts of PART bytes, by the
+ * prefetch thread from the front and, once the symbolizer gets to
+ * waiting for the table, by it from the back, until they meet. Each hand
+ * has slots of its own; the back's then merge into the front's, the line
+ * offsets in the ranks settling ties as one pass would. /proc/kallsyms,
+ * read only from its start, is one part.
+ */
+enum { PART = 1 << 18 };
+
+struct kallsyms_scan {
+	struct symtab *tab;	/* the result, its path set */
+	int fd, seq;
+	size_t nparts;
+	pthread_mutex_t lock;
+	size_t front, back;	/* parts not yet taken: [front, back) */
+	struct scan hand[2];
+	int failed;		/* a hand could not read or allocate */
+};
+
+static int scan_init(struct scan *sc, const uint64_t *want, size_t n)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->want = want;
+	sc->nwant = n;
+	sc->all_zero = 1;
+	sc->hi = -1;	/* of hi_text 0: no line's digits */
+	sc->slots = calloc(n ? n : 1, sizeof(*sc->slots));
+	sc->pending = malloc((n ? n : 1) * sizeof(*sc->pending));
+	return sc->slots && sc->pending ? 0 : -1;
+}
+
+static void scan_free(struct scan *sc)
+{
+	free(sc->slots);
+	free(sc->pending);
+	free(sc->names.s);
+}
+
+/* Hand 0 (the front) or 1 (the back) scans parts until none is left. */
+static void job_work(struct kallsyms_scan *j, int hand)
+{
+	char *buf = malloc(LINE_MAX_BYTES + 2);
+	int failed = !buf;
+
+	for (;;) {
+		size_t part;
+		uint64_t from, to;
+
+		pthread_mutex_lock(&j->lock);
+		if (failed)
+			j->failed = 1;
+		if (j->failed || j->front == j->back) {
+			pthread_mutex_unlock(&j->lock);
+			break;
+		}
+		part = hand ? --j->back : j->front++;
+		pthread_mutex_unlock(&j->lock);
+		from = (uint64_t)part * PART;
+		to = part + 1 == j->nparts ? UINT64_MAX : from + PART;
+		failed = scan_range(&j->hand[hand], j->fd, j->seq, from, to,
+				    buf) < 0;
+	}
 	free(buf);
-	return -1;
+}
+
+/* The back hand's slots into the front's: 0, or -1 when out of memory. */
+static int merge_hands(struct scan *front, const struct scan *back)
+{
+	size_t k;
+
+	for (k = 0; k < front->nwant; k++) {
+		const struct slot *b = &back->slots[k];
+		struct slot *f = &front->slots[k];
+
+		if (b->has_after)
+			offer_after(f, b->after);
+		if (!b->has_start || !offer_start(f, b->start, b->rank))
+			continue;
+		f->name = front->names.len;
+		if (pki_strbuf_adds(&front->names, back->names.s + b->name) ||
+		    pki_strbuf_add(&front->names, "", 1))
+			return -1;
+	}
+	front->lines += back->lines;
+	front->all_zero &= back->all_zero;
+	return 0;
 }
 
 /* The table of the scanned symbols holding the wanted addresses. */
@@ -214,18 +368,15 @@ static int scan_table(struct scan *sc, struct symtab *t)
 	if (!name)
 		return -1;
 	for (j = sc->nwant; j-- > 1;)	/* the suffix minimum */
-		if (sc->slots[j].has_after && (!sc->slots[j - 1].has_after ||
-		    sc->slots[j].after < sc->slots[j - 1].after)) {
-			sc->slots[j - 1].after = sc->slots[j].after;
-			sc->slots[j - 1].has_after = 1;
-		}
+		if (sc->slots[j].has_after)
+			offer_after(&sc->slots[j - 1], sc->slots[j].after);
 	for (j = 0; j < sc->nwant; j++) {
 		const struct slot *s;
 		uint64_t end;
 
 		if (sc->slots[j].has_start)
 			at = j;	/* its starts are above all earlier slots' */
-		if (at == SIZE_MAX || sc->slots[at].rank >> 30 == 2)
+		if (at == SIZE_MAX || RANK_CLASS(sc->slots[at].rank) == 2)
 			continue;
 		s = &sc->slots[at];
 		end = sc->slots[j].has_after ? sc->slots[j].after :
@@ -249,32 +400,74 @@ static int scan_table(struct scan *sc, struct symtab *t)
 	return 0;
 }
 
+static void job_free(struct kallsyms_scan *j)
+{
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	scan_free(&j->hand[0]);
+	scan_free(&j->hand[1]);
+	symtab_free(j->tab);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
+/* A scan of kallsyms file path for the n sorted distinct addresses
+ * want, no part taken yet; NULL when it cannot be read. */
+static struct kallsyms_scan *job_new(const char *path, const uint64_t *want, size_t n)
+{
+	struct kallsyms_scan *j = calloc(1, sizeof(*j));
+	struct stat st;
+
+	if (!j)
+		return NULL;
+	j->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (pthread_mutex_init(&j->lock, NULL)) {
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j);
+		return NULL;
+	}
+	if (j->fd < 0 || fstat(j->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !(j->tab = calloc(1, sizeof(*j->tab))) ||
+	    !(j->tab->path = strdup(path)) ||
+	    scan_init(&j->hand[0], want, n) || scan_init(&j->hand[1], want, n)) {
+		job_free(j);
+		return NULL;
+	}
+	/* /proc files are regular, of size 0, and read only in order */
+	j->seq = st.st_size == 0;
+	j->nparts = j->seq ? 1 : ((uint64_t)st.st_size + PART - 1) / PART;
+	j->back = j->nparts;
+	return j;
+}
+
+/* The table the job's hands made (the job freed), or NULL. */
+static struct symtab *job_finish(struct kallsyms_scan *j)
+{
+	struct symtab *t = NULL;
+
+	if (!j->failed && !merge_hands(&j->hand[0], &j->hand[1]) &&
+	    !scan_table(&j->hand[0], j->tab)) {
+		t = j->tab;
+		j->tab = NULL;
+	}
+	job_free(j);
+	return t;
+}
+
 /* The symbols of kallsyms file path that hold any of the n sorted
  * distinct addresses want, or NULL when it cannot be read. */
 static struct symtab *scan_kallsyms(const char *path, const uint64_t *want,
 				    size_t n)
 {
-	struct scan sc = { .want = want, .nwant = n, .all_zero = 1 };
-	struct symtab *t = calloc(1, sizeof(*t));
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = -1;
+	struct kallsyms_scan *j = job_new(path, want, n);
 
-	sc.slots = calloc(n ? n : 1, sizeof(*sc.slots));
-	sc.pending = malloc((n ? n : 1) * sizeof(*sc.pending));
-	if (t && sc.slots && sc.pending && fd >= 0 && (t->path = strdup(path)) &&
-	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    !scan_fd(&sc, fd))
-		rc = scan_table(&sc, t);
-	if (fd >= 0)
-		close(fd);
-	free(sc.slots);
-	free(sc.pending);
-	free(sc.names.s);
-	if (rc) {
-		symtab_free(t);
+	if (!j)
 		return NULL;
-	}
-	return t;
+	job_work(j, 0);
+	return job_finish(j);
 }
 
 /* The running kernel's build id, from its ELF notes, or "". */
@@ -343,14 +536,13 @@ static int kernel_is_running(struct sym_kernel *k, const char *bid)
  * Reading /proc/kallsyms is mostly the kernel's time writing it, and
  * inflating a library's compressed debug sections is mostly ours: the
  * symbolizer does the one on a thread while doing the other. The thread
- * only reads and scans into a table of its own (k->want stays as it is
- * until the join); kernel_table adopts it, joining, when it gets there.
+ * only reads and scans into a job of its own (k->want stays as it is
+ * until the join); kernel_table adopts it when it gets there, lending a
+ * hand with what is left of a regular file before it joins.
  */
 static void *prefetch_main(void *arg)
 {
-	struct sym_kernel *k = arg;
-
-	k->prefetch.tab = scan_kallsyms(k->prefetch.path, k->want, k->nwant);
+	job_work(arg, 0);
 	return NULL;
 }
 
@@ -361,17 +553,17 @@ void sym_kernel_join(struct sym_kernel *k)
 	k->prefetch.running = 0;
 }
 
-/* The prefetched table of path, if that is what the thread read. */
+/* The prefetched table of path, if that is what the thread reads. */
 static struct symtab *prefetched(struct sym_kernel *k, const char *path)
 {
-	struct symtab *t;
+	struct kallsyms_scan *j = k->prefetch.job;
 
-	if (!k->prefetch.path || strcmp(k->prefetch.path, path) != 0)
+	if (!j || !k->prefetch.path || strcmp(k->prefetch.path, path) != 0)
 		return NULL;
+	job_work(j, 1);
 	sym_kernel_join(k);
-	t = k->prefetch.tab;
-	k->prefetch.tab = NULL;
-	return t;
+	k->prefetch.job = NULL;
+	return job_finish(j);
 }
 
 void sym_kernel_prefetch(struct sym_kernel *k, const char *bid)
@@ -388,8 +580,11 @@ void sym_kernel_prefetch(struct sym_kernel *k, const char *bid)
 		path = "/proc/kallsyms";
 	if (path && access(path, R_OK) == 0 &&
 	    (k->prefetch.path = strdup(path)) &&
-	    pthread_create(&k->prefetch.thread, NULL, prefetch_main, k) == 0)
-		k->prefetch.running = 1;
+	    (k->prefetch.job = job_new(path, k->want, k->nwant))) {
+		if (pthread_create(&k->prefetch.thread, NULL, prefetch_main,
+				   k->prefetch.job) == 0)
+			k->prefetch.running = 1;
+	}
 	free(cache);
 }
 
@@ -436,6 +631,8 @@ int sym_kernel_want(struct sym_kernel *k, const uint64_t *addrs, size_t n)
 	size_t i;
 
 	sym_kernel_join(k);
+	job_free(k->prefetch.job);	/* not adopted: for other addresses */
+	k->prefetch.job = NULL;
 	k->nwant = 0;
 	if (!n)	/* addrs may be NULL: memcpy and qsort must not see it */
 		return 0;
@@ -539,7 +736,7 @@ void sym_kernel_release(struct sym_kernel *k)
 	size_t i;
 
 	sym_kernel_join(k);
-	symtab_free(k->prefetch.tab);
+	job_free(k->prefetch.job);
 	free(k->prefetch.path);
 	for (i = 0; i < k->ntabs; i++)
 		symtab_free(k->tabs[i]);

@@ -3,7 +3,8 @@
  * Kernel symbols: kallsyms tables, from --kallsyms, perf's build-id cache
  * or /proc/kallsyms when the recording is of the running kernel, each
  * read once (the first on a thread of its own, while the libraries'
- * DWARF is read) and shared by the kernel and its modules. A table holds
+ * DWARF is read, the symbolizer scanning the rest of the file with it
+ * when it gets there) and shared by the kernel and its modules. A table holds
  * only the symbols of the addresses a profile wants (sym_kernel_want),
  * and so answers only for those: another profile through the same
  * symbolizer costs one more pass over each file.
@@ -17,6 +18,7 @@
 #include "symtab.h"
 
 struct pk_context;
+struct kallsyms_scan;
 
 struct sym_kernel {
 	struct pk_context *ctx;
@@ -34,7 +36,7 @@ struct sym_kernel {
 		pthread_t thread;
 		int running;
 		char *path;
-		struct symtab *tab;
+		struct kallsyms_scan *job;	/* its scan, until adopted */
 	} prefetch;
 };
 

@@ -430,15 +430,24 @@ uint32_t pd_label_set(struct pk_profile *p, struct pd_label_cache *c,
 /*
  * A sample's labels, remembered per thread and cpu: each sample has the
  * same few as that thread's last, and interning them was the costliest
- * part of a sample after its frames. Label set ids never change.
+ * part of a sample after its frames. Label set ids never change. A
+ * thread's samples come in runs: those of the sample before are looked
+ * at first, by the fields they are made of.
  */
 static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 			      const struct pd_sample *s,
 			      const struct pd_thread *t, uint64_t offset)
 {
+	struct pd_last_labels *last = &mo->last_labels;
+	int has_cpu = (a->sample_type & PD_SAMPLE_CPU) != 0;
 	struct pk_label l[4];
 	size_t n = 0;
 
+	if (a->type != PD_TYPE_TRACEPOINT && last->set &&
+	    last->tid == s->tid && last->pid == s->pid &&
+	    last->comm == t->comm && last->has_cpu == has_cpu &&
+	    (!has_cpu || last->cpu == s->cpu))
+		return last->set;
 	memset(l, 0, sizeof(l));
 	if (s->pid >= 0) {
 		l[n].key = mo->key_pid;
@@ -448,7 +457,7 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 	l[n++].num = s->tid;
 	l[n].key = mo->key_comm;
 	l[n++].str = model_comm(mo, t->comm);
-	if (a->sample_type & PD_SAMPLE_CPU) {
+	if (has_cpu) {
 		l[n].key = mo->key_cpu;
 		l[n++].num = s->cpu;
 	}
@@ -456,8 +465,13 @@ static uint32_t sample_labels(struct pd_model *mo, const struct pd_attr *a,
 		return pd_tracing_labels(mo->st, s, offset, l, n);
 	if (!mo->labels)
 		mo->labels = calloc(1, sizeof(*mo->labels));
-	return pd_label_set(mo->st->p, mo->labels,
-			    (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n, n);
+	*last = (struct pd_last_labels){
+		s->pid, s->tid, t->comm, s->cpu,
+		pd_label_set(mo->st->p, mo->labels,
+			     (uint64_t)(uint32_t)s->tid << 32 | s->cpu, l, n, n),
+		has_cpu
+	};
+	return last->set;
 }
 
 int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
@@ -472,7 +486,7 @@ int64_t *pd_model_values(struct pd_model *mo, const struct pd_event_columns *c,
 	return mo->values;
 }
 
-static int add_to_model(struct pd_model *mo, uint32_t attr,
+static int add_to_model(struct pd_model *mo, uint32_t attr, enum pd_role role,
 			const struct pd_sample *s, uint32_t stack,
 			const struct pd_thread *t, uint64_t offset)
 {
@@ -495,7 +509,7 @@ static int add_to_model(struct pd_model *mo, uint32_t attr,
 				   ncols);
 	if (rc)
 		return nomem(mo);
-	if (pd_offcpu_role(mo, attr) == PD_ROLE_SWITCH)
+	if (role == PD_ROLE_SWITCH)
 		return pd_offcpu_switch(mo, s, t, stack, labels);
 	return 0;
 }
@@ -532,6 +546,7 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 	int cpumode = rec->misc & PD_MISC_CPUMODE_MASK, rc;
 	const struct pd_thread *t;
 	const char *what = "";
+	enum pd_role role;
 	struct pd_sample s;
 	uint32_t stack = 0;
 
@@ -549,7 +564,7 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 		mo->guest++;
 		return 0;
 	}
-	if (pd_offcpu_role(mo, attr) == PD_ROLE_OFFCPU)
+	if ((role = pd_offcpu_role(mo, attr)) == PD_ROLE_OFFCPU)
 		pd_offcpu_sample(mo, &s);
 	t = pd_machine_thread(&mo->st->m, s.pid, s.tid);
 	/* an empty stack still needs somewhere to point */
@@ -563,7 +578,7 @@ int pd_model_sample(struct pd_model *mo, const struct pd_rec *rec,
 	if (rc)
 		return rc;
 	mo->samples++;
-	return add_to_model(mo, attr, &s, stack, t, rec->offset);
+	return add_to_model(mo, attr, role, &s, stack, t, rec->offset);
 }
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st)

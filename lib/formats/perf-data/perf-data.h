@@ -416,6 +416,11 @@ struct pd_model {
 	unsigned char *chain_bytes;	/* the chains they remember */
 	size_t chain_bytes_len, chain_bytes_cap;
 	struct pd_label_cache *labels;	/* see sample_labels */
+	struct pd_last_labels {	/* the last sample's, 0 set: none */
+		int32_t pid, tid;
+		uint32_t comm, cpu, set;
+		int has_cpu;
+	} last_labels;
 };
 
 void pd_model_init(struct pd_model *mo, struct pd_state *st);

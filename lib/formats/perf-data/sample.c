@@ -16,7 +16,9 @@ struct fields {
 	const char *what;	/* the field that did not fit */
 };
 
-static int need(struct fields *f, uint64_t n, const char *what)
+/* need and take_u64 inline: a sample takes five or more fields, and a
+ * large recording has hundreds of thousands of samples */
+static inline int need(struct fields *f, uint64_t n, const char *what)
 {
 	if ((uint64_t)(f->end - f->p) < n) {
 		f->what = what;
@@ -25,7 +27,7 @@ static int need(struct fields *f, uint64_t n, const char *what)
 	return 0;
 }
 
-static int take_u64(struct fields *f, uint64_t *v, const char *what)
+static inline int take_u64(struct fields *f, uint64_t *v, const char *what)
 {
 	if (need(f, 8, what) < 0)
 		return -1;
