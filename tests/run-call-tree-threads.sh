@@ -1,7 +1,8 @@
 #!/bin/sh
 # Call trees read in parts on several threads (--threads) give what one
-# stream gives (same_as_stream: output and every message byte for byte,
-# absolute line numbers): a part starts where a root does (a thread of
+# stream gives (same_as_stream: folded, pprof and speedscope output, the
+# last with every sample in input order, and every message byte for
+# byte, absolute line numbers): a part starts where a root does (a thread of
 # macOS sample, a row without indentation for Instruments and VTune, a
 # level-1 row for Visual Studio). Inputs: each format's testdata, its
 # rows again and again after one header, with what a part must not get
@@ -69,7 +70,7 @@ done
 
 plan $(($# + 1))
 for f; do
-	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof" --from="${f##*:}"
+	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
 
 # the error of a later part names its line in the file

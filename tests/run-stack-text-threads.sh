@@ -1,9 +1,9 @@
 #!/bin/sh
 # Stack text read in parts on several threads (--threads) gives what one
 # stream gives: a file is read from memory and cut where the format says
-# a record starts, a pipe is read line by line, and folded and pprof
-# output (strings, stacks and samples in the same order) and every
-# message, with its absolute line number, must be the same byte for
+# a record starts, a pipe is read line by line, and folded, pprof and
+# speedscope output (strings, stacks and samples in the same order;
+# speedscope's every sample in input order) and every message, with its absolute line number, must be the same byte for
 # byte. Inputs: each format's testdata repeated until it is cut in
 # several places (pmcstat, which cannot be cut, stays on one thread),
 # bad lines and a count too large deep in a later part, CRLF, and a text
@@ -50,7 +50,7 @@ set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb"
 
 plan $(($# + 3))
 for f; do
-	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof" --from="${f##*:}"
+	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
 
 # the line numbers are the file's, not a part's

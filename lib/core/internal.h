@@ -109,6 +109,32 @@ int pki_profile_keeps_order(const struct pk_profile *p);
 void pki_profile_absorb_counts(struct pk_profile *p,
 			       const struct pk_profile *part);
 size_t pki_profile_label_set_count(const struct pk_profile *p);
+/*
+ * Room for n samples more at the end of p, which keeps every sample
+ * (pki_profile_keeps_order): their records and values (a row of
+ * pk_profile_sample_type_count a sample), every field for the caller to
+ * set as pk_profile_add_sample would, their times' span noted apart
+ * (pki_profile_absorb_counts). NULL when out of memory, or p sums its
+ * samples.
+ */
+struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
+					  int64_t **values);
+
+/*
+ * Ahead of interning a key into p, the start of its lookup brought into
+ * the cache: a caller interning many keys (a part's tables appended to
+ * the whole) asks a few keys ahead, so that their cache misses overlap.
+ */
+void pki_profile_prefetch_string(const struct pk_profile *p, const char *s,
+				 size_t len);
+void pki_profile_prefetch_function(const struct pk_profile *p,
+				   const struct pk_function *f);
+void pki_profile_prefetch_location(const struct pk_profile *p,
+				   uint32_t mapping, uint64_t address,
+				   const struct pk_line *lines, size_t nlines);
+void pki_profile_prefetch_stack(const struct pk_profile *p,
+				const uint32_t *locs, size_t depth);
+
 /* The column of this type and unit (an earlier input's, when inputs are
  * summed into p), else a new one; -1 when out of memory. */
 int pki_profile_column(struct pk_profile *p, const char *type, const char *unit,

@@ -325,6 +325,12 @@ pk_str pk_profile_intern(struct pk_profile *p, const char *s, size_t len)
 	return id;
 }
 
+void pki_profile_prefetch_string(const struct pk_profile *p, const char *s,
+				 size_t len)
+{
+	pki_idtab_prefetch(&p->string_tab, pki_hash_bytes(s, len, 0));
+}
+
 pk_str pk_profile_intern_cstr(struct pk_profile *p, const char *s)
 {
 	return s ? pk_profile_intern(p, s, strlen(s)) : 0;
@@ -891,6 +897,12 @@ uint32_t pk_profile_intern_function(struct pk_profile *p,
 	return id;
 }
 
+void pki_profile_prefetch_function(const struct pk_profile *p,
+				   const struct pk_function *f)
+{
+	pki_idtab_prefetch(&p->function_tab, function_hash(f));
+}
+
 size_t pk_profile_function_count(const struct pk_profile *p)
 {
 	return p->nfunctions;
@@ -1015,6 +1027,15 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 	return id;
 }
 
+void pki_profile_prefetch_location(const struct pk_profile *p,
+				   uint32_t mapping, uint64_t address,
+				   const struct pk_line *lines, size_t nlines)
+{
+	if (!p->location_tab_stale)
+		pki_idtab_prefetch(&p->location_tab,
+				   location_hash(mapping, address, lines, nlines));
+}
+
 int pk_profile_set_location_lines(struct pk_profile *p, uint32_t id,
 				  const struct pk_line *lines, size_t nlines)
 {
@@ -1123,6 +1144,15 @@ uint32_t pk_profile_intern_stack(struct pk_profile *p, const uint32_t *locs,
 		       depth * sizeof(*locs));
 	p->nstack_data += depth;
 	return id;
+}
+
+void pki_profile_prefetch_stack(const struct pk_profile *p,
+				const uint32_t *locs, size_t depth)
+{
+	if (p->max_stack && depth > p->max_stack)
+		depth = p->max_stack;
+	pki_idtab_prefetch(&p->stack_tab,
+			   pki_hash_bytes(locs, depth * sizeof(*locs), 1));
 }
 
 size_t pk_profile_stack_count(const struct pk_profile *p)
@@ -1323,6 +1353,24 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	}
 	p->nsamples++;
 	return 0;
+}
+
+struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
+					  int64_t **values)
+{
+	size_t cols = p->ntypes;
+
+	if (p->failed || !pki_profile_keeps_order(p))
+		return NULL;
+	if (n > UINT32_MAX - 1 - p->nsamples ||
+	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + n,
+		      sizeof(*p->samples)) ||
+	    prof_grow(p, &p->values, &p->values_cap, (p->nsamples + n) * cols,
+		      sizeof(*p->values)))
+		return NULL;
+	*values = p->values ? &p->values[p->nsamples * cols] : NULL;
+	p->nsamples += n;
+	return &p->samples[p->nsamples - n];
 }
 
 size_t pk_profile_sample_count(const struct pk_profile *p)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * JSON read as a stream over yajl's callbacks (json-read.h says what it
- * gives), with a fast path for arrays of numbers (below). The reader keeps a stack of the objects and arrays open, each
+ * gives), with a fast path for the tokens profiles are made of (below).
+ * The reader keeps a stack of the objects and arrays open, each
  * with its member's key or element's index, for messages, and with its
  * node in a tree of the reader's paths, for dispatch: a value is the
  * caller's when the stack's nodes lead to a node with an id.
@@ -22,8 +23,6 @@
 /* yajl gets the input in slices of this much: how far a token can grow
  * past max_string before the reader sees it. */
 #define SLICE (1u << 20)
-/* The longest number or literal the fast path keeps over two feeds. */
-#define CARRY_MAX 64
 /* Bytes of a key kept for messages and pki_json_reader_key. */
 #define KEY_KEEP 256
 #define NO_NODE UINT32_MAX
@@ -87,11 +86,16 @@ struct pki_json_reader {
 	/* the fast path (below) */
 	int fast;			/* it has the input now */
 	int engage;			/* yajl stopped for it */
+	int engage_state;		/* where it starts: EXPECT_* */
 	int replaying;			/* yajl parses our JSON, not the input */
-	enum { EXPECT_FIRST, EXPECT_VALUE, EXPECT_COMMA } fast_state;
-	unsigned char carry[CARRY_MAX];	/* a token cut at the end of a feed */
-	size_t carry_len;
-	uint64_t carry_start;
+	enum {
+		EXPECT_FIRST,	/* after '[' or '{' */
+		EXPECT_VALUE,	/* after ',' in an array, ':' in an object */
+		EXPECT_COMMA,	/* after a value */
+		EXPECT_KEY,	/* after ',' in an object */
+		EXPECT_COLON,	/* after a key */
+	} fast_state;
+	int fast_in_array;		/* the innermost container is one */
 	uint64_t fast_since;		/* where it took over */
 	uint64_t fast_after;		/* not before this offset */
 	unsigned short_runs;		/* it read little, this many times */
@@ -169,7 +173,9 @@ static uint32_t member_node(const struct pki_json_reader *jr, uint32_t node,
 	for (c = jr->nodes[node].first_child; c != NO_NODE; c = jr->nodes[c].next_sibling) {
 		const struct path_node *n = &jr->nodes[c];
 
-		if (n->step == STEP_KEY && n->key_len == len && memcmp(n->key, key, len) == 0)
+		/* the first byte tells most keys apart, without a call */
+		if (n->step == STEP_KEY && n->key_len == len &&
+		    (!len || (n->key[0] == (char)key[0] && memcmp(n->key, key, len) == 0)))
 			return c;
 		if (n->step == STEP_ANY_KEY)
 			any = c;
@@ -342,42 +348,64 @@ static int is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
-static void parse_decimal(const char *s, size_t len, struct decimal *d)
+/* Digits of a number's integer part or fraction into d: past the 19th,
+ * only whether they are zeros and how many before the point. */
+static const unsigned char *add_digits(const unsigned char *s,
+				       const unsigned char *end, int fraction,
+				       int *digits, struct decimal *d)
 {
-	const char *end = s + len;
-	int digits = 0, fraction = 0;
+	/* in locals: what s points to might be d, as far as C knows */
+	uint64_t mant = d->mant;
+	long exp10 = d->exp10;
+	int n = *digits, inexact = d->inexact;
+
+	for (; s < end && is_digit(*s); s++) {
+		if (n < 19) {
+			n += mant || *s != '0';
+			mant = mant * 10 + (uint64_t)(*s - '0');
+			exp10 -= fraction;
+		} else {
+			inexact |= *s != '0';
+			exp10 += !fraction;
+		}
+	}
+	d->mant = mant;
+	d->exp10 = exp10;
+	d->inexact = inexact;
+	*digits = n;
+	return s;
+}
+
+/* The digits of the number text[0..len) into d, in one pass: 1 when the
+ * text is exactly one JSON number, 0 when not (d is then of no use). */
+static int read_decimal(const char *text, size_t len, struct decimal *d)
+{
+	const unsigned char *s = (const unsigned char *)text, *end = s + len;
+	int digits = 0, eneg = 0;
 	long e = 0;
-	int eneg = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (s < end && *s == '-')
 		d->negative = 1, s++;
-	for (; s < end; s++) {
-		if (*s == '.') {
-			fraction = 1;
-			continue;
-		}
-		if (*s < '0' || *s > '9')
-			break;
-		if (digits < 19) {
-			if (d->mant || *s != '0')
-				digits++;
-			d->mant = d->mant * 10 + (uint64_t)(*s - '0');
-			d->exp10 -= fraction;
-		} else {
-			d->inexact |= *s != '0';
-			d->exp10 += !fraction;
-		}
+	if (s == end || !is_digit(*s) || (*s == '0' && s + 1 < end && is_digit(s[1])))
+		return 0;
+	s = add_digits(s, end, 0, &digits, d);
+	if (s < end && *s == '.') {
+		if (++s == end || !is_digit(*s))
+			return 0;
+		s = add_digits(s, end, 1, &digits, d);
 	}
 	if (s < end && (*s == 'e' || *s == 'E')) {
-		s++;
-		if (s < end && (*s == '-' || *s == '+'))
+		if (++s < end && (*s == '-' || *s == '+'))
 			eneg = *s++ == '-';
-		for (; s < end && *s >= '0' && *s <= '9'; s++)
+		if (s == end || !is_digit(*s))
+			return 0;
+		for (; s < end && is_digit(*s); s++)
 			if (e < 100000000)
 				e = e * 10 + (*s - '0');
 	}
 	d->exp10 += eneg ? -e : e;
+	return s == end;
 }
 
 static const uint64_t pow10_u64[20] = {
@@ -502,29 +530,36 @@ static void value_digits(const struct pki_json_reader *jr,
 	if (v == &jr->value && jr->digits_read)
 		*d = jr->digits;
 	else
-		parse_decimal(v->text, v->len, d);
+		read_decimal(v->text, v->len, d);
 }
 
-/* The value of a number token: is_int and i where whole, d always. */
-static int set_number(struct pki_json_reader *jr, const char *text, size_t len)
+/*
+ * The value of a number token: is_int and i where whole, d always. Its
+ * digits are read here unless the fast path read them into jr->digits
+ * already (have_digits).
+ */
+static int set_number(struct pki_json_reader *jr, const char *text, size_t len,
+		      int have_digits)
 {
 	struct pki_json_value *v = &jr->value;
-	struct decimal d;
+	struct decimal *d = &jr->digits;
 	uint64_t mag;
 	int exact;
 
-	if (plain_int(text, len, &v->i)) {
+	if (have_digits) {
+		/* as they are */
+	} else if (plain_int(text, len, &v->i)) {
 		v->is_int = 1;
 		v->d = (double)v->i;
 		return 0;
+	} else {
+		read_decimal(text, len, d);
 	}
-	parse_decimal(text, len, &d);
-	jr->digits = d;
 	jr->digits_read = 1;
-	v->is_int = !has_fraction(&d) &&
-		    !decimal_magnitude(&d, d.exp10, &mag, &exact) && exact &&
-		    !signed_in(mag, d.negative, INT64_MIN, INT64_MAX, &v->i);
-	v->d = v->is_int ? (double)v->i : number_double(jr, &d, text, len);
+	v->is_int = !has_fraction(d) &&
+		    !decimal_magnitude(d, d->exp10, &mag, &exact) && exact &&
+		    !signed_in(mag, d->negative, INT64_MIN, INT64_MAX, &v->i);
+	v->d = v->is_int ? (double)v->i : number_double(jr, d, text, len);
 	if (isnan(v->d))
 		return jr->rc = jr->spec.enomem;
 	return 0;
@@ -650,7 +685,7 @@ int pki_json_decimals(const struct pki_json_value *v)
 
 	if (v->type != PKI_JSON_NUMBER || v->is_int)
 		return 0;
-	parse_decimal(v->text, v->len, &d);
+	read_decimal(v->text, v->len, &d);
 	while (d.mant && d.exp10 < 0 && d.mant % 10 == 0)
 		d.mant /= 10, d.exp10++;
 	return !d.mant || d.exp10 >= 0 ? 0 : d.exp10 < -18 ? 18 : (int)-d.exp10;
@@ -658,13 +693,13 @@ int pki_json_decimals(const struct pki_json_value *v)
 
 /* ---- values, as yajl or the fast path finds them ---- */
 
-static int wanted(const struct pki_json_reader *jr, uint32_t node)
+static inline int wanted(const struct pki_json_reader *jr, uint32_t node)
 {
 	return node != NO_NODE && jr->nodes[node].id;
 }
 
 /* The node of the value at [start, end), counted in its array. */
-static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
+static inline uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
 			    uint64_t end)
 {
 	struct frame *f;
@@ -682,7 +717,7 @@ static uint32_t begin_value(struct pki_json_reader *jr, uint64_t start,
 
 /* Hand the current value to the caller if its node has an id. 0 stops
  * the parse, its reason kept in rc. */
-static int deliver(struct pki_json_reader *jr, uint32_t node, enum pki_json_type type)
+static inline int deliver(struct pki_json_reader *jr, uint32_t node, enum pki_json_type type)
 {
 	int rc;
 
@@ -704,8 +739,9 @@ static int take_literal(struct pki_json_reader *jr, enum pki_json_type type,
 	return deliver(jr, node, type);
 }
 
+/* A number; have_digits: the fast path read its digits into jr->digits. */
 static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
-		       uint64_t start)
+		       int have_digits, uint64_t start)
 {
 	uint32_t node = begin_value(jr, start, start + len);
 
@@ -713,15 +749,18 @@ static int take_number(struct pki_json_reader *jr, const char *text, size_t len,
 		return 1;
 	jr->value.text = text;
 	jr->value.len = len;
-	return !set_number(jr, text, len) && deliver(jr, node, PKI_JSON_NUMBER);
+	return !set_number(jr, text, len, have_digits) &&
+	       deliver(jr, node, PKI_JSON_NUMBER);
 }
 
 /* A plain integer whose value is in jr->value.i already. */
-static int take_int(struct pki_json_reader *jr, const char *text, size_t len,
+static inline int take_int(struct pki_json_reader *jr, const char *text, size_t len,
 		    uint64_t start)
 {
 	uint32_t node = begin_value(jr, start, start + len);
 
+	if (!wanted(jr, node))
+		return 1;
 	jr->value.text = text;
 	jr->value.len = len;
 	jr->value.is_int = 1;
@@ -830,11 +869,27 @@ static int on_boolean(void *ctx, int truth)
 	return take_literal(jr, PKI_JSON_BOOL, truth, end - (truth ? 4 : 5), end);
 }
 
+static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end);
+
+/* yajl stops after the token that ends at end for the fast path to read
+ * on from state, if it may. */
+static int engage(struct pki_json_reader *jr, uint64_t end, int state)
+{
+	if (!jr->depth || !fast_path_fits(jr, end))
+		return 1;
+	jr->engage = 1;
+	jr->engage_state = state;
+	return 0;
+}
+
+/* A number cut by a feed was yajl's; the fast path reads on after it. */
 static int on_number(void *ctx, const char *text, size_t len)
 {
 	struct pki_json_reader *jr = ctx;
+	uint64_t end = token_end(jr);
 
-	return take_number(jr, text, len, token_end(jr) - len);
+	return take_number(jr, text, len, 0, end - len) &&
+	       engage(jr, end, EXPECT_COMMA);
 }
 
 /* Where a string token of len decoded bytes that ends at end began. */
@@ -862,12 +917,6 @@ static int on_key(void *ctx, const unsigned char *key, size_t len)
 	return jr->replaying || take_key(jr, key, len, string_start(jr, key, len, end), end);
 }
 
-static int on_begin_object(void *ctx)
-{
-	struct pki_json_reader *jr = ctx;
-
-	return jr->replaying || begin_container(jr, 0, token_end(jr) - 1);
-}
 
 static int on_end_object(void *ctx)
 {
@@ -876,23 +925,26 @@ static int on_end_object(void *ctx)
 	return end_container(jr, 0, token_end(jr) - 1);
 }
 
-static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end);
-
-/* An array whose elements start as numbers do is the fast path's: yajl
- * stops right after its '['. */
-static int on_begin_array(void *ctx)
+/* An object or array begun: yajl stops right after its '{' or '[' for
+ * the fast path to read on. */
+static int begin_and_engage(struct pki_json_reader *jr, int is_array)
 {
-	struct pki_json_reader *jr = ctx;
 	uint64_t end = token_end(jr);
 
 	if (jr->replaying)
 		return 1;
-	if (!begin_container(jr, 1, end - 1))
-		return 0;
-	if (!fast_path_fits(jr, end))
-		return 1;
-	jr->engage = 1;
-	return 0;
+	return begin_container(jr, is_array, end - 1) &&
+	       engage(jr, end, EXPECT_FIRST);
+}
+
+static int on_begin_object(void *ctx)
+{
+	return begin_and_engage(ctx, 0);
+}
+
+static int on_begin_array(void *ctx)
+{
+	return begin_and_engage(ctx, 1);
 }
 
 static int on_end_array(void *ctx)
@@ -950,17 +1002,30 @@ static int new_yajl(struct pki_json_reader *jr)
 
 /* ---- the fast path ---- */
 
+/* At the end of a slice read (at): the bytes since the last token are
+ * bounded, as yajl keeps those of a token that goes on. */
+static void check_gap(struct pki_json_reader *jr, uint64_t at)
+{
+	if (at - jr->last_end > jr->spec.max_string)
+		set_error(jr, jr->last_end, "no value ends within %zu bytes: "
+			  "a string, number or white space over the limit",
+			  jr->spec.max_string);
+}
+
 /*
- * Profiles are mostly long arrays of numbers (samples, time deltas,
- * stacks of frame indexes), which yajl reads at about 100 MB/s. Arrays
- * of numbers, literals and such arrays are read here instead, at
- * several times that: yajl stops after the '[' of an array whose first
- * element is one, and takes over again at the first token that is
- * anything else (an object, a string, a bad number, a stray comma),
- * which it then judges as it would have. To take over, a new yajl is
- * fed what brings it to the same place ("[{\"\":[null," for an element
- * expected in an array in an object in an array); a number or literal
- * cut at the end of a feed waits in carry for the next.
+ * yajl reads a profile at about 100 MB/s. The fast path reads the JSON
+ * profiles are made of several times faster: objects, arrays, keys and
+ * strings without escapes, numbers and literals. yajl starts the
+ * document and stops after the '{' or '[' of its first object or array;
+ * the fast path reads on, and gives the input back to yajl at the first
+ * token it does not read itself (a string with an escape or a control
+ * character, a string that goes on past the bytes fed, a bad token, a
+ * stray comma), which yajl then judges as it would have, and at the end
+ * of the document. To take over, a new yajl is fed what brings it to the
+ * same place ("[{\"\":[null," for an element expected in an array in an
+ * object in an array). A token cut at the end of a feed is yajl's, as
+ * it came (yajl's offsets in its messages depend on where feeds cut
+ * tokens); the fast path reads on after it.
  */
 
 static int is_space(unsigned char c)
@@ -971,50 +1036,43 @@ static int is_space(unsigned char c)
 /* What a number or literal is made of (a run of these is one token). */
 static int is_token_char(unsigned char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || c == '.' || c == '-' ||
-	       c == '+' || c == 'E';
+	static const uint64_t set[4] = {
+		0x03ff680000000000ULL,	/* + - . 0-9 */
+		0x07fffffe00000020ULL,	/* E a-z */
+	};
+
+	return (int)(set[c >> 6] >> (c & 63)) & 1;
 }
 
 static int fast_path_fits(const struct pki_json_reader *jr, uint64_t end)
 {
 	size_t i = (size_t)(end - jr->base);
 
-	if (jr->spec.no_fast_path || end < jr->fast_after || !jr->slice ||
-	    jr->slice == jr->carry)
+	if (jr->spec.no_fast_path || end < jr->fast_after || !jr->slice)
 		return 0;
 	while (i < jr->slice_len && is_space(jr->slice[i]))
 		i++;
-	return i < jr->slice_len && (is_digit(jr->slice[i]) ||
-				     jr->slice[i] == '-' || jr->slice[i] == '[');
+	return i < jr->slice_len;
 }
 
-/* Whether s is exactly one JSON number. */
-static int is_number(const unsigned char *s, size_t len)
+static int in_array(const struct pki_json_reader *jr)
 {
-	size_t i = s[0] == '-';
+	return jr->fast_in_array;
+}
 
-	if (i < len && s[i] == '0')
-		i++;
-	else if (i < len && s[i] >= '1' && s[i] <= '9')
-		while (i < len && is_digit(s[i]))
-			i++;
-	else
-		return 0;
-	if (i < len && s[i] == '.') {
-		if (++i == len || !is_digit(s[i]))
-			return 0;
-		while (i < len && is_digit(s[i]))
-			i++;
-	}
-	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-		if (++i < len && (s[i] == '+' || s[i] == '-'))
-			i++;
-		if (i == len || !is_digit(s[i]))
-			return 0;
-		while (i < len && is_digit(s[i]))
-			i++;
-	}
-	return i == len;
+/* The fast path's state in a container it entered or went back to. */
+static void fast_enter(struct pki_json_reader *jr, int state)
+{
+	jr->fast_state = state;
+	jr->fast_in_array = jr->depth && jr->frames[jr->depth - 1].is_array;
+}
+
+/* Whether a value may come next: after ',' or '[' in an array, ':' in an
+ * object. */
+static int value_expected(const struct pki_json_reader *jr)
+{
+	return jr->fast_state == EXPECT_VALUE ||
+	       (jr->fast_state == EXPECT_FIRST && in_array(jr));
 }
 
 /* A number or literal at start: 1 taken, 0 none (for yajl to judge),
@@ -1022,20 +1080,21 @@ static int is_number(const unsigned char *s, size_t len)
 static int fast_token(struct pki_json_reader *jr, const unsigned char *s,
 		      size_t len, uint64_t start)
 {
+	const char *text = (const char *)s;
 	int taken;
 
-	if (jr->fast_state == EXPECT_COMMA)
+	if (!value_expected(jr))
 		return 0;
-	if (len == 4 && memcmp(s, "null", 4) == 0)
+	if (plain_int(text, len, &jr->value.i))
+		taken = take_int(jr, text, len, start);
+	else if (read_decimal(text, len, &jr->digits))
+		taken = take_number(jr, text, len, 1, start);
+	else if (len == 4 && memcmp(s, "null", 4) == 0)
 		taken = take_literal(jr, PKI_JSON_NULL, 0, start, start + 4);
 	else if (len == 4 && memcmp(s, "true", 4) == 0)
 		taken = take_literal(jr, PKI_JSON_BOOL, 1, start, start + 4);
 	else if (len == 5 && memcmp(s, "false", 5) == 0)
 		taken = take_literal(jr, PKI_JSON_BOOL, 0, start, start + 5);
-	else if (plain_int((const char *)s, len, &jr->value.i))
-		taken = take_int(jr, (const char *)s, len, start);
-	else if (is_number(s, len))
-		taken = take_number(jr, (const char *)s, len, start);
 	else
 		return 0;
 	jr->fast_state = EXPECT_COMMA;
@@ -1045,32 +1104,38 @@ static int fast_token(struct pki_json_reader *jr, const unsigned char *s,
 /* The yajl state of the stack, as JSON that leads there. */
 static int add_replay(const struct pki_json_reader *jr, struct pk_strbuf *b)
 {
+	static const char *const inner_array[] = {
+		[EXPECT_FIRST] = "[", [EXPECT_VALUE] = "[null,",
+		[EXPECT_COMMA] = "[null",
+	};
+	static const char *const inner_object[] = {
+		[EXPECT_FIRST] = "{", [EXPECT_KEY] = "{\"\":null,",
+		[EXPECT_COLON] = "{\"\"", [EXPECT_VALUE] = "{\"\":",
+		[EXPECT_COMMA] = "{\"\":null",
+	};
 	size_t d;
 	int rc = 0;
 
 	for (d = 0; d < jr->depth && !rc; d++) {
-		int inner = d + 1 == jr->depth;
+		int is_array = jr->frames[d].is_array;
 
-		if (!jr->frames[d].is_array)
-			rc = pki_strbuf_adds(b, inner ? "{\"\":null" : "{\"\":");
-		else if (!inner || jr->fast_state == EXPECT_FIRST)
-			rc = pki_strbuf_adds(b, "[");
+		if (d + 1 < jr->depth)
+			rc = pki_strbuf_adds(b, is_array ? "[" : "{\"\":");
 		else
-			rc = pki_strbuf_adds(b, jr->fast_state == EXPECT_COMMA ?
-					     "[null" : "[null,");
+			rc = pki_strbuf_adds(b, is_array ? inner_array[jr->fast_state] :
+					     inner_object[jr->fast_state]);
 	}
 	return rc || (!jr->depth && pki_strbuf_adds(b, "null"));
 }
 
-/* yajl reads on from at (where the carry, if any, began). */
+/* yajl reads on from at. */
 static void hand_over(struct pki_json_reader *jr, uint64_t at)
 {
 	uint64_t base = jr->base;
 	yajl_status status;
 
 	jr->fast = 0;
-	jr->last_end = at;
-	/* arrays of few numbers: yajl keeps the next MiB */
+	/* little read each time (escapes everywhere): yajl keeps the next MiB */
 	jr->short_runs = at - jr->fast_since < 64 ? jr->short_runs + 1 : 0;
 	if (jr->short_runs >= 8) {
 		jr->fast_after = at + SLICE;
@@ -1084,120 +1149,189 @@ static void hand_over(struct pki_json_reader *jr, uint64_t at)
 	jr->replaying = 1;
 	status = yajl_parse(jr->yajl, (const unsigned char *)jr->scratch.s, jr->scratch.len);
 	jr->replaying = 0;
-	if (status == yajl_status_ok && jr->carry_len) {
-		jr->base = jr->carry_start;
-		jr->slice = jr->carry;
-		jr->slice_len = jr->carry_len;
-		status = yajl_parse(jr->yajl, jr->carry, jr->carry_len);
-		jr->carry_len = 0;
-	}
 	if (status != yajl_status_ok)
 		parse_failed(jr, status, 0);
 	jr->base = base;
 }
 
-/* The token waiting in carry, completed from p: bytes of p used. */
-static size_t finish_carry(struct pki_json_reader *jr, const unsigned char *p,
-			   size_t n)
-{
-	size_t i = 0;
-	int taken;
-
-	while (i < n && is_token_char(p[i])) {
-		if (jr->carry_len == CARRY_MAX) {
-			hand_over(jr, jr->carry_start);
-			return i;
-		}
-		jr->carry[jr->carry_len++] = p[i++];
-	}
-	if (i == n)
-		return n;	/* it may go on */
-	taken = fast_token(jr, jr->carry, jr->carry_len, jr->carry_start);
-	if (taken < 0)
-		return i;
-	if (!taken)
-		hand_over(jr, jr->carry_start);
-	jr->carry_len = 0;
-	return i;
-}
-
 /*
- * The end of the plain integer at p[i] (as plain_int: no leading zero,
- * at most 18 digits) that a value may start with, its value in
- * jr->value.i; i for any other token, or one that may go on past p[n],
- * which fast_token (or the carry) then reads as before.
+ * The end of the number at p[i], when it is a plain one, as most are: at most 18 digits, a point among them or not,
+ * no exponent. A whole one's value goes to jr->value.i (*whole set),
+ * another's digits to *d. i for any other token, or one that may go on
+ * past p[n], which fast_token (or yajl) then reads.
  */
-static size_t quick_int(struct pki_json_reader *jr, const unsigned char *p,
-			size_t i, size_t n)
+static size_t quick_number(struct pki_json_reader *jr, const unsigned char *p,
+			   size_t i, size_t n, int *whole, struct decimal *d)
 {
-	size_t digits = i + (p[i] == '-'), k = digits;
-	uint64_t mag = 0;
+	size_t first = i + (p[i] == '-'), k, point = 0;
+	uint64_t mant = 0;
 
-	if (jr->fast_state == EXPECT_COMMA)
+	/* more than 18 digits wrap mant around, but are not taken */
+	for (k = first; k < n && is_digit(p[k]); k++)
+		mant = mant * 10 + (uint64_t)(p[k] - '0');
+	if (k > first && k < n && p[k] == '.')
+		for (point = k++; k < n && is_digit(p[k]); k++)
+			mant = mant * 10 + (uint64_t)(p[k] - '0');
+	if (k == first || k == n || is_token_char(p[k]) || point + 1 == k ||
+	    k - first - !!point > 18 ||
+	    (p[first] == '0' && first + 1 < k && is_digit(p[first + 1])))
 		return i;
-	for (; k < n && k - digits < 18 && is_digit(p[k]); k++)
-		mag = mag * 10 + (uint64_t)(p[k] - '0');
-	if (k == digits || k == n || is_token_char(p[k]) ||
-	    (p[digits] == '0' && k - digits > 1))
-		return i;
-	jr->value.i = p[i] == '-' ? -(int64_t)mag : (int64_t)mag;
+	*whole = !point;
+	if (!point) {
+		jr->value.i = p[i] == '-' ? -(int64_t)mant : (int64_t)mant;
+		return k;
+	}
+	*d = (struct decimal){
+		.mant = mant, .exp10 = -(long)(k - point - 1), .negative = p[i] == '-',
+	};
 	return k;
 }
 
-/* Read on in arrays of numbers; the bytes of p used. */
+/* Plain numbers from p[i], and more after each ',' in an array, as in
+ * most of a profile's bytes: the end of what they took (after a ',' when
+ * what follows it is no plain number); i with none, or rc set. */
+static size_t fast_numbers(struct pki_json_reader *jr, const unsigned char *p,
+			   size_t i, size_t n)
+{
+	size_t j;
+	int whole;
+
+	if (!value_expected(jr))
+		return i;
+	/* the digits straight where the value is made from them */
+	while ((j = quick_number(jr, p, i, n, &whole, &jr->digits)) > i) {
+		const char *text = (const char *)p + i;
+		uint64_t at = jr->base + i;
+
+		if (!(whole ? take_int(jr, text, j - i, at) :
+		      take_number(jr, text, j - i, 1, at)))
+			return i;
+		jr->fast_state = EXPECT_COMMA;
+		if (j == n || p[j] != ',' || !in_array(jr))
+			return j;
+		jr->fast_state = EXPECT_VALUE;
+		i = j + 1;
+	}
+	return i;
+}
+
+/* The end of the string whose '"' is p[i], past its closing quote; i when
+ * it has an escape or a control character (yajl decodes and judges
+ * those) or goes on past p[n]. */
+static size_t plain_string(const unsigned char *p, size_t i, size_t n)
+{
+	size_t k;
+
+	for (k = i + 1; k < n; k++) {
+		if (p[k] == '"')
+			return k + 1;
+		if (p[k] == '\\' || p[k] < 0x20)
+			return i;
+	}
+	return i;
+}
+
+/* The string p[i..j) (quotes included) as a key or a value: 1 taken, 0
+ * not where one may be, -1 refused. */
+static int fast_string(struct pki_json_reader *jr, const unsigned char *p,
+		       size_t i, size_t j)
+{
+	uint64_t at = jr->base + i, end = jr->base + j;
+
+	if (value_expected(jr)) {
+		jr->fast_state = EXPECT_COMMA;
+		return take_string(jr, p + i + 1, j - i - 2, at, end) ? 1 : -1;
+	}
+	if (in_array(jr) || (jr->fast_state != EXPECT_FIRST &&
+			     jr->fast_state != EXPECT_KEY))
+		return 0;
+	jr->fast_state = EXPECT_COLON;
+	return take_key(jr, p + i + 1, j - i - 2, at, end) ? 1 : -1;
+}
+
+/* The ']' or '}' at p[i]: 1 read, 0 not where one may be, -1 refused. */
+static int fast_end(struct pki_json_reader *jr, unsigned char c, uint64_t at)
+{
+	int is_array = in_array(jr);
+
+	if ((c == ']') != is_array ||
+	    (jr->fast_state != EXPECT_FIRST && jr->fast_state != EXPECT_COMMA))
+		return 0;
+	if (!end_container(jr, is_array, at))
+		return -1;
+	fast_enter(jr, EXPECT_COMMA);
+	return 1;
+}
+
+/* One token at p[i], not white space: the end of what it read (past i),
+ * i where yajl is to judge it, or i with rc set. */
+static size_t fast_step(struct pki_json_reader *jr, const unsigned char *p,
+			size_t i, size_t n)
+{
+	unsigned char c = p[i];
+	uint64_t at = jr->base + i;
+	size_t j;
+	int taken;
+
+	switch (c) {
+	case ',':
+		if (jr->fast_state != EXPECT_COMMA)
+			return i;
+		jr->fast_state = in_array(jr) ? EXPECT_VALUE : EXPECT_KEY;
+		return i + 1;
+	case ':':
+		if (jr->fast_state != EXPECT_COLON)
+			return i;
+		jr->fast_state = EXPECT_VALUE;
+		return i + 1;
+	case '[':
+	case '{':
+		if (!value_expected(jr) || !begin_container(jr, c == '[', at))
+			return i;
+		fast_enter(jr, EXPECT_FIRST);
+		return i + 1;
+	case ']':
+	case '}':
+		return fast_end(jr, c, at) > 0 ? i + 1 : i;
+	case '"':
+		if ((j = plain_string(p, i, n)) == i)
+			return i;
+		return fast_string(jr, p, i, j) > 0 ? j : i;
+	}
+	if ((j = fast_numbers(jr, p, i, n)) > i || jr->rc)
+		return j;
+	/* one where no value may be is yajl's, fed as it came */
+	if (!is_token_char(c) || !value_expected(jr))
+		return i;
+	for (j = i; j < n && is_token_char(p[j]); j++)
+		;
+	taken = j == n ? 0 : fast_token(jr, p + i, j - i, at);
+	return taken > 0 ? j : i;
+}
+
+/* Read on from p; the bytes of p used. */
 static size_t fast_scan(struct pki_json_reader *jr, const unsigned char *p, size_t n)
 {
-	size_t i = 0, j;
+	size_t i = 0, next;
 
-	if (jr->carry_len && ((i = finish_carry(jr, p, n)) == n || !jr->fast || jr->rc))
-		return i;
-	for (; i < n; i++) {
-		unsigned char c = p[i];
-		uint64_t at = jr->base + i;
-		int taken;
-
-		if (is_space(c))
+	while (i < n) {
+		if (is_space(p[i])) {
+			i++;
 			continue;
-		if (c == ',' && jr->fast_state == EXPECT_COMMA) {
-			jr->fast_state = EXPECT_VALUE;
-		} else if (c == '[' && jr->fast_state != EXPECT_COMMA) {
-			if (!begin_container(jr, 1, at))
-				return i;
-			jr->fast_state = EXPECT_FIRST;
-		} else if (c == ']' && jr->fast_state != EXPECT_VALUE) {
-			if (!end_container(jr, 1, at))
-				return i;
-			jr->fast_state = EXPECT_COMMA;
-			if (!jr->depth || !jr->frames[jr->depth - 1].is_array) {
-				hand_over(jr, at + 1);
-				return i + 1;
-			}
-		} else if ((j = quick_int(jr, p, i, n)) > i) {
-			if (!take_int(jr, (const char *)p + i, j - i, at))
-				return i;
-			jr->fast_state = EXPECT_COMMA;
-			i = j - 1;
-		} else if (is_token_char(c)) {
-			for (j = i; j < n && is_token_char(p[j]); j++)
-				;
-			if (j == n && n - i <= CARRY_MAX) {
-				memcpy(jr->carry, p + i, n - i);
-				jr->carry_len = n - i;
-				jr->carry_start = at;
-				return n;
-			}
-			taken = j == n ? 0 : fast_token(jr, p + i, j - i, at);
-			if (taken < 0)
-				return i;
-			if (!taken)
-				break;
-			i = j - 1;
-		} else {
-			break;
+		}
+		if ((next = fast_step(jr, p, i, n)) == i || jr->rc) {
+			if (!jr->rc)
+				hand_over(jr, jr->base + i);
+			return next;
+		}
+		i = next;
+		if (!jr->depth) {
+			/* the document's end: yajl judges what follows */
+			hand_over(jr, jr->base + i);
+			return i;
 		}
 	}
-	if (i < n)
-		hand_over(jr, jr->base + i);
+	check_gap(jr, jr->base + n);
 	return i;
 }
 
@@ -1213,16 +1347,13 @@ static size_t yajl_slice(struct pki_json_reader *jr, const unsigned char *p, siz
 	jr->slice_len = len;
 	status = yajl_parse(jr->yajl, p, len);
 	if (status == yajl_status_ok) {
-		if (jr->base + len - jr->last_end > jr->spec.max_string)
-			set_error(jr, jr->last_end, "no value ends within %zu bytes: "
-				  "a string, number or white space over the limit",
-				  jr->spec.max_string);
+		check_gap(jr, jr->base + len);
 		return len;
 	}
 	if (jr->engage && !jr->rc) {
 		jr->engage = 0;
 		jr->fast = 1;
-		jr->fast_state = EXPECT_FIRST;
+		fast_enter(jr, jr->engage_state);
 		jr->fast_since = token_end(jr);
 		return yajl_get_bytes_consumed(jr->yajl);
 	}
@@ -1261,7 +1392,7 @@ int pki_json_reader_finish(struct pki_json_reader *jr)
 	yajl_status status;
 
 	if (!jr->rc && jr->fast)
-		hand_over(jr, jr->carry_len ? jr->carry_start : jr->base);
+		hand_over(jr, jr->base);
 	if (jr->rc)
 		return jr->rc;
 	jr->slice = NULL;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * JSON read as a stream, for every JSON format profkit reads. yajl
- * (Debian's libyajl-dev, 2.1) does the parsing, but for arrays of
- * numbers, which profiles are mostly made of and yajl reads at about
- * 100 MB/s: a scanner of their few tokens reads them several times
- * faster, and gives anything else back to yajl to judge. This layer
+ * (Debian's libyajl-dev, 2.1) does the parsing, but for what profiles
+ * are mostly made of (objects, arrays, keys, numbers, literals and
+ * strings without escapes), which yajl reads at about 100 MB/s: a
+ * scanner of those tokens reads them several times faster, and gives
+ * anything else (an escape, bad JSON) back to yajl to judge. This layer
  * keeps where the parser is, so a reader says which paths it cares
  * about and gets their values one by one, never a tree of the document:
  *
@@ -125,8 +126,8 @@ struct pki_json_read_spec {
 	int einput, enomem;
 	unsigned max_depth;	/* 0: PKI_JSON_READ_MAX_DEPTH */
 	size_t max_string;	/* 0: PKI_JSON_READ_MAX_STRING */
-	/* every byte through yajl, none through the fast path for arrays
-	 * of numbers (the tests compare the two) */
+	/* every byte through yajl, none through the fast path (the tests
+	 * compare the two) */
 	int no_fast_path;
 };
 

@@ -377,11 +377,12 @@ static int add_link(struct chrome_reader *r, struct profile *pr,
 static int add_sample(struct chrome_reader *r, struct profile *pr,
 		      uint32_t node, uint64_t offset)
 {
-	size_t before = pk_profile_string_count(pr->hit_keys);
 	pk_str id = pr->last_hit;
 
 	/* samples come in runs of one node (an idle thread, a hot loop) */
 	if (!id || pr->last_node != node) {
+		size_t before = pk_profile_string_count(pr->hit_keys);
+
 		id = pk_profile_intern(pr->hit_keys, (const char *)&node, sizeof(node));
 		if (!id || pki_grow(&pr->hits, &pr->hits_cap, (size_t)id,
 				    sizeof(*pr->hits)) < 0)
@@ -467,32 +468,30 @@ static enum event_kind kind_of(const char *name, size_t len)
 }
 
 /*
- * Where a chunk's content goes: straight to its profile once the event
- * named it (name, pid and id before args, as our writer orders them),
- * else NULL: kept until the event ends.
+ * Where a chunk's content goes (*pr): straight to its profile once the
+ * event named it (name, pid and id before args, as our writer orders
+ * them), else NULL: kept until the event ends. 0, or an error's code.
  */
-static struct profile *content_target(struct chrome_reader *r)
+static int content_target(struct chrome_reader *r, struct profile **pr)
 {
 	struct event *e = &r->ev;
 
 	if (!e->direct && e->has_pid && e->has_id &&
-	    (e->kind == PROFILE || e->kind == CHUNK)) {
-		e->direct = profile_of(r, 'C', e->pid, e->tid, e->id, e->offset);
-		if (!e->direct)
-			oom(r);
-	}
-	return e->direct;
+	    (e->kind == PROFILE || e->kind == CHUNK) &&
+	    !(e->direct = profile_of(r, 'C', e->pid, e->tid, e->id, e->offset)))
+		return oom(r);
+	*pr = e->direct;
+	return 0;
 }
 
 static int keep_sample(struct chrome_reader *r, uint32_t node, uint64_t offset)
 {
 	struct content *c = &r->ev.kept;
-	struct profile *pr = content_target(r);
+	struct profile *pr;
+	int rc = content_target(r, &pr);
 
-	if (pr)
-		return add_sample(r, pr, node, offset);
-	if (pk_context_error(r->ctx)->code)
-		return pk_context_error(r->ctx)->code;
+	if (rc || pr)
+		return rc ? rc : add_sample(r, pr, node, offset);
 	if (pki_grow(&c->samples, &c->samples_cap, c->nsamples + 1,
 		     sizeof(*c->samples)) < 0 ||
 	    pki_grow(&c->sample_offsets, &c->offsets_cap, c->nsamples + 1,
@@ -506,12 +505,11 @@ static int keep_sample(struct chrome_reader *r, uint32_t node, uint64_t offset)
 static int keep_delta(struct chrome_reader *r, int64_t ns)
 {
 	struct content *c = &r->ev.kept;
-	struct profile *pr = content_target(r);
+	struct profile *pr;
+	int rc = content_target(r, &pr);
 
-	if (pr)
-		return add_delta(r, pr, ns);
-	if (pk_context_error(r->ctx)->code)
-		return pk_context_error(r->ctx)->code;
+	if (rc || pr)
+		return rc ? rc : add_delta(r, pr, ns);
 	if (pki_grow(&c->deltas, &c->deltas_cap, c->ndeltas + 1,
 		     sizeof(*c->deltas)) < 0)
 		return oom(r);
@@ -554,9 +552,8 @@ static int end_node(struct chrome_reader *r)
 			  e->function == pk_profile_lookup(r->p, "(root)");
 	if (!e->node.loc)
 		return oom(r);
-	pr = content_target(r);
-	if (!pr && pk_context_error(r->ctx)->code)
-		return pk_context_error(r->ctx)->code;
+	if ((rc = content_target(r, &pr)))
+		return rc;
 	for (i = 0; !rc && i < e->nchildren; i++) {
 		struct link l = { e->node.id, e->children[i], e->child_offsets[i] };
 
