@@ -1,5 +1,6 @@
 #!/bin/sh
-# Build one libFuzzer binary per reader with clang:
+# Build one libFuzzer binary per reader with clang, and one of the debug
+# files' units (fuzz-debug-units.c):
 #   fuzz/build.sh SRCDIR BUILDDIR "LIBS" "LIBRARY-SOURCES" READER...
 # (make fuzz calls it with the configured libraries.) The library is
 # compiled once with -fsanitize=fuzzer-no-link,address,undefined.
@@ -30,3 +31,7 @@ for r in "$@"; do
 		"$src/fuzz/fuzz-reader.c" $objs $libs -o "$out/fuzz-$r"
 	echo "built $out/fuzz-$r"
 done
+# not a reader: what debug files' aranges and units say (debug-units.c)
+$cc $cflags $san -fsanitize=fuzzer "$src/fuzz/fuzz-debug-units.c" $objs $libs \
+	-o "$out/fuzz-debug-units"
+echo "built $out/fuzz-debug-units"

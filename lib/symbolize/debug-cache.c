@@ -13,11 +13,11 @@
 #include <unistd.h>
 #ifdef HAVE_LIBDEFLATE
 #include <libdeflate.h>
-#else
-#include <zlib.h>
 #endif
+#include <zlib.h>
 
 #include "debug-cache.h"
+#include "debug-units.h"
 #include "finder.h"
 #include "core/internal.h"
 
@@ -179,14 +179,19 @@ static int inflate_into(const unsigned char *in, size_t in_size,
 }
 #endif
 
+struct info_cut;
+
 /* The parts of a copy being made, shared by the threads making it. */
 struct plain_work {
 	const unsigned char *image;
 	int fd;			/* the copy's */
 	int in_memory;		/* fd is no file on disk */
 	unsigned char *map;	/* its mapping */
+	size_t size;		/* the file's */
+	const Elf64_Shdr *file_sh;	/* its section headers */
 	struct plain_part *parts;
 	size_t nparts, next;
+	struct info_cut *cut;	/* .debug_info, made as far as asked, or NULL */
 	int failed;
 	pthread_mutex_t lock;
 };
@@ -200,10 +205,246 @@ static int make_room(const struct plain_work *w, uint64_t at, uint64_t n)
 	return posix_fallocate(w->fd, (off_t)at, (off_t)n) != 0 ? -1 : 0;
 }
 
+/* ---- .debug_info cut after the units asked for (in memory) ---- */
+
+/* The addresses a job's copy is asked about (sym_debug_plain_ask), all
+ * of them once asked_all is set (sym_debug_plain_finish). */
+struct sym_debug_job {
+	const char *cache_dir;
+	int in_memory, fd, plain, cut;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t asked;	/* signalled when asked_all is set */
+	uint64_t *addrs;
+	size_t naddrs, addrs_cap;
+	int asked_all, ask_failed;
+};
+
+/*
+ * A copy in memory whose addresses are asked for makes its .debug_info
+ * (libc's is 5.8 MB, one zlib stream, mostly not read) on one worker
+ * once they are all asked: with zlib only as far as the last unit they
+ * need (debug-units.h), or whole with libdeflate, twice zlib's speed but
+ * for whole streams only, where they need most of it.
+ */
+struct info_cut {
+	struct sym_debug_job *job;
+	const struct plain_part *part;	/* the section's stream */
+	size_t info_sec, aranges_sec, abbrev_sec;
+	unsigned char *aranges;	/* the file's .debug_aranges, plain */
+	size_t aranges_size;
+	z_stream z;
+	int z_live;
+	uint64_t end;		/* the copy's .debug_info: its size, or less */
+	struct sym_units units;
+};
+
+
+static uint64_t info_made(const struct info_cut *c)
+{
+	return c->z_live ? (uint64_t)c->z.total_out : 0;
+}
+
+/* The section's stream inflated with zlib as far as to: 0, or -1. */
+static int info_inflate_to(const struct plain_work *w, struct info_cut *c,
+			   uint64_t to)
+{
+	z_stream *z = &c->z;
+	int rc;
+
+	if (!c->z_live) {
+		memset(z, 0, sizeof(*z));
+		if (inflateInit(z) != Z_OK)
+			return -1;
+		c->z_live = 1;
+		z->next_in = (unsigned char *)w->image + c->part->from;
+		z->avail_in = (uInt)c->part->size;
+	}
+	if (to > c->part->to_size)
+		to = c->part->to_size;
+	while (z->total_out < to) {
+		z->next_out = w->map + c->part->to + z->total_out;
+		z->avail_out = (uInt)(to - z->total_out);
+		rc = inflate(z, Z_SYNC_FLUSH);
+		if (rc == Z_STREAM_END)
+			return z->total_out == c->part->to_size ? 0 : -1;
+		if (rc != Z_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static int info_whole(const struct plain_work *w, struct info_cut *c)
+{
+	c->end = c->part->to_size;
+#ifdef HAVE_LIBDEFLATE
+	if (2 * info_made(c) < c->part->to_size)
+		return inflate_into(w->image + c->part->from, c->part->size,
+				    w->map + c->part->to, c->part->to_size);
+#endif
+	return info_inflate_to(w, c, c->part->to_size);
+}
+
+/* Whether the zlib stream should go on to the byte at, rather than
+ * the whole be inflated again by something faster. */
+static int worth_going_on(const struct info_cut *c, uint64_t at)
+{
+#ifdef HAVE_LIBDEFLATE
+	return at <= info_made(c) || 2 * (at - info_made(c)) < c->part->to_size;
+#else
+	(void)c;
+	(void)at;
+	return 1;
+#endif
+}
+
+/* Once every address is asked (sym_debug_plain_finish). */
+static void wait_asked(struct sym_debug_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	while (!job->asked_all)
+		pthread_cond_wait(&job->asked, &job->lock);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* The units the asked addresses are in, from the file's .debug_aranges
+ * (sec, inflated here when compressed): 0, or -1. */
+static int units_asked(const struct plain_work *w, struct info_cut *c,
+		       const Elf64_Shdr *sec, size_t size)
+{
+	const struct sym_debug_job *job = c->job;
+	Elf64_Chdr ch;
+
+	if (!job->naddrs || job->ask_failed)
+		return -1;
+	if (zlib_section(w->image, size, sec, &ch)) {
+		c->aranges = malloc(ch.ch_size ? ch.ch_size : 1);
+		if (!c->aranges ||
+		    inflate_into(w->image + sec->sh_offset + sizeof(ch),
+				 sec->sh_size - sizeof(ch), c->aranges,
+				 ch.ch_size))
+			return -1;
+		c->aranges_size = ch.ch_size;
+	} else if (!(sec->sh_flags & SHF_COMPRESSED) && sec->sh_offset <= size &&
+		   sec->sh_size <= size - sec->sh_offset &&
+		   (c->aranges = malloc(sec->sh_size ? sec->sh_size : 1))) {
+		memcpy(c->aranges, w->image + sec->sh_offset, sec->sh_size);
+		c->aranges_size = sec->sh_size;
+	} else {
+		return -1;
+	}
+	return sym_units_asked(&c->units, c->aranges, c->aranges_size,
+			       job->addrs, job->naddrs);
+}
+
+/*
+ * Make .debug_info, as far as the units asked for (c->end) when that is
+ * known to answer them as the whole would: 0, or -1. file_sh: the file's
+ * section headers, size its size.
+ */
+static int make_info(const struct plain_work *w, struct info_cut *c,
+		     const Elf64_Shdr *file_sh, size_t size)
+{
+	const struct sym_debug_job *job = c->job;
+	uint64_t last;
+	int64_t end;
+
+	/*
+	 * Nothing is made ahead while the perf.data reader unwinds: on two
+	 * cores, that slowed the unwinding more than it saved later.
+	 */
+	wait_asked(c->job);
+	if (units_asked(w, c, &file_sh[c->aranges_sec], size))
+		return info_whole(w, c);
+	last = c->units.units[c->units.nunits - 1];
+	if (!worth_going_on(c, last + 12))
+		return info_whole(w, c);
+	if (info_inflate_to(w, c, last + 12))
+		return -1;
+	end = sym_unit_end(w->map + c->part->to, info_made(c), last);
+	if (end <= 0 || (uint64_t)end > c->part->to_size ||
+	    !worth_going_on(c, (uint64_t)end) ||
+	    !sym_units_cut_answers(&c->units, (uint64_t)end, job->addrs,
+				   job->naddrs))
+		return info_whole(w, c);
+	c->end = (uint64_t)end;
+	return info_inflate_to(w, c, c->end);
+}
+
+/*
+ * After every part is made: a cut .debug_info whose units point nowhere
+ * else is kept, its .debug_aranges left with the units it holds (sh:
+ * the copy's section headers, patched); else it is made whole. 0 or -1.
+ */
+static int finish_info(const struct plain_work *w, struct info_cut *c,
+		       Elf64_Shdr *sh)
+{
+	const Elf64_Shdr *abbrev = &sh[c->abbrev_sec];
+	Elf64_Shdr *aranges = &sh[c->aranges_sec];
+
+	if (c->end == c->part->to_size)
+		return 0;
+	if (!sym_units_self_contained(&c->units, w->map + c->part->to, c->end,
+				      w->map + abbrev->sh_offset,
+				      abbrev->sh_size))
+		return info_whole(w, c);
+	aranges->sh_size = sym_aranges_cut(w->map + aranges->sh_offset,
+					   aranges->sh_size, c->end);
+	sh[c->info_sec].sh_size = c->end;
+	return 0;
+}
+
+/* A section by name: its index, or 0. */
+static size_t section_named(Elf *elf, const Elf64_Shdr *sh, size_t nsec,
+			    const char *name)
+{
+	size_t shstrndx, i;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	for (i = 1; i < nsec; i++) {
+		const char *n = elf_strptr(elf, shstrndx, sh[i].sh_name);
+
+		if (n && strcmp(n, name) == 0)
+			return sh[i].sh_type == SHT_NOBITS ? 0 : i;
+	}
+	return 0;
+}
+
+/* Set up c for a copy in memory asked about by job, whose .debug_info
+ * is compressed and whose aranges and abbreviations are there: 0, or -1
+ * (made as any other copy). */
+static int plan_cut(struct info_cut *c, struct sym_debug_job *job, Elf *elf,
+		    const unsigned char *image, size_t size,
+		    const Elf64_Shdr *file_sh, size_t nsec)
+{
+	Elf64_Chdr ch;
+
+	memset(c, 0, sizeof(*c));
+	c->job = job;
+	c->info_sec = section_named(elf, file_sh, nsec, ".debug_info");
+	c->aranges_sec = section_named(elf, file_sh, nsec, ".debug_aranges");
+	c->abbrev_sec = section_named(elf, file_sh, nsec, ".debug_abbrev");
+	return job && c->info_sec && c->aranges_sec && c->abbrev_sec &&
+	       zlib_section(image, size, &file_sh[c->info_sec], &ch) ? 0 : -1;
+}
+
+static void release_cut(struct info_cut *c)
+{
+	if (c->z_live)
+		inflateEnd(&c->z);
+	free(c->aranges);
+	sym_units_release(&c->units);
+}
+
+/* ---- making the copy ---- */
+
 static int make_part(const struct plain_work *w, const struct plain_part *p)
 {
 	if (make_room(w, p->to, p->to_size))
 		return -1;
+	if (w->cut && p == w->cut->part)
+		return make_info(w, w->cut, w->file_sh, w->size);
 	if (p->inflate)
 		return inflate_into(w->image + p->from, p->size,
 				    w->map + p->to, p->to_size);
@@ -297,15 +538,17 @@ static ssize_t plan_parts(Elf *elf, const unsigned char *image, size_t size,
  */
 static int write_plain(int out, Elf *elf, const unsigned char *image,
 		       size_t size, const Elf64_Shdr *file_sh, size_t nsec,
-		       int in_memory)
+		       int in_memory, struct sym_debug_job *job)
 {
-	struct plain_work w = { image, out, in_memory, MAP_FAILED, NULL, 0, 0, 0,
-				PTHREAD_MUTEX_INITIALIZER };
+	struct plain_work w = { image, out, in_memory, MAP_FAILED, size, file_sh,
+				NULL, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER };
 	uint64_t shoff = 0, total = 0;
 	ssize_t n;
 	Elf64_Shdr *sh = malloc(nsec * sizeof(*sh));
+	struct info_cut cut;
 	pthread_t helper;
 	int helping;
+	size_t i;
 
 	w.parts = malloc((2 * nsec + 1) * sizeof(*w.parts));
 	if (sh)
@@ -322,13 +565,26 @@ static int write_plain(int out, Elf *elf, const unsigned char *image,
 	}
 	w.nparts = (size_t)n;
 	qsort(w.parts, w.nparts, sizeof(*w.parts), part_cmp);
+	if (in_memory && !plan_cut(&cut, job, elf, image, size, file_sh, nsec))
+		for (i = 0; i < w.nparts; i++)
+			if (w.parts[i].to == sh[cut.info_sec].sh_offset &&
+			    w.parts[i].inflate) {
+				cut.part = &w.parts[i];
+				w.cut = &cut;
+			}
 	helping = pthread_create(&helper, NULL, make_parts, &w) == 0;
 	make_parts(&w);
 	if (helping)
 		pthread_join(helper, NULL);
+	if (w.cut && !w.failed && finish_info(&w, w.cut, sh))
+		w.failed = 1;
 	memcpy(w.map + shoff, sh, nsec * sizeof(*sh));
 	memcpy(w.map + offsetof(Elf64_Ehdr, e_shoff), &shoff, sizeof(shoff));
 done:
+	if (w.cut)
+		release_cut(w.cut);
+	if (job && !w.failed)
+		job->cut = w.cut && w.cut->end < w.cut->part->to_size;
 	if (w.map != MAP_FAILED)
 		munmap(w.map, total);
 	free(w.parts);
@@ -407,7 +663,7 @@ static int store_plain(const char *path, Elf *elf, const unsigned char *image,
 	snprintf(tmp, len + sizeof(".XXXXXX"), "%s.XXXXXX", path);
 	if (make_dirs(dir) || (out = mkstemp(tmp)) < 0)
 		goto done;
-	rc = write_plain(out, elf, image, size, sh, nsec, 0);
+	rc = write_plain(out, elf, image, size, sh, nsec, 0, NULL);
 	if (close(out) < 0 || (!rc && rename(tmp, path) < 0))
 		rc = -1;
 	if (rc)
@@ -440,20 +696,23 @@ static int anonymous_file(void)
 }
 
 /* The plain copy of image in memory, without the sections nothing
- * reads: its fd, or -1. */
+ * reads (and with job, of .debug_info what its addresses need): its
+ * fd, or -1. */
 static int plain_in_memory(Elf *elf, const unsigned char *image, size_t size,
-			   const Elf64_Shdr *sh, size_t nsec)
+			   const Elf64_Shdr *sh, size_t nsec,
+			   struct sym_debug_job *job)
 {
 	int fd = anonymous_file();
 
-	if (fd >= 0 && write_plain(fd, elf, image, size, sh, nsec, 1)) {
+	if (fd >= 0 && write_plain(fd, elf, image, size, sh, nsec, 1, job)) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
 }
 
-int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
+static int make_plain(const char *cache_dir, int in_memory, int fd,
+		      struct sym_debug_job *job)
 {
 	Elf *elf;
 	const unsigned char *image;
@@ -478,7 +737,7 @@ int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
 				plain = open_cached(path, bid);
 		}
 		if (plain < 0 && in_memory)
-			plain = plain_in_memory(elf, image, size, sh, nsec);
+			plain = plain_in_memory(elf, image, size, sh, nsec, job);
 	}
 	elf_end(elf);
 	free(sh);
@@ -486,17 +745,16 @@ int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
 	return plain;
 }
 
-struct sym_debug_job {
-	const char *cache_dir;
-	int in_memory, fd, plain;
-	pthread_t thread;
-};
+int sym_debug_plain(const char *cache_dir, int in_memory, int fd)
+{
+	return make_plain(cache_dir, in_memory, fd, NULL);
+}
 
 static void *run_job(void *arg)
 {
 	struct sym_debug_job *job = arg;
 
-	job->plain = sym_debug_plain(job->cache_dir, job->in_memory, job->fd);
+	job->plain = make_plain(job->cache_dir, job->in_memory, job->fd, job);
 	close(job->fd);
 	return NULL;
 }
@@ -504,29 +762,61 @@ static void *run_job(void *arg)
 struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
 					     int in_memory, int fd)
 {
-	struct sym_debug_job *job = malloc(sizeof(*job));
+	struct sym_debug_job *job = calloc(1, sizeof(*job));
 
 	if (job) {
 		job->cache_dir = cache_dir;
 		job->in_memory = in_memory;
 		job->fd = fd;
 		job->plain = -1;
+		pthread_mutex_init(&job->lock, NULL);
+		pthread_cond_init(&job->asked, NULL);
 		if (pthread_create(&job->thread, NULL, run_job, job) == 0)
 			return job;
+		pthread_cond_destroy(&job->asked);
+		pthread_mutex_destroy(&job->lock);
 		free(job);
 	}
 	close(fd);
 	return NULL;
 }
 
-int sym_debug_plain_finish(struct sym_debug_job *job)
+void sym_debug_plain_ask(struct sym_debug_job *job, const uint64_t *addrs,
+			 size_t n)
+{
+	if (!job)
+		return;
+	pthread_mutex_lock(&job->lock);
+	if (!job->asked_all && !job->ask_failed &&
+	    pki_grow(&job->addrs, &job->addrs_cap, job->naddrs + n,
+		     sizeof(*job->addrs)) == 0) {
+		memcpy(job->addrs + job->naddrs, addrs, n * sizeof(*addrs));
+		job->naddrs += n;
+	} else {
+		job->ask_failed = 1;
+	}
+	pthread_mutex_unlock(&job->lock);
+}
+
+int sym_debug_plain_finish(struct sym_debug_job *job, int *cut)
 {
 	int plain;
 
+	if (cut)
+		*cut = 0;
 	if (!job)
 		return -1;
+	pthread_mutex_lock(&job->lock);
+	job->asked_all = 1;
+	pthread_cond_broadcast(&job->asked);
+	pthread_mutex_unlock(&job->lock);
 	pthread_join(job->thread, NULL);
 	plain = job->plain;
+	if (cut && plain >= 0)
+		*cut = job->cut;
+	pthread_cond_destroy(&job->asked);
+	pthread_mutex_destroy(&job->lock);
+	free(job->addrs);
 	free(job);
 	return plain;
 }

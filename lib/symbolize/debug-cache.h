@@ -15,6 +15,9 @@
 #ifndef PROFKIT_SYMBOLIZE_DEBUG_CACHE_H
 #define PROFKIT_SYMBOLIZE_DEBUG_CACHE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* The plain copy in cache_dir of the debug file open as fd (made now if
  * need be), else (cache_dir NULL, or not writable) with in_memory one
  * made in memory, open: a new fd; or -1 when the file has nothing
@@ -30,6 +33,17 @@ int sym_debug_plain(const char *cache_dir, int in_memory, int fd);
 struct sym_debug_job;
 struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
 					     int in_memory, int fd);
-int sym_debug_plain_finish(struct sym_debug_job *job);
+/*
+ * The DWARF addresses (the file's link-time ones) that will be looked
+ * up in the copy, before it is finished; may be called more than once.
+ * A copy made in memory then holds of .debug_info only the units they
+ * need, when the rest can be left out without changing any answer
+ * (debug-units.h): libc's units of two frames are 0.2% of it.
+ */
+void sym_debug_plain_ask(struct sym_debug_job *job, const uint64_t *addrs,
+			 size_t n);
+/* *cut: the copy holds only what the asked addresses need, and no
+ * other may be looked up in it. */
+int sym_debug_plain_finish(struct sym_debug_job *job, int *cut);
 
 #endif

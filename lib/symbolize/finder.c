@@ -57,6 +57,11 @@ struct found {
 	 * and that file's path */
 	struct sym_debug_job *plain_job;
 	char *plain_of;
+	/* the copy in use holds only the units a pass asked for; a later
+	 * pass reports the file anew, the Dwfls before kept here */
+	int cut;
+	Dwfl **retired;
+	size_t nretired, retired_cap;
 };
 
 /* ---- small helpers ---- */
@@ -649,7 +654,7 @@ static int plain_by_build_id(struct found *fo, char **found)
 	int fd, plain;
 
 	if (fo->plain_job) {
-		plain = sym_debug_plain_finish(fo->plain_job);
+		plain = sym_debug_plain_finish(fo->plain_job, &fo->cut);
 		fo->plain_job = NULL;
 		*found = plain >= 0 ? fo->plain_of : NULL;
 		if (plain < 0)
@@ -778,16 +783,20 @@ static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 static void file_free(struct sym_file *sf)
 {
 	struct found *fo = (struct found *)sf;
+	size_t i;
 	int plain;
 
 	if (!sf)
 		return;
-	plain = sym_debug_plain_finish(fo->plain_job);
+	plain = sym_debug_plain_finish(fo->plain_job, NULL);
 	if (plain >= 0)
 		close(plain);
 	free(fo->plain_of);
 	if (sf->dwfl)
 		dwfl_end(sf->dwfl);
+	for (i = 0; i < fo->nretired; i++)
+		dwfl_end(fo->retired[i]);
+	free(fo->retired);
 	free(sf->segs);
 	free(sf->file);
 	free(sf->build_id);
@@ -956,6 +965,54 @@ const char *sym_finder_binary(const struct sym_finder *f)
 void sym_finder_want_dwarf(struct sym_finder *f)
 {
 	f->dwarf_wanted = 1;
+}
+
+/*
+ * A file whose copy holds only the units an earlier pass asked for,
+ * asked about again: reported anew to a Dwfl of its own, whose debug
+ * file is then copied whole. The Dwfl before stays until the file is
+ * freed: unwinders were handed its Elf. 1 when the module changed.
+ */
+static int report_whole(struct found *fo)
+{
+	struct sym_file *sf = &fo->pub;
+	struct sym_tried tried = { .len = 0 };
+	Dwfl *dwfl = sf->dwfl;
+	Dwfl_Module *mod = sf->mod;
+	GElf_Addr bias = sf->bias;
+	int fd;
+
+	if (pki_grow(&fo->retired, &fo->retired_cap, fo->nretired + 1,
+		     sizeof(*fo->retired)) < 0 ||
+	    (fd = open(sf->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (report_file(fo, sf->path, fd, &tried)) {
+		sf->dwfl = dwfl;
+		sf->mod = mod;
+		sf->bias = bias;
+		return 0;
+	}
+	fo->retired[fo->nretired++] = dwfl;
+	fo->cut = 0;
+	return 1;
+}
+
+int sym_file_dwarf_cut(const struct sym_file *sf)
+{
+	return ((const struct found *)sf)->cut;
+}
+
+int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
+			const uint64_t *addrs, size_t n)
+{
+	struct found *fo = (struct found *)sf;
+
+	(void)f;
+	if (fo->plain_job)
+		sym_debug_plain_ask(fo->plain_job, addrs, n);
+	else if (fo->cut && n)
+		return report_whole(fo);
+	return 0;
 }
 
 static int add_dirs(struct sym_finder *f, const char *list, size_t *cap)

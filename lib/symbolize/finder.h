@@ -105,6 +105,18 @@ const char *sym_finder_binary(const struct sym_finder *f);
 void sym_finder_want_dwarf(struct sym_finder *f);
 
 /*
+ * The link-time addresses of sf whose DWARF a pass will look up, said
+ * before it reads any (may be said in several calls): a copy made in
+ * memory of its compressed debug file then inflates only the units they
+ * need. A file whose copy was cut so for an earlier pass is reported
+ * anew, with a whole copy: returns 1 then (sf->mod changed), else 0.
+ */
+int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
+			const uint64_t *addrs, size_t n);
+/* Whether the DWARF read for sf is such a cut copy. */
+int sym_file_dwarf_cut(const struct sym_file *sf);
+
+/*
  * A run-time address of mapping m in the file's own terms, a link-time
  * address (for the file's Dwfl add f->bias).
  */

@@ -59,6 +59,7 @@ struct object {
 	size_t index;		/* in the symbolizer's objs */
 	int jit;		/* a JIT's perf-PID.map */
 	int reported;		/* frames it cannot name are summed up */
+	int cut_said;		/* PROFKIT_DEBUG=symbols said its DWARF was cut */
 	enum obj_kind kind;
 	const struct sym_file *elf;	/* the finder's file (OBJ_ELF: found) */
 	const struct symtab *tab;	/* OBJ_KERNEL, OBJ_JIT and OBJ_ELF */
@@ -425,6 +426,63 @@ static pk_str main_file(const struct pk_profile *p)
 /* map_found mark of a mapping with locations to symbolize */
 #define NEEDED 0x80000000u
 
+/*
+ * Say to the finder which addresses of each ELF file DWARF will be read
+ * for, before any is: a compressed debug file copied in memory then
+ * inflates only the units they need (debug-cache.h). A file the finder
+ * reports anew for it gets its DWARF state anew. 0, or -1.
+ */
+static int ask_addresses(struct run *r)
+{
+	struct pk_profile *p = r->p;
+	size_t nmaps = pk_profile_mapping_count(p), i;
+	size_t nlocs = pk_profile_location_count(p);
+	size_t *start = calloc(nmaps + 2, sizeof(*start));
+	uint64_t *addrs = malloc((nlocs ? nlocs : 1) * sizeof(*addrs));
+	int rc = -1;
+
+	if (!start || !addrs)
+		goto done;
+	for (i = 1; i <= nlocs; i++) {
+		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
+
+		if (!loc->nlines && loc->mapping && loc->mapping <= nmaps &&
+		    r->map_obj[loc->mapping - 1] &&
+		    r->map_obj[loc->mapping - 1]->kind == OBJ_ELF)
+			start[loc->mapping + 1]++;
+	}
+	for (i = 2; i <= nmaps + 1; i++)
+		start[i] += start[i - 1];
+	/* start[m]: where mapping m's addresses go, then end */
+	for (i = 1; i <= nlocs; i++) {
+		const struct pk_location *loc = pk_profile_location(p, (uint32_t)i);
+		const struct object *obj;
+
+		if (loc->nlines || !loc->mapping || loc->mapping > nmaps ||
+		    !(obj = r->map_obj[loc->mapping - 1]) || obj->kind != OBJ_ELF)
+			continue;
+		addrs[start[loc->mapping]++] =
+			object_address(obj, pk_profile_mapping(p, loc->mapping),
+				       loc->address);
+	}
+	for (i = 0; i < nmaps; i++) {
+		struct object *obj = r->map_obj[i];
+
+		if (obj && obj->kind == OBJ_ELF && start[i + 1] > start[i] &&
+		    sym_finder_will_ask(r->s->finder, obj->elf,
+					addrs + start[i],
+					start[i + 1] - start[i])) {
+			sym_dwarf_release(&obj->dwarf);
+			sym_dwarf_init(&obj->dwarf, obj->elf->mod);
+		}
+	}
+	rc = 0;
+done:
+	free(start);
+	free(addrs);
+	return rc;
+}
+
 /* The objects of the needed mappings, the kernel's or the others. */
 static int open_mappings(struct run *r, pk_str main, int kernel)
 {
@@ -445,6 +503,8 @@ static int open_mappings(struct run *r, pk_str main, int kernel)
 			return -1;
 		r->map_obj[i] = obj;
 	}
+	if (!kernel && ask_addresses(r))
+		return -1;
 	/* an address will read it: now, while kallsyms is read, and after
 	 * every file is found, so that the plain copies of their debug files
 	 * are made side by side (sym_finder_elf) */
@@ -452,8 +512,12 @@ static int open_mappings(struct run *r, pk_str main, int kernel)
 		struct object *obj = r->map_obj[i];
 
 		if (obj && obj->kind == OBJ_ELF &&
-		    !(r->s->naming.names_only && r->s->naming.no_inline))
-			sym_dwarf_has(&obj->dwarf);
+		    !(r->s->naming.names_only && r->s->naming.no_inline) &&
+		    sym_dwarf_has(&obj->dwarf) && r->s->debug &&
+		    sym_file_dwarf_cut(obj->elf) && !obj->cut_said++)
+			pk_warn(r->s->ctx, "symbolize: '%s': of its debug file's "
+				".debug_info, only the units its addresses "
+				"need inflated", obj->file);
 	}
 	return 0;
 }
