@@ -5,8 +5,9 @@
  * into memory, chosen by a hash of the bytes: the same input always takes
  * the same writer, every writer meets every kind of input, and the reader
  * runs as often as if there were no writers (through all ten, an input
- * took ten times as long). Any crash, leak, hang or sanitizer report is
- * a finding.
+ * took ten times as long). A text that can be read in parts is read in
+ * one to three, by the same hash, so that the threaded paths meet the
+ * fuzzer too. Any crash, leak, hang or sanitizer report is a finding.
  *
  * A sample that counts many may be written once per count (perf-script
  * text, chrome-trace's timeline of an untimed input): a few bytes of
@@ -62,15 +63,23 @@ static void bound_counts(struct pk_profile *p)
 	}
 }
 
-/* FNV-1a of the input: which writer it goes through */
-static const struct pk_writer *writer_for(const uint8_t *data, size_t size)
+/* FNV-1a of the input: which writer it goes through, and in how many
+ * parts it is read */
+static uint32_t input_hash(const uint8_t *data, size_t size)
 {
-	const struct pk_writer *w = NULL;
 	uint32_t hash = 2166136261u;
-	size_t i, n;
+	size_t i;
 
 	for (i = 0; i < size; i++)
 		hash = (hash ^ data[i]) * 16777619u;
+	return hash;
+}
+
+static const struct pk_writer *writer_for(uint32_t hash)
+{
+	const struct pk_writer *w = NULL;
+	size_t n;
+
 	for (n = 0; (w = pk_writer_next(w)); n++)
 		;
 	if (!n)
@@ -102,12 +111,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pk_input *in = NULL;
 	struct pk_options *opts = pk_options_new();
 
+	uint32_t hash = input_hash(data, size);
+	/* a text read in parts (lib/core/parts.h) on 1 to 3 threads: a
+	 * small input is one part unless --threads says otherwise */
+	const char *threads[] = { "1", "2", "3" };
+
 	/* a cap well under libFuzzer's -rss_limit_mb */
 	pk_context_set_max_memory(ctx, 256u << 20);
-	if (reader && ctx && p && !pk_input_open_memory(ctx, "fuzz", data, size, &in) &&
+	if (reader && ctx && p && opts &&
+	    !pk_options_set(ctx, opts, "threads", threads[(hash >> 16) % 3]) &&
+	    !pk_input_open_memory(ctx, "fuzz", data, size, &in) &&
 	    pk_read(ctx, in, reader, p, opts) == 0) {
 		bound_counts(p);
-		write_one(ctx, p, writer_for(data, size));
+		write_one(ctx, p, writer_for(hash));
 	}
 	pk_input_close(in);
 	pk_options_free(opts);
