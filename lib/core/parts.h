@@ -143,6 +143,14 @@ static inline size_t pki_text_line(const char *s, const char *end,
 	return len - (size_t)cr;
 }
 
+/* The bytes of the line pki_text_line read from line to next, a '\r'
+ * before its newline counted: what a limit on a line's length counts,
+ * as pk_input_line's does. */
+static inline size_t pki_text_line_bytes(const char *line, const char *next)
+{
+	return (size_t)(next - line) - (next > line && next[-1] == '\n');
+}
+
 /*
  * The part's next line from *at, as pki_text_line reads it (*at moves
  * past it), or NULL at the part's end; what was read before it leaves

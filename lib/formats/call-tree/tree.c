@@ -61,7 +61,7 @@ static const char *mapped_line(struct pki_tree *t, size_t *len)
 	/* its bytes but the newline, as pk_input_line measures them (a
 	 * '\r' at most more than len) */
 	if (*len >= MAX_LINE - 1 &&
-	    (size_t)(next - line) - (next[-1] == '\n') >= MAX_LINE) {
+	    pki_text_line_bytes(line, next) >= MAX_LINE) {
 		t->at = t->end;
 		pk_error_set(t->ctx, PK_EINPUT, "%s: line %llu: longer than %d "
 			     "MiB (binary data? try --from)", pk_input_name(t->in),

@@ -408,20 +408,19 @@ static int read_text(struct folded_reader *r, const char *s, const char *end)
 	int rc = 0;
 
 	while (!rc && s < end && !r->left) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t len = (size_t)((nl ? nl : end) - s);
+		const char *line = s;
+		size_t len = pki_text_line(line, end, &s, NULL);
 
 		if (r->part)
-			pki_part_step(r->part, s);
+			pki_part_step(r->part, line);
 		r->lines++;
-		if (len >= MAX_LINE)
+		if (pki_text_line_bytes(line, s) >= MAX_LINE)
 			return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: longer "
 					    "than %u MiB (binary data? try --from)",
 					    pk_input_name(r->in),
 					    (unsigned long long)line_number(r),
 					    MAX_LINE >> 20);
-		rc = handle_line(r, s, len && s[len - 1] == '\r' ? len - 1 : len);
-		s = nl ? nl + 1 : end;
+		rc = handle_line(r, line, len);
 	}
 	if (r->part)
 		pki_part_finish(r->part, s);
@@ -454,15 +453,13 @@ static int start_columns(struct folded_reader *r, const char *s, const char *end
 	struct line_counts counts;
 
 	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		size_t len = (size_t)((nl ? nl : end) - s);
+		const char *line = s;
+		size_t len = pki_text_line(line, end, &s, NULL);
 
-		if (len >= MAX_LINE)
+		if (pki_text_line_bytes(line, s) >= MAX_LINE)
 			return 0;	/* an error there, whatever follows */
-		if (split_counts(s, len && s[len - 1] == '\r' ? len - 1 : len, 0,
-				 &counts) > 0)
+		if (split_counts(line, len, 0, &counts) > 0)
 			return add_columns(r, counts.n);
-		s = nl ? nl + 1 : end;
 	}
 	return 0;
 }
