@@ -884,23 +884,51 @@ static void note_bad_line(struct ps_reader *r, uint64_t lineno,
 			  const char *line, size_t len);
 
 /*
- * A hash of a callchain's text: four words at a time in four lanes, so
- * the multiplies overlap (a chain is hundreds of bytes).
+ * Two words multiplied, the halves of the full product folded (as
+ * wyhash does): every bit of both words mixed in one multiply.
+ */
+static inline uint64_t fold_multiply(uint64_t a, uint64_t b)
+{
+	unsigned __int128 m = (unsigned __int128)a * b;
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* Sixteen bytes at s into a lane of the chain hash. */
+static inline uint64_t chain_lane(uint64_t lane, const char *s, uint64_t key)
+{
+	uint64_t w[2];
+
+	memcpy(w, s, 16);
+	return fold_multiply(w[0] ^ key, w[1] ^ lane);
+}
+
+/*
+ * A hash of a callchain's text (hundreds of bytes): sixteen bytes to a
+ * multiply, in four lanes so the multiplies overlap, and the last
+ * sixteen bytes read where they end, overlapping the others, not byte by
+ * byte. Scalar words, not an array a compiler would vectorize with
+ * emulated 64-bit multiplies.
  */
 static uint64_t chain_hash(const char *s, size_t len)
 {
-	uint64_t h[4] = { len, 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL,
-			  0xa4093822299f31d0ULL }, w;
-	size_t i = 0, k;
+	uint64_t a = len ^ 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
+	uint64_t c = 0xa4093822299f31d0ULL, d = 0x082efa98ec4e6c89ULL;
+	const uint64_t key = 0x452821e638d01377ULL;
+	size_t i = 0;
 
-	for (; i + 32 <= len; i += 32)
-		for (k = 0; k < 4; k++) {
-			memcpy(&w, s + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * 0x9e3779b97f4a7c15ULL;
-			h[k] ^= h[k] >> 29;
-		}
-	return pki_hash_bytes(s + i, len - i, h[0] ^ pki_hash_u64(h[1]) ^
-			      pki_hash_u64(h[2] + h[3]));
+	if (len < 16)
+		return pki_hash_bytes(s, len, a);
+	for (; i + 64 <= len; i += 64) {
+		a = chain_lane(a, s + i, key);
+		b = chain_lane(b, s + i + 16, key);
+		c = chain_lane(c, s + i + 32, key);
+		d = chain_lane(d, s + i + 48, key);
+	}
+	for (; i + 16 <= len; i += 16)
+		a = chain_lane(a, s + i, key);
+	a = chain_lane(a, s + len - 16, key);
+	return pki_hash_u64(a ^ fold_multiply(b ^ key, c ^ d));
 }
 
 static int chain_match(const void *owner, uint32_t id, const void *key)
