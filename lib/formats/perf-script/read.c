@@ -36,6 +36,10 @@
 #define MAX_WARNINGS 5
 /* Memory for the callchains remembered whole (they cost their text). */
 #define MAX_CHAIN_BYTES (64u << 20)
+/* Chains guessed from their first bytes (a power of two), and how many
+ * bytes: a tab and perf's 16 columns of the leaf's address, and more. */
+#define CHAIN_GUESSES 1024
+#define CHAIN_GUESS_KEY 32
 
 struct event_columns {
 	int count, weight;	/* columns in the profile, -1 for none */
@@ -49,6 +53,7 @@ struct frame_entry {
 struct chain_entry {
 	pk_str text;
 	uint32_t stack;
+	size_t lines;
 };
 
 struct ps_record {
@@ -68,6 +73,7 @@ struct ps_record {
 	const char *chain;	/* the callchain's text, to remember */
 	size_t chain_len, chain_lines;
 	uint64_t chain_hash;	/* of its text */
+	size_t chain_guess;	/* its slot in chain_guess */
 };
 
 /* A line that is not perf script, kept to be reported in input order. */
@@ -119,6 +125,14 @@ struct ps_reader {
 	struct pk_idtab chain_tab;
 	char *chain_buf;	/* a stream's chain, till it is remembered */
 	size_t chain_buf_cap;
+	/*
+	 * The chain last met of those whose text starts with the same
+	 * CHAIN_GUESS_KEY bytes (mostly the same leaf), by a hash of them: a
+	 * record's chain is mostly the last one of its leaf, and one compare
+	 * of the guess then finds it, its lines not scanned for its end nor
+	 * hashed whole. An index in chain_cache + 1, 0 for none.
+	 */
+	uint32_t chain_guess[CHAIN_GUESSES];
 	pk_str last_comm, last_event;	/* headers of a thread repeat them */
 	/*
 	 * The last header line with a time (and no frame), and its record as
@@ -978,10 +992,14 @@ static void remember_chain(struct ps_reader *r, uint32_t stack)
 	e = &r->chain_cache[r->nchain_cache];
 	e->text = pk_profile_intern(r->chains, key.s, key.len);
 	e->stack = stack;
+	e->lines = r->rec.chain_lines;
 	/* without memory the chain is parsed each time: no harm */
 	if (e->text && pki_idtab_insert(&r->chain_tab, slot, r->rec.chain_hash,
-					(uint32_t)r->nchain_cache + 1) == 0)
+					(uint32_t)r->nchain_cache + 1) == 0) {
 		r->nchain_cache++;
+		if (r->rec.chain_guess < CHAIN_GUESSES)
+			r->chain_guess[r->rec.chain_guess] = (uint32_t)r->nchain_cache;
+	}
 }
 
 static int finish_record(struct ps_reader *r)
@@ -1437,6 +1455,42 @@ static const char *chain_end(const char *s, const char *end, size_t *lines)
 }
 
 /*
+ * The end of the chain at s if it is the one guessed from its first
+ * bytes (*slot: where their guess is kept, CHAIN_GUESSES for none): its
+ * text, then an empty line, as chain_end would find it; NULL if not.
+ */
+static const char *guessed_chain(struct ps_reader *r, const char *s,
+				 const char *end, size_t *slot)
+{
+	const struct chain_entry *e;
+	size_t len;
+
+	*slot = CHAIN_GUESSES;
+	if (end - s < CHAIN_GUESS_KEY)
+		return NULL;
+	*slot = chain_hash(s, CHAIN_GUESS_KEY) & (CHAIN_GUESSES - 1);
+	if (!r->chain_guess[*slot])
+		return NULL;
+	e = &r->chain_cache[r->chain_guess[*slot] - 1];
+	len = pk_profile_string_len(r->chains, e->text);
+	if ((size_t)(end - s) <= len || !after_empty_line(s + len, end) ||
+	    memcmp(s, pk_profile_string(r->chains, e->text), len) != 0)
+		return NULL;
+	return s + len;
+}
+
+/* The record's stack is the known chain e, which ends at stop. */
+static const char *chain_known(struct ps_reader *r, const struct chain_entry *e,
+			       const char *stop)
+{
+	r->rec.stack = e->stack;
+	r->lineno += e->lines;
+	r->lines += e->lines;
+	r->last_frame = 1;
+	return stop;
+}
+
+/*
  * After a header line, a callchain remembered whole is the record's
  * stack without a line of it parsed; else it is noted, to be remembered
  * if all its lines are frames. Returns where reading goes on.
@@ -1445,15 +1499,19 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 			       const char *end)
 {
 	struct frame_text key;
-	size_t lines, slot;
+	size_t lines, slot, guess;
 	const char *stop;
 	uint64_t hash;
 	uint32_t id;
 
 	/* only right after a header: the chain must make the whole stack */
 	if (!r->rec.active || r->rec.single_line || r->rec.lineno != r->lineno ||
-	    r->nframes || r->npending ||
-	    !(stop = chain_end(s, end, &lines)) || stop == s)
+	    r->nframes || r->npending)
+		return s;
+	if ((stop = guessed_chain(r, s, end, &guess)))
+		return chain_known(r, &r->chain_cache[r->chain_guess[guess] - 1],
+				   stop);
+	if (!(stop = chain_end(s, end, &lines)) || stop == s)
 		return s;
 	key.s = s;
 	key.len = (size_t)(stop - s);
@@ -1464,6 +1522,7 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		r->rec.chain_len = (size_t)(stop - s);
 		r->rec.chain_lines = lines;
 		r->rec.chain_hash = hash;
+		r->rec.chain_guess = guess;
 		/* a stream's buffer moves on before the chain is remembered */
 		if (r->chain_buf) {
 			if (pki_grow(&r->chain_buf, &r->chain_buf_cap, key.len, 1) < 0) {
@@ -1474,11 +1533,9 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		}
 		return s;
 	}
-	r->rec.stack = r->chain_cache[id - 1].stack;
-	r->lineno += lines;
-	r->lines += lines;
-	r->last_frame = 1;
-	return stop;
+	if (guess < CHAIN_GUESSES)
+		r->chain_guess[guess] = id;
+	return chain_known(r, &r->chain_cache[id - 1], stop);
 }
 
 /* How far a stream is read ahead for a callchain after a header. */
