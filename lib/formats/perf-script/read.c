@@ -39,7 +39,7 @@
 /* Chains guessed from their first bytes (a power of two), and how many
  * bytes: a tab and perf's 16 columns of the leaf's address, and more. */
 #define CHAIN_GUESSES 1024
-#define CHAIN_GUESS_KEY 32
+#define CHAIN_GUESS_KEY 32	/* guess_slot reads four words */
 
 struct event_columns {
 	int count, weight;	/* columns in the profile, -1 for none */
@@ -1454,6 +1454,18 @@ static const char *chain_end(const char *s, const char *end, size_t *lines)
 	return s < end ? s : NULL;
 }
 
+/* Where the guess for a chain starting at s is kept: a hash of its
+ * first CHAIN_GUESS_KEY bytes, two multiplies. */
+static size_t guess_slot(const char *s)
+{
+	uint64_t w[4];
+
+	memcpy(w, s, sizeof(w));
+	return (fold_multiply(w[0] ^ 0x243f6a8885a308d3ULL, w[1] ^ 0x13198a2e03707344ULL) ^
+		fold_multiply(w[2] ^ 0xa4093822299f31d0ULL, w[3] ^ 0x082efa98ec4e6c89ULL)) &
+	       (CHAIN_GUESSES - 1);
+}
+
 /*
  * The end of the chain at s if it is the one guessed from its first
  * bytes (*slot: where their guess is kept, CHAIN_GUESSES for none): its
@@ -1468,7 +1480,7 @@ static const char *guessed_chain(struct ps_reader *r, const char *s,
 	*slot = CHAIN_GUESSES;
 	if (end - s < CHAIN_GUESS_KEY)
 		return NULL;
-	*slot = chain_hash(s, CHAIN_GUESS_KEY) & (CHAIN_GUESSES - 1);
+	*slot = guess_slot(s);
 	if (!r->chain_guess[*slot])
 		return NULL;
 	e = &r->chain_cache[r->chain_guess[*slot] - 1];
