@@ -268,7 +268,9 @@ struct pd_machine {
 	struct pd_thread *threads;
 	size_t nthreads, threads_cap;
 	struct pk_idtab thread_tab;
-	uint32_t last_thread;	/* id of the thread found last, 0: none */
+	/* ids of threads found lately, by tid mod 64 (0: none): samples
+	 * come in runs of a thread's, switch records alternate a few */
+	uint32_t recent_thread[64];
 	struct pd_space *spaces;
 	size_t nspaces, spaces_cap;
 	struct pk_idtab space_tab;
