@@ -127,48 +127,61 @@ static struct sort_key *radix_pass(struct sort_key *from, struct sort_key *to,
 	return from;
 }
 
+/* Entry sorted[i].at of v put at i, for every i, by following each
+ * cycle of the permutation (an at is set to its i once it is there). */
+static void permute(struct sym *v, struct sort_key *sorted, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		struct sym first;
+
+		if (sorted[i].at == i)
+			continue;
+		first = v[i];
+		for (j = i;; j = k) {
+			k = sorted[j].at;
+			sorted[j].at = j;
+			if (k == i)
+				break;
+			v[j] = v[k];
+		}
+		v[j] = first;
+	}
+}
+
 /*
- * Sort t stably by start, then rank: the starts radix sorted, then each
- * run of one start (aliases, a few) by rank. 0, or -1 (t unchanged)
- * when out of memory. libc's symbol table (7k functions, locals before
- * globals) took qsort, calling sym_cmp through a pointer and moving
- * pointers to the entries, a tenth of a warm gperftools conversion.
+ * Sort t stably by start, then rank: the starts radix sorted, the
+ * entries moved in place, then each run of one start (aliases, a few)
+ * put in rank order. 0, or -1 (t unchanged) when out of memory. libc's
+ * symbol table (7k functions, locals before globals) took qsort,
+ * calling sym_cmp through a pointer and moving pointers to the
+ * entries, a tenth of a warm gperftools conversion.
  */
 static int radix_sort(struct symtab *t)
 {
-	struct sort_key *keys = malloc(2 * t->n * sizeof(*keys)), *sorted;
-	struct sym *v = malloc(t->n * sizeof(*v));
+	struct sort_key *keys = malloc(2 * t->n * sizeof(*keys));
 	uint64_t low = UINT64_MAX, high = 0;
 	size_t i, j;
 
-	if (!keys || !v) {
-		free(keys);
-		free(v);
+	if (!keys)
 		return -1;
-	}
 	for (i = 0; i < t->n; i++) {
 		low = t->v[i].start < low ? t->v[i].start : low;
 		high = t->v[i].start > high ? t->v[i].start : high;
 	}
 	for (i = 0; i < t->n; i++)
 		keys[i] = (struct sort_key){ t->v[i].start - low, i };
-	sorted = radix_pass(keys, keys + t->n, t->n, high - low);
-	for (i = 0; i < t->n; i++)
-		v[i] = t->v[sorted[i].at];
+	permute(t->v, radix_pass(keys, keys + t->n, t->n, high - low), t->n);
 	free(keys);
 	for (i = 0; i < t->n; i = j) {
-		for (j = i + 1; j < t->n && v[j].start == v[i].start; j++)
+		for (j = i + 1; j < t->n && t->v[j].start == t->v[i].start; j++)
 			;
 		if (j - i <= SORT_RUN)
-			insertion_sort(v + i, j - i);
-		else if (merge_sort(v + i, j - i)) {
-			free(v);
-			return -1;
-		}
+			insertion_sort(t->v + i, j - i);
+		else if (merge_sort(t->v + i, j - i))
+			qsort(t->v + i, j - i, sizeof(*t->v), sym_cmp);
 	}
-	free(t->v);
-	t->v = v;
-	t->cap = t->n;
 	return 0;
 }
 
