@@ -237,6 +237,7 @@ struct info_cut {
 	int z_live;
 	uint64_t end;		/* the copy's .debug_info: its size, or less */
 	struct sym_units units;
+	int others_made;	/* the copy's other parts (job->lock) */
 };
 
 
@@ -298,13 +299,50 @@ static int worth_going_on(const struct info_cut *c, uint64_t at)
 #endif
 }
 
-/* Once every address is asked (sym_debug_plain_finish). */
-static void wait_asked(struct sym_debug_job *job)
+/* Bytes of .debug_info inflated at a time before the addresses are
+ * all asked. */
+#define AHEAD_STEP ((uint64_t)256 << 10)
+
+/*
+ * Once every address is asked (sym_debug_plain_finish): meanwhile, once
+ * the copy's other parts are made, the stream's first half inflated
+ * with zlib a step at a time, on a core that would idle while the
+ * perf.data reader unwinds. The units the addresses need lie in it or
+ * after it (libc's, at half its 5.8 MB, were all the inflating left
+ * after the last address); beyond it libdeflate's whole would be as
+ * quick. 0, or -1.
+ */
+static int inflate_until_asked(const struct plain_work *w, struct info_cut *c)
 {
+	struct sym_debug_job *job = c->job;
+	int ahead;
+
+	for (;;) {
+		pthread_mutex_lock(&job->lock);
+		while (!job->asked_all && !c->others_made)
+			pthread_cond_wait(&job->asked, &job->lock);
+		ahead = !job->asked_all;
+		pthread_mutex_unlock(&job->lock);
+		if (!ahead || 2 * info_made(c) >= c->part->to_size)
+			break;
+		if (info_inflate_to(w, c, info_made(c) + AHEAD_STEP))
+			return -1;
+	}
 	pthread_mutex_lock(&job->lock);
 	while (!job->asked_all)
 		pthread_cond_wait(&job->asked, &job->lock);
 	pthread_mutex_unlock(&job->lock);
+	return 0;
+}
+
+/* The copy's parts other than .debug_info made: say so to the thread
+ * waiting with it for the addresses. */
+static void others_made(struct info_cut *c)
+{
+	pthread_mutex_lock(&c->job->lock);
+	c->others_made = 1;
+	pthread_cond_broadcast(&c->job->asked);
+	pthread_mutex_unlock(&c->job->lock);
 }
 
 /* The units the asked addresses are in, from the file's .debug_aranges
@@ -350,10 +388,12 @@ static int make_info(const struct plain_work *w, struct info_cut *c,
 	int64_t end;
 
 	/*
-	 * Nothing is made ahead while the perf.data reader unwinds: on two
-	 * cores, that slowed the unwinding more than it saved later.
+	 * Nothing is made ahead while the copy's other parts are: on two
+	 * cores, beside the perf.data reader's unwinding, that slowed the
+	 * unwinding more than it saved later.
 	 */
-	wait_asked(c->job);
+	if (inflate_until_asked(w, c))
+		return -1;
 	if (units_asked(w, c, &file_sh[c->aranges_sec], size))
 		return info_whole(w, c);
 	last = c->units.units[c->units.nunits - 1];
@@ -463,8 +503,11 @@ static void *make_parts(void *arg)
 		pthread_mutex_lock(&w->lock);
 		p = w->next < w->nparts && !w->failed ? &w->parts[w->next++] : NULL;
 		pthread_mutex_unlock(&w->lock);
-		if (!p)
+		if (!p) {
+			if (w->cut)
+				others_made(w->cut);
 			return NULL;
+		}
 		if (make_part(w, p)) {
 			pthread_mutex_lock(&w->lock);
 			w->failed = 1;

@@ -31,6 +31,18 @@ static void cxa_open(void)
 	sym_dl_function("libstdc++.so.6", "__cxa_demangle", &cxa_demangle);
 }
 
+static void *open_early(void *unused)
+{
+	(void)unused;
+	pthread_once(&cxa_once, cxa_open);
+	return NULL;
+}
+
+int sym_demangle_open_early(pthread_t *thread)
+{
+	return pthread_create(thread, NULL, open_early, NULL) == 0 ? 0 : -1;
+}
+
 static size_t skip_group(const char *s, size_t i, size_t len);
 
 /* Length of the operator token at s ("operator<<=", "operator new[]"). */

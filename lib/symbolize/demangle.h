@@ -8,6 +8,8 @@
 #ifndef PROFKIT_SYMBOLIZE_DEMANGLE_H
 #define PROFKIT_SYMBOLIZE_DEMANGLE_H
 
+#include <pthread.h>
+
 #include "symbolizer.h"
 #include "core/options.h"
 
@@ -15,6 +17,15 @@
  * choices of lib/core/options.c), or unset when opts names none. */
 enum pk_demangle pki_demangle_style(const struct pk_options *opts,
 				    enum pk_demangle unset);
+
+/*
+ * libstdc++, whose __cxa_demangle names C++, opened on a new thread
+ * (*thread, to be joined) where a profile's names will surely need it:
+ * mapping and relocating its 2 MB was a twentieth of a warm conversion
+ * of a small C++ profile, done now on the other core while symbols are
+ * read. 0, or -1 when no thread started (the first name opens it).
+ */
+int sym_demangle_open_early(pthread_t *thread);
 
 /* The name to show for a mangled (maybe versioned, "memcpy@@GLIBC_2.14")
  * symbol name (malloc'd), or NULL to show it as it is. */

@@ -152,6 +152,9 @@ static int add_functions(struct symtab *t, Dwfl_Module *mod, Elf *elf)
 {
 	int n = dwfl_module_getsymtab(mod), k;
 
+	/* room for all at once: not a table copied a dozen times as it grows */
+	if (n > 0 && pki_grow(&t->v, &t->cap, t->n + (size_t)n, sizeof(*t->v)))
+		return -1;
 	for (k = 1; k < n; k++) {
 		GElf_Sym sym;
 		GElf_Addr addr;

@@ -79,6 +79,8 @@ struct pk_symbolizer {
 	struct object **objs;
 	size_t nobjs, objs_cap;
 	int debug;		/* PROFKIT_DEBUG=symbols: each file's search */
+	pthread_t demangler;	/* sym_demangle_open_early's */
+	int demangler_started;
 };
 
 /* ---- objects ---- */
@@ -553,6 +555,14 @@ static int want_kernel_addresses(struct run *r)
 	return rc;
 }
 
+/* Whether file is libstdc++: a C++ program's, whose names are mangled. */
+static int is_libstdcxx(const char *file)
+{
+	const char *base = strrchr(file, '/');
+
+	return pki_starts_with(base ? base + 1 : file, "libstdc++.so");
+}
+
 static int prepare_mappings(struct run *r)
 {
 	struct pk_profile *p = r->p;
@@ -572,15 +582,21 @@ static int prepare_mappings(struct run *r)
 	}
 	if (want_kernel_addresses(r))
 		return -1;
-	/* the kernel's symbols on a thread, the files' DWARF meanwhile */
+	/* the kernel's symbols and the C++ demangler on threads, the files'
+	 * DWARF meanwhile */
 	for (i = 0; i < n; i++) {
 		const struct pk_mapping *m = pk_profile_mapping(p, (uint32_t)i + 1);
+		const char *file = pk_profile_string(p, m->file);
 
-		if (r->map_found[i] == NEEDED &&
-		    sym_map_kind(pk_profile_string(p, m->file)) ==
-		    SYM_MAP_KERNEL)
+		if (r->map_found[i] != NEEDED)
+			continue;
+		if (sym_map_kind(file) == SYM_MAP_KERNEL)
 			sym_kernel_prefetch(&r->s->kernel,
 					    pk_profile_string(p, m->build_id));
+		if (!r->s->demangler_started && is_libstdcxx(file) &&
+		    r->s->naming.demangle != PK_DEMANGLE_NONE)
+			r->s->demangler_started =
+				!sym_demangle_open_early(&r->s->demangler);
 	}
 	return open_mappings(r, main, 0) || open_mappings(r, main, 1) ? -1 : 0;
 }
@@ -858,6 +874,8 @@ void pki_symbolizer_free(struct pk_symbolizer *s)
 
 	if (!s)
 		return;
+	if (s->demangler_started)
+		pthread_join(s->demangler, NULL);
 	sym_kernel_release(&s->kernel);
 	for (i = 0; i < s->nobjs; i++)
 		object_free(s->objs[i]);
