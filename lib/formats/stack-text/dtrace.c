@@ -190,19 +190,20 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct dt_reader *r = (struct dt_reader *)st;
 	static const struct st_thread none = ST_NO_THREAD;
-	size_t n = len;
+	size_t indent = st_blanks(s, len);
 	int64_t count;
 	int too_large, rc;
 
-	st_trim(s, &n);
-	if (!n) {
+	if (indent == len) {
 		r->past_header = 1;
 		return end_block(r);
 	}
 	/* the header ends at a blank line, or at a frame (indented) */
-	if (!r->past_header && (len < 4 || st_blanks(s, len) < 4))
+	if (!r->past_header && indent < 4)
 		return 0;
 	r->past_header = 1;
+	s += indent;
+	len -= indent;
 	if (st_count_line(s, len, &count, &too_large)) {
 		if (too_large)
 			return st_line_error(&r->st, "count too large");
@@ -210,10 +211,6 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 			return rc;
 		r->block = 0;
 		return st_sample(&r->st, &none, count);
-	}
-	while (len && st_is_blank(*s)) {
-		s++;
-		len--;
 	}
 	return st_hold(&r->st, s, len, 0, locate_frame, r);
 }

@@ -22,6 +22,8 @@
 #ifndef PROFKIT_FORMATS_STACK_TEXT_H
 #define PROFKIT_FORMATS_STACK_TEXT_H
 
+#include <string.h>
+
 #include "core/internal.h"
 #include "core/memo.h"
 #include "core/parts.h"
@@ -182,11 +184,16 @@ static inline int st_is_blank(int c)
 
 /* How many of s's first len bytes are blanks (st_blanks) or decimal
  * digits (st_digits): strspn's answer, without its set's table to build
- * on every line. */
+ * on every line. Frames are indented by a dozen spaces or more (DTrace,
+ * SystemTap): eight are taken at a time. */
 static inline size_t st_blanks(const char *s, size_t len)
 {
+	static const uint64_t spaces = 0x2020202020202020ULL;
 	size_t i = 0;
+	uint64_t w;
 
+	while (i + 8 <= len && (memcpy(&w, s + i, 8), w == spaces))
+		i += 8;
 	while (i < len && st_is_blank(s[i]))
 		i++;
 	return i;
