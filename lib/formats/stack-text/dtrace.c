@@ -74,7 +74,7 @@ static size_t cut_frame(const char *s, size_t len)
 			plus = s + i;
 	if (plus && is_offset(plus + 1, (size_t)(s + len - plus - 1)))
 		len = (size_t)(plus - s);
-	colons = len >= 2 ? memmem(s, len, "::", 2) : NULL;
+	colons = len >= 2 ? st_find(s, len, "::", 2) : NULL;
 	if (!colons)
 		return len;
 	for (cut = len, i = (size_t)(colons - s) + 2; i < len; i++) {
@@ -144,7 +144,7 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 				   .module_len = r->module.len, .address = address });
 	/* "A->B->C": A calls B, inlined, which calls C; lines innermost first */
 	for (;;) {
-		arrow = memmem(piece, (size_t)(end - piece), "->", 2);
+		arrow = st_find(piece, (size_t)(end - piece), "->", 2);
 		if (nlines == PK_ARRAY_SIZE(r->lines))
 			break;
 		if (!arrow && piece == end && nlines)
@@ -275,12 +275,12 @@ static int dtrace_probe(const unsigned char *buf, size_t len)
 		size_t tn = n;
 
 		t = st_trim(t, &tn);
-		if (pki_starts_with_n(s, n, "CPU     ID") && memmem(s, n, "FUNCTION:NAME", 13))
+		if (pki_starts_with_n(s, n, "CPU     ID") && st_find(s, n, "FUNCTION:NAME", 13))
 			header = 1;
 		else if (st_count_line(s, n, &count, &too_large))
 			counts++;
 		else if (tn && tn < n && (mod = module_len(t, tn)) &&
-			 memmem(t + mod, tn - mod, "+0x", 3))
+			 st_find(t + mod, tn - mod, "+0x", 3))
 			frames++;
 		else if (tn && memchr(t, ' ', tn))
 			other++;

@@ -208,6 +208,26 @@ static inline size_t st_digits(const char *s, size_t len)
 	return i;
 }
 
+/* memmem's answer for the short needles of a line's parsing: memchr of
+ * the needle's first byte, then the rest compared, costs less than
+ * memmem's setup on lines of a few dozen bytes. */
+static inline const char *st_find(const char *s, size_t len, const char *needle,
+				  size_t needle_len)
+{
+	const char *end = s + len, *p;
+
+	if (!needle_len)
+		return s;
+	for (p = s; (size_t)(end - p) >= needle_len; p++) {
+		p = memchr(p, needle[0], (size_t)(end - p) - needle_len + 1);
+		if (!p)
+			break;
+		if (memcmp(p + 1, needle + 1, needle_len - 1) == 0)
+			return p;
+	}
+	return NULL;
+}
+
 /* s without its leading and trailing blanks. */
 const char *st_trim(const char *s, size_t *len);
 
