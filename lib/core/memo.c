@@ -1,38 +1,113 @@
 /* SPDX-License-Identifier: MIT */
-/* Values remembered by the text they were worked out from (memo.h). */
+/*
+ * Values remembered by the text they were worked out from (memo.h), in a
+ * table of their own: a profile's interning would cost the lookup of a
+ * string's slot, then its reference, its bytes and the value, each a
+ * miss in a large memo.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "memo.h"
+#include "util/grow.h"
+#include "util/hash.h"
 
 /* The texts a memo keeps, past which they are worked out each time. */
-#define MEMO_MAX_BYTES (64u << 20)
+#define MEMO_MAX_BYTES ((size_t)64 << 20)
+/* The texts are copied into chunks of this size (a longer text: its own). */
+#define MEMO_CHUNK ((size_t)64 << 10)
+
+struct pki_memo_chunk {
+	struct pki_memo_chunk *next;
+	size_t size;
+	char text[];
+};
+
+struct memo_key {
+	const char *text;
+	size_t len;
+};
+
+static int entry_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct pki_memo_entry *e = &((const struct pki_memo *)owner)->entries[id];
+	const struct memo_key *k = key;
+
+	return e->len == k->len && memcmp(e->text, k->text, k->len) == 0;
+}
+
+/* A copy of text in the memo's chunks; NULL past the limit. */
+static const char *store_text(struct pki_memo *m, const char *text, size_t len)
+{
+	struct pki_memo_chunk *c = m->chunk;
+	char *copy;
+
+	if (!c || c->size - m->chunk_used < len) {
+		size_t size = len > MEMO_CHUNK ? len : MEMO_CHUNK;
+
+		if (size > MEMO_MAX_BYTES - m->bytes ||
+		    !(c = malloc(sizeof(*c) + size)))
+			return NULL;
+		c->next = m->chunk;
+		c->size = size;
+		m->chunk = c;
+		m->chunk_used = 0;
+		m->bytes += size;
+	}
+	copy = c->text + m->chunk_used;
+	memcpy(copy, text, len);
+	m->chunk_used += len;
+	return copy;
+}
+
+/* A new entry for text, its id inserted at slot; 0 when full. */
+static uint32_t add_entry(struct pki_memo *m, const char *text, size_t len,
+			  uint64_t hash, size_t slot)
+{
+	size_t id = m->nentries ? m->nentries : 1;	/* 0 is no id */
+	size_t old_cap = m->cap;
+	struct pki_memo_entry *e;
+
+	if (id >= UINT32_MAX ||
+	    pki_grow(&m->entries, &m->cap, id + 1, sizeof(*m->entries)) < 0)
+		return 0;
+	m->bytes += (m->cap - old_cap) * sizeof(*m->entries);
+	e = &m->entries[id];
+	if (!(e->text = store_text(m, text, len)))
+		return 0;
+	e->len = len;
+	e->value = 0;
+	if (pki_idtab_insert(&m->tab, slot, hash, (uint32_t)id) < 0)
+		return 0;
+	m->nentries = id + 1;
+	return (uint32_t)id;
+}
 
 uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
 {
-	pk_str id;
+	struct memo_key key = { text, len };
+	uint64_t hash;
+	size_t slot;
+	uint32_t id;
 
-	if (!m->texts) {
-		if (!(m->texts = pk_profile_new(0)))
-			return 0;
-		pk_profile_set_memory_limit(m->texts, MEMO_MAX_BYTES);
-	}
-	if (pk_profile_failed(m->texts) ||
-	    !(id = pk_profile_intern(m->texts, text, len)) ||
-	    pki_grow_zeroed(&m->values, &m->cap, (size_t)id + 1, sizeof(*m->values)) < 0)
+	if (m->full)
 		return 0;
+	hash = pki_hash_bytes(text, len, 0);
+	id = pki_idtab_find(&m->tab, hash, entry_match, m, &key, &slot);
+	if (!id && !(id = add_entry(m, text, len, hash, slot)))
+		m->full = 1;
 	return id;
-}
-
-const char *pki_memo_text(const struct pki_memo *m, uint32_t id, size_t *len)
-{
-	*len = pk_profile_string_len(m->texts, id);
-	return pk_profile_string(m->texts, id);
 }
 
 void pki_memo_free(struct pki_memo *m)
 {
-	pk_profile_free(m->texts);
-	free(m->values);
+	struct pki_memo_chunk *c, *next;
+
+	for (c = m->chunk; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	pki_idtab_release(&m->tab);
+	free(m->entries);
 	memset(m, 0, sizeof(*m));
 }

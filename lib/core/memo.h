@@ -11,13 +11,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "util/idtab.h"
+
+/* A text and its value, side by side: a text met again is found with
+ * one miss in its table's slot, one here and one in its bytes. */
+struct pki_memo_entry {
+	const char *text;
+	size_t len;
+	uint64_t value;
+};
 
 /* All zero is an empty memo. */
 struct pki_memo {
-	struct pk_profile *texts;	/* interned, under the limit */
-	uint64_t *values;		/* by a text's id there */
-	size_t cap;
+	struct pk_idtab tab;		/* ids by their text's hash */
+	struct pki_memo_entry *entries;	/* by id, from 1 */
+	size_t nentries, cap;
+	struct pki_memo_chunk *chunk;	/* the texts' copies, newest first */
+	size_t chunk_used;
+	size_t bytes;			/* held, against the limit */
+	int full;			/* past the limit, or out of memory */
 };
 
 /* The id of text (from 1), new the first time; 0 when the memo is full
@@ -28,11 +40,16 @@ uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len);
  * valid until the next pki_memo_id. */
 static inline uint64_t *pki_memo_value(struct pki_memo *m, uint32_t id)
 {
-	return &m->values[id];
+	return &m->entries[id].value;
 }
 
 /* The text of an id, valid until the memo is freed. */
-const char *pki_memo_text(const struct pki_memo *m, uint32_t id, size_t *len);
+static inline const char *pki_memo_text(const struct pki_memo *m, uint32_t id,
+					size_t *len)
+{
+	*len = m->entries[id].len;
+	return m->entries[id].text;
+}
 
 /* The value of text (pki_memo_value of its id); NULL when the memo is
  * full or out of memory: work it out each time then. */

@@ -51,13 +51,18 @@ static size_t free_slot(const struct pk_idtab *t, uint32_t hash)
  * Zeroed slots. A table of millions of ids is probed at random: on 4 KB
  * pages nearly every probe also misses the TLB, so a table of a huge page
  * or more asks for huge pages where the system has them.
+ *
+ * The slots are zeroed by writing, never calloc's fresh pages: a resize
+ * reads a slot before it writes it, and a page first read is the
+ * kernel's shared zero page, whose first write then costs a second fault
+ * and, in a process of several threads, a TLB flush on every core.
  */
 static struct pk_idtab_slot *new_slots(size_t size)
 {
 	size_t bytes = size * sizeof(struct pk_idtab_slot);
-#ifdef MADV_HUGEPAGE
 	void *p;
 
+#ifdef MADV_HUGEPAGE
 	if (bytes >= IDTAB_HUGE) {
 		if (posix_memalign(&p, IDTAB_HUGE, bytes))
 			return NULL;
@@ -65,7 +70,9 @@ static struct pk_idtab_slot *new_slots(size_t size)
 		return memset(p, 0, bytes);
 	}
 #endif
-	return calloc(size, sizeof(struct pk_idtab_slot));
+	if (size > SIZE_MAX / sizeof(struct pk_idtab_slot) || !(p = malloc(bytes)))
+		return NULL;
+	return memset(p, 0, bytes);
 }
 
 static int idtab_resize(struct pk_idtab *t, size_t size)

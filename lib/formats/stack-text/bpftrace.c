@@ -55,7 +55,12 @@ struct bt_reader {
 	struct key keys[MAX_KEYS];
 	size_t nkeys;
 	pk_str key_names[MAX_KEYS + 1];	/* "keyN", interned when first used */
+	unsigned char *held_kind;	/* by held frame: its enum frame_kind */
+	size_t held_kind_cap;
 };
+
+/* What a frame's address says of where it runs. */
+enum frame_kind { NO_ADDRESS, USER_ADDRESS, KERNEL_ADDRESS };
 
 /* An address at the line's start: up to 16 hex digits, then a blank or
  * the end ("ffffffff81000e06 asm_sysvec+22", a raw frame). Its length. */
@@ -75,12 +80,13 @@ static int is_kernel_address(uint64_t addr)
 	return addr >> 48 == 0xffff;
 }
 
-/* Where a frame line's address says it runs: 1 in the kernel. */
-static unsigned frame_variant(const char *s, size_t len)
+static enum frame_kind frame_kind(const char *s, size_t len)
 {
 	uint64_t addr;
 
-	return leading_address(s, len, &addr) && is_kernel_address(addr);
+	if (!leading_address(s, len, &addr))
+		return NO_ADDRESS;
+	return is_kernel_address(addr) ? KERNEL_ADDRESS : USER_ADDRESS;
 }
 
 static uint32_t locate_frame(void *arg, const char *s, size_t len,
@@ -114,10 +120,21 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
+/* A frame held, its kind noted for the entry's end (where the kernel's
+ * frames go first): its address read once. */
 static int add_frame(struct bt_reader *r, const char *s, size_t len)
 {
+	size_t i = r->st.nheld;
+	enum frame_kind kind;
+
 	s = st_trim(s, &len);
-	return len ? st_hold(&r->st, s, len, frame_variant(s, len), locate_frame, &r->st) : 0;
+	if (!len)
+		return 0;
+	if (pki_grow(&r->held_kind, &r->held_kind_cap, i + 1, 1) < 0)
+		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+	kind = frame_kind(s, len);
+	r->held_kind[i] = (unsigned char)kind;
+	return st_hold(&r->st, s, len, kind == KERNEL_ADDRESS, locate_frame, &r->st);
 }
 
 static void start_entry(struct bt_reader *r)
@@ -162,7 +179,7 @@ static int add_scalars(struct bt_reader *r, const char *s, size_t len)
 	int rc;
 
 	for (;;) {
-		comma = memmem(s, (size_t)(end - s), ", ", 2);
+		comma = st_find(s, (size_t)(end - s), ", ", 2);
 		if ((rc = add_scalar(r, s, comma ? (size_t)(comma - s) : (size_t)(end - s))))
 			return rc;
 		if (!comma)
@@ -230,13 +247,11 @@ static int entry_thread(struct bt_reader *r, struct st_thread *t,
 static unsigned held_is_kernel(struct bt_reader *r, size_t i)
 {
 	size_t len;
-	const char *text = st_held_text(&r->st, i, &len);
-	uint64_t addr;
 
-	if (!text)
+	if (!st_held_text(&r->st, i, &len))
 		return 0;	/* located at once, out of memo space */
-	if (leading_address(text, len, &addr))
-		return is_kernel_address(addr);
+	if (r->held_kind[i] != NO_ADDRESS)
+		return r->held_kind[i] == KERNEL_ADDRESS;
 	return r->stacks > 1 && i < r->first_stack_frames;
 }
 
@@ -376,6 +391,7 @@ static int at_end(struct st_reader *st)
 static void release(struct st_reader *st)
 {
 	free(((struct bt_reader *)st)->key_text.s);
+	free(((struct bt_reader *)st)->held_kind);
 }
 
 static const struct st_format bpftrace = {

@@ -74,7 +74,7 @@ static size_t cut_frame(const char *s, size_t len)
 			plus = s + i;
 	if (plus && is_offset(plus + 1, (size_t)(s + len - plus - 1)))
 		len = (size_t)(plus - s);
-	colons = len >= 2 ? memmem(s, len, "::", 2) : NULL;
+	colons = len >= 2 ? st_find(s, len, "::", 2) : NULL;
 	if (!colons)
 		return len;
 	for (cut = len, i = (size_t)(colons - s) + 2; i < len; i++) {
@@ -144,7 +144,7 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 				   .module_len = r->module.len, .address = address });
 	/* "A->B->C": A calls B, inlined, which calls C; lines innermost first */
 	for (;;) {
-		arrow = memmem(piece, (size_t)(end - piece), "->", 2);
+		arrow = st_find(piece, (size_t)(end - piece), "->", 2);
 		if (nlines == PK_ARRAY_SIZE(r->lines))
 			break;
 		if (!arrow && piece == end && nlines)
@@ -190,19 +190,20 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct dt_reader *r = (struct dt_reader *)st;
 	static const struct st_thread none = ST_NO_THREAD;
-	size_t n = len;
+	size_t indent = st_blanks(s, len);
 	int64_t count;
 	int too_large, rc;
 
-	st_trim(s, &n);
-	if (!n) {
+	if (indent == len) {
 		r->past_header = 1;
 		return end_block(r);
 	}
 	/* the header ends at a blank line, or at a frame (indented) */
-	if (!r->past_header && (len < 4 || st_blanks(s, len) < 4))
+	if (!r->past_header && indent < 4)
 		return 0;
 	r->past_header = 1;
+	s += indent;
+	len -= indent;
 	if (st_count_line(s, len, &count, &too_large)) {
 		if (too_large)
 			return st_line_error(&r->st, "count too large");
@@ -210,10 +211,6 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 			return rc;
 		r->block = 0;
 		return st_sample(&r->st, &none, count);
-	}
-	while (len && st_is_blank(*s)) {
-		s++;
-		len--;
 	}
 	return st_hold(&r->st, s, len, 0, locate_frame, r);
 }
@@ -278,12 +275,12 @@ static int dtrace_probe(const unsigned char *buf, size_t len)
 		size_t tn = n;
 
 		t = st_trim(t, &tn);
-		if (pki_starts_with_n(s, n, "CPU     ID") && memmem(s, n, "FUNCTION:NAME", 13))
+		if (pki_starts_with_n(s, n, "CPU     ID") && st_find(s, n, "FUNCTION:NAME", 13))
 			header = 1;
 		else if (st_count_line(s, n, &count, &too_large))
 			counts++;
 		else if (tn && tn < n && (mod = module_len(t, tn)) &&
-			 memmem(t + mod, tn - mod, "+0x", 3))
+			 st_find(t + mod, tn - mod, "+0x", 3))
 			frames++;
 		else if (tn && memchr(t, ' ', tn))
 			other++;

@@ -50,7 +50,7 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	}
 	/* -m: "name - /path/module", "- /path/module" without a name */
 	dash = f.name_len >= 2 && memcmp(f.name, "- ", 2) == 0 ? f.name :
-		f.name_len ? memmem(f.name, f.name_len, " - ", 3) : NULL;
+		f.name_len ? st_find(f.name, f.name_len, " - ", 3) : NULL;
 	if (dash) {
 		f.module = dash + (dash == f.name ? 2 : 3);
 		f.module_len = (size_t)(f.name + f.name_len - f.module);
@@ -145,7 +145,7 @@ static int eu_stack_probe(const unsigned char *buf, size_t len)
 		else if (id_line(s, n, "TID ") >= 0 && s[n - 1] == ':')
 			threads++;
 		else if ((f = st_frame_number(s, n)) && f + 2 < n && s[f] == '0' &&
-			 s[f + 1] == 'x' && !memmem(s, n, " in ", 4))
+			 s[f + 1] == 'x' && !st_find(s, n, " in ", 4))
 			frames++;
 		else if (n && s[0] != ' ')
 			other++;

@@ -35,7 +35,7 @@ struct gdb_reader {
  * brackets (the first " (" when the brackets do not add up). */
 static size_t name_end(const char *s, size_t len)
 {
-	const char *first = memmem(s, len, " (", 2);
+	const char *first = st_find(s, len, " (", 2);
 	size_t i;
 	int depth = 0;
 
@@ -53,7 +53,7 @@ static void frame_place(const char *s, size_t len, struct st_frame *f)
 	const char *at = NULL, *p = s;
 	const char *end = s + len, *colon;
 
-	while ((p = memmem(p, (size_t)(end - p), " at ", 4)))
+	while ((p = st_find(p, (size_t)(end - p), " at ", 4)))
 		at = p++;
 	if (at && (colon = memrchr(at, ':', (size_t)(end - at))) && colon + 1 < end &&
 	    st_parse_count(colon + 1, (size_t)(end - colon - 1), &f->line) == 0) {
@@ -61,7 +61,7 @@ static void frame_place(const char *s, size_t len, struct st_frame *f)
 		f->file_len = (size_t)(colon - f->file);
 		return;
 	}
-	for (at = NULL, p = s; (p = memmem(p, (size_t)(end - p), " from ", 6)); p++)
+	for (at = NULL, p = s; (p = st_find(p, (size_t)(end - p), " from ", 6)); p++)
 		at = p;
 	if (at) {
 		f->module = at + 6;
@@ -91,13 +91,13 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 /* 'Thread 2 (Thread 0x7f06277a06c0 (LWP 16957) "napper-wait"):' */
 static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 {
-	const char *lwp = memmem(s, len, "(LWP ", 5), *quote, *end = s + len;
+	const char *lwp = st_find(s, len, "(LWP ", 5), *quote, *end = s + len;
 	size_t n;
 
 	r->st.thread.tid = -1;
 	r->st.thread.comm = NULL;
 	if (!lwp)
-		lwp = memmem(s, len, "(process ", 9);
+		lwp = st_find(s, len, "(process ", 9);
 	if (lwp) {
 		const char *digits = (const char *)memchr(lwp, ' ', (size_t)(end - lwp)) + 1;
 
@@ -179,10 +179,10 @@ static int gdb_probe(const unsigned char *buf, size_t len)
 	while (st_probe_line(&pr, &s, &n)) {
 		if (pki_starts_with_n(s, n, "Thread ") && n > 3 &&
 		    memcmp(s + n - 2, "):", 2) == 0 &&
-		    (memmem(s, n, "(LWP ", 5) || memmem(s, n, "(process ", 9)))
+		    (st_find(s, n, "(LWP ", 5) || st_find(s, n, "(process ", 9)))
 			threads++;
-		else if ((f = st_frame_number(s, n)) && memmem(s + f, n - f, " (", 2) &&
-			 (s[f] != '0' || memmem(s + f, n - f, " in ", 4)))
+		else if ((f = st_frame_number(s, n)) && st_find(s + f, n - f, " (", 2) &&
+			 (s[f] != '0' || st_find(s + f, n - f, " in ", 4)))
 			frames++;
 	}
 	if (pr.binary || !frames)

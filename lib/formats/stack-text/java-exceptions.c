@@ -60,7 +60,7 @@ static int handle_line(struct st_reader *r, const char *s, size_t len)
 
 	if (at)
 		return st_push(r, st_frame_loc(r, s + at, len - at, 0, locate_frame, r));
-	if (r->nframes && memmem(s, len, "waiting on ", 11))
+	if (r->nframes && st_find(s, len, "waiting on ", 11))
 		return 0;
 	return st_sample(r, &none, 1);
 }
@@ -71,7 +71,7 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 {
 	(void)line;
 	(void)len;
-	return !at_line(prev, prev_len) && !memmem(prev, prev_len, "waiting on ", 11);
+	return !at_line(prev, prev_len) && !st_find(prev, prev_len, "waiting on ", 11);
 }
 
 static int at_end(struct st_reader *r)
@@ -105,13 +105,13 @@ static int java_exceptions_probe(const unsigned char *buf, size_t len)
 
 	st_probe_start(&pr, buf, len);
 	while (st_probe_line(&pr, &s, &n)) {
-		if (memmem(s, n, "java.lang.Thread.State: ", 24))
+		if (st_find(s, n, "java.lang.Thread.State: ", 24))
 			return 0;	/* a thread dump: jstack's */
 		if ((at = at_line(s, n)) && memchr(s + at, '(', n - at) && s[n - 1] == ')')
 			frames++;
 		else if (pki_starts_with_n(s, n, "Caused by: ") ||
 			 pki_starts_with_n(s, n, "Exception in thread \"") ||
-			 memmem(s, n, "Exception: ", 11) || memmem(s, n, "Error: ", 7) ||
+			 st_find(s, n, "Exception: ", 11) || st_find(s, n, "Error: ", 7) ||
 			 (n > 9 && memcmp(s + n - 9, "Exception", 9) == 0))
 			exceptions++;
 	}

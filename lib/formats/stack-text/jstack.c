@@ -85,7 +85,7 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 
 static int contains(const char *s, size_t len, const char *what)
 {
-	return memmem(s, len, what, strlen(what)) != NULL;
+	return st_find(s, len, what, strlen(what)) != NULL;
 }
 
 static int ends_with(const char *s, size_t len, const char *what)
@@ -109,7 +109,7 @@ static int is_background(const char *s, size_t len)
 {
 	const char *c = s;
 
-	while ((c = memmem(c, (size_t)(s + len - c), "CompilerThread", 14)))
+	while ((c = st_find(c, (size_t)(s + len - c), "CompilerThread", 14)))
 		if (c - s >= 3 && c[-3] == 'C' && c[-1] == ' ')
 			return 1;
 		else
@@ -134,7 +134,7 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	memcpy(r->name, name, n);
 	r->st.thread.comm = r->name;
 	r->st.thread.comm_len = n;
-	nid = memmem(s, len, " nid=", 5);
+	nid = st_find(s, len, " nid=", 5);
 	r->st.thread.tid = nid && st_hex_prefix(nid + 5, len - (size_t)(nid + 5 - s), &id) &&
 			id <= INT64_MAX ? (int64_t)id : -1;
 	if (is_background(name, full))
@@ -168,7 +168,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_thread(r);
 	if (s[0] == '"')
 		return thread_line(r, s, len);
-	if ((t = memmem(s, len, state, strlen(state)))) {
+	if ((t = st_find(s, len, state, strlen(state)))) {
 		size_t n = (size_t)(s + len - t) - strlen(state), w;
 
 		t += strlen(state);
@@ -237,9 +237,9 @@ static int jstack_probe(const unsigned char *buf, size_t len)
 	while (st_probe_line(&pr, &s, &n)) {
 		if (pki_starts_with_n(s, n, "Full thread dump "))
 			dump = 1;
-		else if (n && s[0] == '"' && memmem(s, n, " prio=", 6) && memmem(s, n, " nid=", 5))
+		else if (n && s[0] == '"' && st_find(s, n, " prio=", 6) && st_find(s, n, " nid=", 5))
 			threads++;
-		else if (memmem(s, n, "   java.lang.Thread.State: ", 27))
+		else if (st_find(s, n, "   java.lang.Thread.State: ", 27))
 			states++;
 		else if (at_line(s, n) && memchr(s, '(', n))
 			frames++;

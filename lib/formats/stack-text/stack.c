@@ -429,12 +429,10 @@ void st_skip_line(struct st_reader *r, const char *line, size_t len,
 
 const char *st_trim(const char *s, size_t *len)
 {
-	size_t n = *len;
+	size_t n = *len, blanks = st_blanks(s, n);
 
-	while (n && st_is_blank(*s)) {
-		s++;
-		n--;
-	}
+	s += blanks;
+	n -= blanks;
 	while (n && st_is_blank(s[n - 1]))
 		n--;
 	*len = n;

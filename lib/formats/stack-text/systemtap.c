@@ -181,7 +181,7 @@ static int systemtap_probe(const unsigned char *buf, size_t len)
 			continue;
 		a = st_hex_prefix(s, n, &addr);
 		if (a && a + 3 < n && (memcmp(s + a, " : ", 3) == 0 ?
-		    memmem(s + a, n - a, "/0x", 3) != NULL :
+		    st_find(s + a, n - a, "/0x", 3) != NULL :
 		    s[a] == ' ' && s[a + 1] == '[' && s[n - 1] == ']'))
 			frames++;
 		else
