@@ -259,6 +259,36 @@ static void test_callchain_field_sets(void)
 	pk_profile_free(p);
 }
 
+/*
+ * Callchains known whole, one guessed from its leaf's line: a chain
+ * that goes on past the guessed one's text is not it, nor one that the
+ * text ends in, and an empty line of "\r\n" ends one as "\n" does.
+ */
+static void test_known_chains(void)
+{
+	static const char header[] = "c-fp  4011  2421.514369:     500000 cpu-clock: \n";
+	static const char leaf[] = "\t            1169 hot_loop+0x20 (/tmp/rec/c-fp)\n"
+				   "\t            1278 driver+0x9 (/tmp/rec/c-fp)\n";
+	static const char root[] = "\t            128f main+0x15 (/tmp/rec/c-fp)\n";
+	static const size_t depth[] = { 2, 3, 2, 2, 3, 3, 2 };
+	char text[2048];
+	size_t i;
+	int rc;
+	struct pk_profile *p;
+
+	snprintf(text, sizeof(text),
+		 "%s%s\n%s%s%s\n%s%s\n%s%s\r\n%s%s%s\n%s%s%s\n%s%s",
+		 header, leaf, header, leaf, root, header, leaf, header, leaf,
+		 header, leaf, root, header, leaf, root, header, leaf);
+	p = read_text(text, &rc);
+	is_int(rc, 0, "chains known whole read");
+	is_int(pk_profile_sample_count(p), 7, "seven samples");
+	for (i = 0; i < 7 && i < pk_profile_sample_count(p); i++)
+		is_int(stack_depth(p, i), depth[i], "sample %zu: %zu frames", i, depth[i]);
+	is_str(frame_fn(p, 4, 2, 0), "main", "the longer chain's root");
+	pk_profile_free(p);
+}
+
 /* Without callchains (perf script -G, or a recording without -g). */
 static void test_single_line_field_sets(void)
 {
@@ -356,6 +386,7 @@ int main(void)
 	test_no_callchain();
 	test_garbage();
 	test_callchain_field_sets();
+	test_known_chains();
 	test_single_line_field_sets();
 	test_mostly_bad();
 	test_probe();

@@ -36,6 +36,10 @@
 #define MAX_WARNINGS 5
 /* Memory for the callchains remembered whole (they cost their text). */
 #define MAX_CHAIN_BYTES (64u << 20)
+/* Chains guessed from their first bytes (a power of two), and how many
+ * bytes: a tab and perf's 16 columns of the leaf's address, and more. */
+#define CHAIN_GUESSES 1024
+#define CHAIN_GUESS_KEY 32	/* guess_slot reads four words */
 
 struct event_columns {
 	int count, weight;	/* columns in the profile, -1 for none */
@@ -49,6 +53,7 @@ struct frame_entry {
 struct chain_entry {
 	pk_str text;
 	uint32_t stack;
+	size_t lines;
 };
 
 struct ps_record {
@@ -68,6 +73,7 @@ struct ps_record {
 	const char *chain;	/* the callchain's text, to remember */
 	size_t chain_len, chain_lines;
 	uint64_t chain_hash;	/* of its text */
+	size_t chain_guess;	/* its slot in chain_guess */
 };
 
 /* A line that is not perf script, kept to be reported in input order. */
@@ -119,6 +125,14 @@ struct ps_reader {
 	struct pk_idtab chain_tab;
 	char *chain_buf;	/* a stream's chain, till it is remembered */
 	size_t chain_buf_cap;
+	/*
+	 * The chain last met of those whose text starts with the same
+	 * CHAIN_GUESS_KEY bytes (mostly the same leaf), by a hash of them: a
+	 * record's chain is mostly the last one of its leaf, and one compare
+	 * of the guess then finds it, its lines not scanned for its end nor
+	 * hashed whole. An index in chain_cache + 1, 0 for none.
+	 */
+	uint32_t chain_guess[CHAIN_GUESSES];
 	pk_str last_comm, last_event;	/* headers of a thread repeat them */
 	/*
 	 * The last header line with a time (and no frame), and its record as
@@ -884,23 +898,51 @@ static void note_bad_line(struct ps_reader *r, uint64_t lineno,
 			  const char *line, size_t len);
 
 /*
- * A hash of a callchain's text: four words at a time in four lanes, so
- * the multiplies overlap (a chain is hundreds of bytes).
+ * Two words multiplied, the halves of the full product folded (as
+ * wyhash does): every bit of both words mixed in one multiply.
+ */
+static inline uint64_t fold_multiply(uint64_t a, uint64_t b)
+{
+	unsigned __int128 m = (unsigned __int128)a * b;
+
+	return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* Sixteen bytes at s into a lane of the chain hash. */
+static inline uint64_t chain_lane(uint64_t lane, const char *s, uint64_t key)
+{
+	uint64_t w[2];
+
+	memcpy(w, s, 16);
+	return fold_multiply(w[0] ^ key, w[1] ^ lane);
+}
+
+/*
+ * A hash of a callchain's text (hundreds of bytes): sixteen bytes to a
+ * multiply, in four lanes so the multiplies overlap, and the last
+ * sixteen bytes read where they end, overlapping the others, not byte by
+ * byte. Scalar words, not an array a compiler would vectorize with
+ * emulated 64-bit multiplies.
  */
 static uint64_t chain_hash(const char *s, size_t len)
 {
-	uint64_t h[4] = { len, 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL,
-			  0xa4093822299f31d0ULL }, w;
-	size_t i = 0, k;
+	uint64_t a = len ^ 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
+	uint64_t c = 0xa4093822299f31d0ULL, d = 0x082efa98ec4e6c89ULL;
+	const uint64_t key = 0x452821e638d01377ULL;
+	size_t i = 0;
 
-	for (; i + 32 <= len; i += 32)
-		for (k = 0; k < 4; k++) {
-			memcpy(&w, s + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * 0x9e3779b97f4a7c15ULL;
-			h[k] ^= h[k] >> 29;
-		}
-	return pki_hash_bytes(s + i, len - i, h[0] ^ pki_hash_u64(h[1]) ^
-			      pki_hash_u64(h[2] + h[3]));
+	if (len < 16)
+		return pki_hash_bytes(s, len, a);
+	for (; i + 64 <= len; i += 64) {
+		a = chain_lane(a, s + i, key);
+		b = chain_lane(b, s + i + 16, key);
+		c = chain_lane(c, s + i + 32, key);
+		d = chain_lane(d, s + i + 48, key);
+	}
+	for (; i + 16 <= len; i += 16)
+		a = chain_lane(a, s + i, key);
+	a = chain_lane(a, s + len - 16, key);
+	return pki_hash_u64(a ^ fold_multiply(b ^ key, c ^ d));
 }
 
 static int chain_match(const void *owner, uint32_t id, const void *key)
@@ -950,10 +992,14 @@ static void remember_chain(struct ps_reader *r, uint32_t stack)
 	e = &r->chain_cache[r->nchain_cache];
 	e->text = pk_profile_intern(r->chains, key.s, key.len);
 	e->stack = stack;
+	e->lines = r->rec.chain_lines;
 	/* without memory the chain is parsed each time: no harm */
 	if (e->text && pki_idtab_insert(&r->chain_tab, slot, r->rec.chain_hash,
-					(uint32_t)r->nchain_cache + 1) == 0)
+					(uint32_t)r->nchain_cache + 1) == 0) {
 		r->nchain_cache++;
+		if (r->rec.chain_guess < CHAIN_GUESSES)
+			r->chain_guess[r->rec.chain_guess] = (uint32_t)r->nchain_cache;
+	}
 }
 
 static int finish_record(struct ps_reader *r)
@@ -1408,6 +1454,54 @@ static const char *chain_end(const char *s, const char *end, size_t *lines)
 	return s < end ? s : NULL;
 }
 
+/* Where the guess for a chain starting at s is kept: a hash of its
+ * first CHAIN_GUESS_KEY bytes, two multiplies. */
+static size_t guess_slot(const char *s)
+{
+	uint64_t w[4];
+
+	memcpy(w, s, sizeof(w));
+	return (fold_multiply(w[0] ^ 0x243f6a8885a308d3ULL, w[1] ^ 0x13198a2e03707344ULL) ^
+		fold_multiply(w[2] ^ 0xa4093822299f31d0ULL, w[3] ^ 0x082efa98ec4e6c89ULL)) &
+	       (CHAIN_GUESSES - 1);
+}
+
+/*
+ * The end of the chain at s if it is the one guessed from its first
+ * bytes (*slot: where their guess is kept, CHAIN_GUESSES for none): its
+ * text, then an empty line, as chain_end would find it; NULL if not.
+ */
+static const char *guessed_chain(struct ps_reader *r, const char *s,
+				 const char *end, size_t *slot)
+{
+	const struct chain_entry *e;
+	size_t len;
+
+	*slot = CHAIN_GUESSES;
+	if (end - s < CHAIN_GUESS_KEY)
+		return NULL;
+	*slot = guess_slot(s);
+	if (!r->chain_guess[*slot])
+		return NULL;
+	e = &r->chain_cache[r->chain_guess[*slot] - 1];
+	len = pk_profile_string_len(r->chains, e->text);
+	if ((size_t)(end - s) <= len || !after_empty_line(s + len, end) ||
+	    memcmp(s, pk_profile_string(r->chains, e->text), len) != 0)
+		return NULL;
+	return s + len;
+}
+
+/* The record's stack is the known chain e, which ends at stop. */
+static const char *chain_known(struct ps_reader *r, const struct chain_entry *e,
+			       const char *stop)
+{
+	r->rec.stack = e->stack;
+	r->lineno += e->lines;
+	r->lines += e->lines;
+	r->last_frame = 1;
+	return stop;
+}
+
 /*
  * After a header line, a callchain remembered whole is the record's
  * stack without a line of it parsed; else it is noted, to be remembered
@@ -1417,15 +1511,19 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 			       const char *end)
 {
 	struct frame_text key;
-	size_t lines, slot;
+	size_t lines, slot, guess;
 	const char *stop;
 	uint64_t hash;
 	uint32_t id;
 
 	/* only right after a header: the chain must make the whole stack */
 	if (!r->rec.active || r->rec.single_line || r->rec.lineno != r->lineno ||
-	    r->nframes || r->npending ||
-	    !(stop = chain_end(s, end, &lines)) || stop == s)
+	    r->nframes || r->npending)
+		return s;
+	if ((stop = guessed_chain(r, s, end, &guess)))
+		return chain_known(r, &r->chain_cache[r->chain_guess[guess] - 1],
+				   stop);
+	if (!(stop = chain_end(s, end, &lines)) || stop == s)
 		return s;
 	key.s = s;
 	key.len = (size_t)(stop - s);
@@ -1436,6 +1534,7 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		r->rec.chain_len = (size_t)(stop - s);
 		r->rec.chain_lines = lines;
 		r->rec.chain_hash = hash;
+		r->rec.chain_guess = guess;
 		/* a stream's buffer moves on before the chain is remembered */
 		if (r->chain_buf) {
 			if (pki_grow(&r->chain_buf, &r->chain_buf_cap, key.len, 1) < 0) {
@@ -1446,11 +1545,9 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		}
 		return s;
 	}
-	r->rec.stack = r->chain_cache[id - 1].stack;
-	r->lineno += lines;
-	r->lines += lines;
-	r->last_frame = 1;
-	return stop;
+	if (guess < CHAIN_GUESSES)
+		r->chain_guess[guess] = id;
+	return chain_known(r, &r->chain_cache[id - 1], stop);
 }
 
 /* How far a stream is read ahead for a callchain after a header. */
