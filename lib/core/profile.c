@@ -29,6 +29,20 @@ struct meta {
 	pk_str key, value;
 };
 
+/*
+ * Ids by the id they are keyed by, for keys of one common shape: a
+ * function that is a name alone, by the name's string id; a location
+ * that is one line of such a function, by the function's id; a sample
+ * without labels, by its stack's id. New keys come in id order, so this
+ * array is read and written where it was last, where a hash table of a
+ * million distinct stacks misses the cache on every key (of the folded
+ * reader's five misses a new leaf, three were these).
+ */
+struct dense_ids {
+	uint32_t *id;		/* by key; 0: none yet */
+	size_t cap;
+};
+
 struct pk_profile {
 	unsigned flags;
 	int wall_clock;		/* the reader's times are dates */
@@ -64,6 +78,7 @@ struct pk_profile {
 	struct pk_function *functions;
 	size_t nfunctions, functions_cap;
 	struct pk_idtab function_tab;
+	struct dense_ids function_by_name;
 
 	struct pk_location *locations;
 	size_t nlocations, locations_cap;
@@ -72,6 +87,7 @@ struct pk_profile {
 	struct pk_line *lines;
 	size_t nlines, lines_cap;
 	struct pk_idtab location_tab;
+	struct dense_ids location_by_function;
 	int location_tab_stale;	/* lines were set: rebuild before use */
 
 	uint32_t *stack_data;
@@ -91,6 +107,7 @@ struct pk_profile {
 	int64_t *values;
 	size_t values_cap;
 	struct pk_idtab sample_tab;
+	struct dense_ids sample_by_stack;
 };
 
 /* Grow one of the profile's arrays, counting its bytes against the limit. */
@@ -137,6 +154,23 @@ static int prof_tab_insert(struct pk_profile *p, struct pk_idtab *t,
 		p->failed = PK_ENOMEM;
 		return -1;
 	}
+	return 0;
+}
+
+static uint32_t dense_find(const struct dense_ids *d, uint32_t key)
+{
+	return key < d->cap ? d->id[key] : 0;
+}
+
+static int dense_insert(struct pk_profile *p, struct dense_ids *d,
+			uint32_t key, uint32_t id)
+{
+	size_t old = d->cap;
+
+	if (prof_grow(p, &d->id, &d->cap, (size_t)key + 1, sizeof(*d->id)))
+		return -1;
+	memset(d->id + old, 0, (d->cap - old) * sizeof(*d->id));
+	d->id[key] = id;
 	return 0;
 }
 
@@ -194,10 +228,12 @@ void pk_profile_free(struct pk_profile *p)
 	pki_idtab_release(&p->mapping_tab);
 	free(p->functions);
 	pki_idtab_release(&p->function_tab);
+	free(p->function_by_name.id);
 	free(p->locations);
 	free(p->first_lines);
 	free(p->lines);
 	pki_idtab_release(&p->location_tab);
+	free(p->location_by_function.id);
 	free(p->stack_data);
 	free(p->stacks);
 	pki_idtab_release(&p->stack_tab);
@@ -207,6 +243,7 @@ void pk_profile_free(struct pk_profile *p)
 	free(p->samples);
 	free(p->values);
 	pki_idtab_release(&p->sample_tab);
+	free(p->sample_by_stack.id);
 	free(p);
 }
 
@@ -877,21 +914,38 @@ static int function_match(const void *owner, uint32_t id, const void *key)
 	       a->filename == b->filename && a->start_line == b->start_line;
 }
 
+/* A name alone (folded stacks, perf script's symbols): by its string,
+ * one of ours (a reader's id from its input is looked up as any other). */
+static int function_is_name(const struct pk_profile *p,
+			    const struct pk_function *f)
+{
+	return f->system_name == f->name && !f->filename && !f->start_line &&
+	       f->name < p->nstrings;
+}
+
 uint32_t pk_profile_intern_function(struct pk_profile *p,
 				    const struct pk_function *f)
 {
-	uint64_t hash = function_hash(f);
-	size_t slot;
+	int by_name = function_is_name(p, f);
+	uint64_t hash = 0;
+	size_t slot = 0;
 	uint32_t id;
 
-	id = pki_idtab_find(&p->function_tab, hash, function_match, p, f, &slot);
+	if (by_name) {
+		id = dense_find(&p->function_by_name, f->name);
+	} else {
+		hash = function_hash(f);
+		id = pki_idtab_find(&p->function_tab, hash, function_match, p,
+				   f, &slot);
+	}
 	if (id)
 		return id;
 	if (prof_grow(p, &p->functions, &p->functions_cap, p->nfunctions + 1,
 		      sizeof(*p->functions)))
 		return 0;
 	id = (uint32_t)p->nfunctions + 1;
-	if (prof_tab_insert(p, &p->function_tab, slot, hash, id))
+	if (by_name ? dense_insert(p, &p->function_by_name, f->name, id) :
+		      prof_tab_insert(p, &p->function_tab, slot, hash, id))
 		return 0;
 	p->functions[p->nfunctions++] = *f;
 	return id;
@@ -900,7 +954,8 @@ uint32_t pk_profile_intern_function(struct pk_profile *p,
 void pki_profile_prefetch_function(const struct pk_profile *p,
 				   const struct pk_function *f)
 {
-	pki_idtab_prefetch(&p->function_tab, function_hash(f));
+	if (!function_is_name(p, f))
+		pki_idtab_prefetch(&p->function_tab, function_hash(f));
 }
 
 size_t pk_profile_function_count(const struct pk_profile *p)
@@ -955,6 +1010,16 @@ static uint64_t location_hash(uint32_t mapping, uint64_t address,
 	return hash;
 }
 
+/* One line of one of our functions, without an address or line number
+ * (folded stacks): by its function. */
+static int location_is_function(const struct pk_profile *p, uint32_t mapping,
+				uint64_t address, const struct pk_line *lines,
+				size_t nlines)
+{
+	return !mapping && !address && nlines == 1 && !lines[0].line &&
+	       lines[0].function <= p->nfunctions;
+}
+
 /*
  * Setting a location's lines changes its key, and the table cannot
  * delete, so it is rebuilt once before the next lookup. Locations that
@@ -962,10 +1027,13 @@ static uint64_t location_hash(uint32_t mapping, uint64_t address,
  */
 static int rebuild_location_tab(struct pk_profile *p)
 {
+	struct dense_ids *by_function = &p->location_by_function;
 	size_t before = pki_idtab_bytes(&p->location_tab), i, slot;
 
 	pki_idtab_release(&p->location_tab);
 	p->bytes -= before;
+	if (by_function->id)
+		memset(by_function->id, 0, by_function->cap * sizeof(*by_function->id));
 	p->location_tab_stale = 0;
 	for (i = 0; i < p->nlocations; i++) {
 		const struct pk_location *loc = &p->locations[i];
@@ -973,9 +1041,18 @@ static int rebuild_location_tab(struct pk_profile *p)
 			loc->mapping, loc->address, &p->lines[p->first_lines[i]],
 			loc->nlines
 		};
-		uint64_t hash = location_hash(key.mapping, key.address,
-					      key.lines, key.nlines);
+		uint64_t hash;
 
+		if (location_is_function(p, key.mapping, key.address, key.lines,
+					 key.nlines)) {
+			if (!dense_find(by_function, key.lines[0].function) &&
+			    dense_insert(p, by_function, key.lines[0].function,
+					 (uint32_t)i + 1))
+				return -1;
+			continue;
+		}
+		hash = location_hash(key.mapping, key.address, key.lines,
+				     key.nlines);
 		if (!pki_idtab_find(&p->location_tab, hash, location_match, p,
 				   &key, &slot) &&
 		    prof_tab_insert(p, &p->location_tab, slot, hash,
@@ -990,16 +1067,23 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 				    const struct pk_line *lines, size_t nlines)
 {
 	struct location_key key = { mapping, address, lines, nlines };
-	uint64_t hash = location_hash(mapping, address, lines, nlines);
+	int by_function = location_is_function(p, mapping, address, lines,
+					       nlines);
+	uint32_t function = by_function ? lines[0].function : 0, id;
 	struct pk_location *loc;
+	uint64_t hash = 0;
 	ptrdiff_t alias;
-	size_t slot;
-	uint32_t id;
+	size_t slot = 0;
 
 	if (p->location_tab_stale && rebuild_location_tab(p))
 		return 0;
-	id = pki_idtab_find(&p->location_tab, hash, location_match, p, &key,
-			   &slot);
+	if (by_function) {
+		id = dense_find(&p->location_by_function, function);
+	} else {
+		hash = location_hash(mapping, address, lines, nlines);
+		id = pki_idtab_find(&p->location_tab, hash, location_match, p,
+				   &key, &slot);
+	}
 	if (id)
 		return id;
 	alias = ALIASES(lines, p->lines, p->nlines) ? lines - p->lines : -1;
@@ -1014,7 +1098,8 @@ uint32_t pk_profile_intern_location(struct pk_profile *p, uint32_t mapping,
 	if (alias >= 0)
 		lines = p->lines + alias;
 	id = (uint32_t)p->nlocations + 1;
-	if (prof_tab_insert(p, &p->location_tab, slot, hash, id))
+	if (by_function ? dense_insert(p, &p->location_by_function, function, id) :
+			  prof_tab_insert(p, &p->location_tab, slot, hash, id))
 		return 0;
 	p->first_lines[p->nlocations] = (uint32_t)p->nlines;
 	loc = &p->locations[p->nlocations++];
@@ -1031,7 +1116,8 @@ void pki_profile_prefetch_location(const struct pk_profile *p,
 				   uint32_t mapping, uint64_t address,
 				   const struct pk_line *lines, size_t nlines)
 {
-	if (!p->location_tab_stale)
+	if (!p->location_tab_stale &&
+	    !location_is_function(p, mapping, address, lines, nlines))
 		pki_idtab_prefetch(&p->location_tab,
 				   location_hash(mapping, address, lines, nlines));
 }
@@ -1314,6 +1400,8 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 			  const int64_t *values, size_t nvalues)
 {
 	struct sample_key key = { stack, labels };
+	int summed = !pki_profile_keeps_order(p);
+	int by_stack = summed && !labels && stack <= p->nstacks;
 	uint64_t hash = 0;
 	size_t slot = 0, n = p->ntypes;
 	struct pk_sample *s;
@@ -1324,14 +1412,16 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	if (nvalues > n)
 		return PK_EUSAGE;
 	note_time(p, time);
-	if (!pki_profile_keeps_order(p)) {
+	if (by_stack) {
+		id = dense_find(&p->sample_by_stack, stack);
+	} else if (summed) {
 		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
 		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
 				   &slot);
-		if (id) {
-			sum_values(&p->values[(id - 1) * n], values, nvalues);
-			return 0;
-		}
+	}
+	if (id) {
+		sum_values(&p->values[(id - 1) * n], values, nvalues);
+		return 0;
 	}
 	if (p->nsamples >= UINT32_MAX - 1 ||
 	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
@@ -1340,8 +1430,8 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 		      sizeof(*p->values)))
 		return p->failed;
 	id = (uint32_t)p->nsamples + 1;
-	if (!pki_profile_keeps_order(p) &&
-	    prof_tab_insert(p, &p->sample_tab, slot, hash, id))
+	if (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
+	    summed && prof_tab_insert(p, &p->sample_tab, slot, hash, id))
 		return p->failed;
 	s = &p->samples[p->nsamples];
 	s->stack = stack;

@@ -28,6 +28,8 @@
 #define FRAME_MEMO_SIZE 16384	/* a power of two, in sets of FRAME_MEMO_WAYS */
 #define FRAME_MEMO_WAYS 4
 #define FRAME_MEMO_HEAD 16
+#define LEAF_AHEAD 256	/* bytes of the next line looked at for its leaf */
+#define MAX_COLUMNS 64	/* sample types before ours and ours */
 
 /*
  * A frame name by its first and last 8 bytes (overlapping when shorter:
@@ -49,6 +51,18 @@ struct frame_memo {
 	const char *name;
 };
 
+/*
+ * A line's sample, added when the next line's frames are found: its
+ * stack's lookup, a miss in a table of a million distinct stacks, comes
+ * into the cache meanwhile.
+ */
+struct held_sample {
+	uint32_t *frames;	/* locations, leaf first */
+	size_t frames_cap, depth;
+	int64_t values[MAX_COLUMNS];
+	size_t nvalues;		/* 0: none held */
+};
+
 /* A frame in the line: where it starts, its length and its key. */
 struct frame_span {
 	uint32_t at, len;
@@ -66,6 +80,7 @@ struct folded_reader {
 	struct frame_span *spans;	/* the line's frames, root first */
 	size_t spans_cap;
 	struct frame_memo *memo;	/* by a hash of the name */
+	struct held_sample held;
 	uint64_t bad_lines;
 
 	/* A text in memory, read in parts (parts.h). */
@@ -353,12 +368,52 @@ static int leave_to_whole(const struct folded_reader *r, const struct line_count
 	return 0;
 }
 
+/* The sample held, if any, added to the profile. */
+static int add_held(struct folded_reader *r)
+{
+	struct held_sample *h = &r->held;
+	size_t n = h->nvalues;
+
+	if (!n)
+		return 0;
+	h->nvalues = 0;
+	return pk_profile_add_sample(r->p, pk_profile_intern_stack(r->p, h->frames,
+								   h->depth),
+				     0, 0, h->values, n);
+}
+
+/* The line's sample held: its locations (r->frames) and values. */
+static int hold(struct folded_reader *r, size_t depth, const int64_t *values)
+{
+	struct held_sample *h = &r->held;
+	uint32_t *frames = h->frames;
+	size_t cap = h->frames_cap;
+
+	if (r->columns == 2) {
+		h->values[0] = values[0];
+		h->values[1] = values[1];
+		h->nvalues = 2;
+	} else {
+		if (r->base_column >= MAX_COLUMNS)
+			return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+		/* the columns before ours are other inputs' */
+		memset(h->values, 0, (size_t)r->base_column * sizeof(*h->values));
+		h->values[r->base_column] = values[0];
+		h->nvalues = (size_t)r->base_column + 1;
+	}
+	h->frames = r->frames;
+	h->frames_cap = r->frames_cap;
+	h->depth = depth;
+	r->frames = frames;
+	r->frames_cap = cap;
+	return 0;
+}
+
 static int handle_line(struct folded_reader *r, const char *line, size_t len)
 {
 	struct line_counts counts;
 	int64_t values[2];
 	size_t depth = 0;
-	uint32_t stack;
 	int c, rc;
 
 	if (split_counts(line, len, r->columns, &counts) < 0)
@@ -378,6 +433,9 @@ static int handle_line(struct folded_reader *r, const char *line, size_t len)
 		r->left_first_line = line_number(r) - 1;
 		return 0;
 	}
+	/* decimals may rescale the samples so far, the held one too */
+	if ((counts.decimals[0] || counts.decimals[1]) && (rc = add_held(r)))
+		return rc;
 	for (c = 0; c < counts.n; c++) {
 		int i = 2 - counts.n + c;
 
@@ -387,18 +445,34 @@ static int handle_line(struct folded_reader *r, const char *line, size_t len)
 	}
 	if ((rc = parse_stack(r, line, counts.stack_len, &depth)))
 		return rc;
-	stack = pk_profile_intern_stack(r->p, r->frames, depth);
-	if (r->columns == 1) {
-		int64_t v[64];
+	pki_profile_prefetch_stack(r->p, r->frames, depth);
+	if ((rc = add_held(r)))
+		return rc;
+	return hold(r, depth, values);
+}
 
-		if (r->base_column >= 64)
-			return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
-		/* the columns before ours are other inputs' */
-		memset(v, 0, (size_t)r->base_column * sizeof(*v));
-		v[r->base_column] = values[0];
-		return pk_profile_add_sample(r->p, stack, 0, 0, v, (size_t)r->base_column + 1);
-	}
-	return pk_profile_add_sample(r->p, stack, 0, 0, values, 2);
+/*
+ * The next line's leaf name into the cache of the profile's string table,
+ * while this line is read: in a profile of a million distinct stacks the
+ * leaf is new on nearly every line, and its lookup a miss. The line's
+ * text is in the cache then, for reading it.
+ */
+static void prefetch_next_leaf(const struct folded_reader *r, const char *s,
+			       const char *end)
+{
+	size_t n = (size_t)(end - s) < LEAF_AHEAD ? (size_t)(end - s) : LEAF_AHEAD;
+	const char *nl = memchr(s, '\n', n), *leaf;
+	size_t len;
+
+	if (!nl)
+		return;
+	for (len = (size_t)(nl - s); len && s[len - 1] != ' '; len--)
+		;
+	if (!len--)
+		return;
+	for (leaf = s + len; leaf > s && leaf[-1] != ';'; leaf--)
+		;
+	pki_profile_prefetch_string(r->p, leaf, (size_t)(s + len - leaf));
 }
 
 /* The lines of a text in memory, from s to end, as pk_input_line reads
@@ -411,6 +485,7 @@ static int read_text(struct folded_reader *r, const char *s, const char *end)
 		const char *line = s;
 		size_t len = pki_text_line(line, end, &s, NULL);
 
+		prefetch_next_leaf(r, s, end);
 		if (r->part)
 			pki_part_step(r->part, line);
 		r->lines++;
@@ -422,6 +497,8 @@ static int read_text(struct folded_reader *r, const char *s, const char *end)
 					    MAX_LINE >> 20);
 		rc = handle_line(r, line, len);
 	}
+	if (!rc)
+		rc = add_held(r);
 	if (r->part)
 		pki_part_finish(r->part, s);
 	return rc;
@@ -438,7 +515,7 @@ static int read_stream(struct folded_reader *r)
 		r->lines++;
 		rc = handle_line(r, line, len);
 	}
-	return rc;
+	return rc ? rc : add_held(r);
 }
 
 /* ---- a text in memory, read in parts ---- */
@@ -485,12 +562,13 @@ static void reader_done(void *reader)
 	struct folded_reader *r = reader;
 
 	free(r->frames);
+	free(r->held.frames);
 	free(r->spans);
 	free(r->memo);
-	r->frames = NULL;
+	r->frames = r->held.frames = NULL;
 	r->spans = NULL;
 	r->memo = NULL;
-	r->frames_cap = r->spans_cap = 0;
+	r->frames_cap = r->held.frames_cap = r->spans_cap = 0;
 }
 
 /* Folded stacks start at every line. */
