@@ -744,6 +744,18 @@ static int64_t unnamed_weights(const struct run *r, const int64_t *stack_w,
 	return unnamed;
 }
 
+/* Whether some object's frames were left without names: with none (as
+ * for folded text, which has no mappings) there is nothing to weigh. */
+static int any_reported(const struct pk_symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->reported)
+			return 1;
+	return 0;
+}
+
 /*
  * Say once what stayed without names: the files, heaviest first, by the
  * samples their unnamed frames are in (where the profile has no samples,
@@ -811,7 +823,8 @@ int pki_symbolize(struct pk_symbolizer *s, struct pk_profile *p)
 	rc = prepare_mappings(&r) ? PK_ENOMEM : symbolize_locations(&r);
 	if (!rc) {
 		mark_mappings(&r);
-		warn_unnamed(&r);
+		if (any_reported(s))
+			warn_unnamed(&r);
 	}
 	sym_kernel_join(&s->kernel);	/* a wrong guess: its table waits, unused */
 	free(r.map_obj);
