@@ -2,8 +2,38 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "grow.h"
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Huge pages for the whole huge pages inside bytes at p, if any. */
+static void advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t to = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+
+	if (bytes >= HUGE_PAGE && to > from)
+		madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
+void *pki_alloc_large(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_PAGE)
+		return malloc(bytes ? bytes : 1);
+	if (posix_memalign(&p, HUGE_PAGE, bytes))
+		return NULL;
+	advise_huge(p, bytes);
+	return p;
+}
 
 int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 {
@@ -20,7 +50,16 @@ int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 	}
 	if (n > SIZE_MAX / elem)
 		return -1;
-	grown = realloc(*ptr, n * elem);
+	if (n * elem < HUGE_PAGE) {
+		grown = realloc(*ptr, n * elem);
+	} else {
+		/* moved, not realloc'd: mremap would keep 4 KiB pages */
+		grown = pki_alloc_large(n * elem);
+		if (grown && *ptr)
+			memcpy(grown, *ptr, *cap * elem);
+		if (grown)
+			free(*ptr);
+	}
 	if (!grown)
 		return -1;
 	*ptr = grown;

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "grow.h"
 #include "idtab.h"
-
-#define IDTAB_HUGE ((size_t)2 << 20)	/* bytes: a huge page */
 
 void pki_idtab_release(struct pk_idtab *t)
 {
@@ -55,17 +53,9 @@ static size_t free_slot(const struct pk_idtab *t, uint32_t hash)
 static struct pk_idtab_slot *new_slots(size_t size)
 {
 	size_t bytes = size * sizeof(struct pk_idtab_slot);
-#ifdef MADV_HUGEPAGE
-	void *p;
+	void *p = pki_alloc_large(bytes);
 
-	if (bytes >= IDTAB_HUGE) {
-		if (posix_memalign(&p, IDTAB_HUGE, bytes))
-			return NULL;
-		madvise(p, bytes, MADV_HUGEPAGE);
-		return memset(p, 0, bytes);
-	}
-#endif
-	return calloc(size, sizeof(struct pk_idtab_slot));
+	return p ? memset(p, 0, bytes) : NULL;
 }
 
 static int idtab_resize(struct pk_idtab *t, size_t size)
