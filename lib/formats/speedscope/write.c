@@ -59,6 +59,7 @@ struct group {
 	size_t series;
 	size_t first, count;	/* slice of order[] */
 	int64_t total;
+	int weights_differ;	/* else every sample weighs the first's */
 };
 
 struct speedscope {
@@ -321,9 +322,10 @@ static int sort_group(struct speedscope *w, const struct group *gr,
 	for (i = 0; i < n; i++)
 		scratch32[i] = stacks[place[i]];
 	memcpy(stacks, scratch32, n * sizeof(*stacks));
-	for (i = 0; i < n; i++)
+	for (i = 0; gr->weights_differ && i < n; i++)
 		scratch[i] = weights[place[i]];
-	memcpy(weights, scratch, n * sizeof(*weights));
+	if (gr->weights_differ)
+		memcpy(weights, scratch, n * sizeof(*weights));
 	return 0;
 }
 
@@ -360,6 +362,8 @@ static int place_samples(struct speedscope *w, const uint32_t *sample_group)
 		w->order_stacks[to] = pk_profile_sample(w->p, i)->stack;
 		w->order_weights[to] = pk_profile_sample_values(w->p, i)
 					[w->series[gr->series].column];
+		gr->weights_differ |= w->order_weights[to] !=
+				      w->order_weights[gr->first];
 	}
 	return 0;
 }
