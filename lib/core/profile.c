@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/idtab.h"
 #include "util/strbuf.h"
 #include "internal.h"
@@ -1507,7 +1508,7 @@ static int time_order_copied(const struct pk_profile *p, const uint32_t *idx,
 	size_t i, ascending = 1;
 	uint64_t varying = 0;
 
-	t = malloc(2 * n * sizeof(*t));
+	t = pki_alloc_large(2 * n * sizeof(*t));
 	counts = malloc(TIME_DIGITS * sizeof(*counts));
 	if (!t || !counts) {
 		free(t);
@@ -1596,7 +1597,7 @@ static int time_order_packed(const struct pk_profile *p, const uint32_t *idx,
 {
 	unsigned passes = (time_bits + KEY_DIGIT_BITS - 1) / KEY_DIGIT_BITS;
 	unsigned width = (time_bits + passes - 1) / passes;
-	uint64_t *key = malloc(2 * n * sizeof(*key)), *sorted;
+	uint64_t *key = pki_alloc_large(2 * n * sizeof(*key)), *sorted;
 	uint32_t *counts = malloc(passes * ((size_t)1 << width) *
 				  sizeof(*counts));
 	size_t i;
@@ -1647,7 +1648,7 @@ int pki_time_order(const struct pk_profile *p, const uint32_t *idx, size_t n,
 
 int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
 {
-	uint32_t *place = malloc((n ? n : 1) * sizeof(*place));
+	uint32_t *place = pki_alloc_large(n * sizeof(*place));
 	size_t i;
 	int rc = place ? pki_time_order(p, idx, n, place) : PK_ENOMEM;
 
