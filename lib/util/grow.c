@@ -7,6 +7,7 @@
 #include "grow.h"
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
+#define LARGE (HUGE_PAGE / 2)	/* bytes: an array worth a huge page */
 
 /* Huge pages for the whole huge pages inside bytes at p, if any. */
 static void advise_huge(void *p, size_t bytes)
@@ -25,13 +26,15 @@ static void advise_huge(void *p, size_t bytes)
 
 void *pki_alloc_large(size_t bytes)
 {
+	/* whole huge pages: the last one would otherwise be small pages */
+	size_t whole = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
 	void *p;
 
-	if (bytes < HUGE_PAGE)
+	if (bytes < LARGE)
 		return malloc(bytes ? bytes : 1);
-	if (posix_memalign(&p, HUGE_PAGE, bytes))
+	if (bytes > SIZE_MAX - HUGE_PAGE || posix_memalign(&p, HUGE_PAGE, whole))
 		return NULL;
-	advise_huge(p, bytes);
+	advise_huge(p, whole);
 	return p;
 }
 
@@ -50,7 +53,7 @@ int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 	}
 	if (n > SIZE_MAX / elem)
 		return -1;
-	if (n * elem < HUGE_PAGE) {
+	if (n * elem < LARGE) {
 		grown = realloc(*ptr, n * elem);
 	} else {
 		/* moved, not realloc'd: mremap would keep 4 KiB pages */

@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 /*
- * bytes for a large array: one of a huge page (2 MiB) or more is on huge
- * pages where the system gives them on request (transparent huge pages,
- * "madvise"). The first touch of each 4 KiB page of a fresh array is a
+ * bytes for a large array: one of half a huge page (1 MiB) or more is
+ * on huge pages, rounded up to whole ones, where the system gives them on
+ * request (transparent huge pages, "madvise"). The first touch of each 4 KiB page of a fresh array is a
  * fault that costs more than filling the page, and a large array read at
  * random misses the TLB on nearly every read. Freed with free().
  */

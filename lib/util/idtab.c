@@ -47,8 +47,8 @@ static size_t free_slot(const struct pk_idtab *t, uint32_t hash)
 
 /*
  * Zeroed slots. A table of millions of ids is probed at random: on 4 KB
- * pages nearly every probe also misses the TLB, so a table of a huge page
- * or more asks for huge pages where the system has them.
+ * pages nearly every probe also misses the TLB, so a large table asks
+ * for huge pages where the system has them (pki_alloc_large).
  */
 static struct pk_idtab_slot *new_slots(size_t size)
 {
