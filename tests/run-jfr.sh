@@ -128,8 +128,11 @@ if [ $have_java = yes ]; then
 	java_pid=$!
 	tries=0
 	sleep 1
-	until jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" \
-		>"$tmpdir/java/jcmd.out" 2>&1 || [ $tries -ge 120 ]; do
+	# jcmd exits 0 also when the dump failed (the recording not started
+	# yet, on a loaded machine): the dump's file says whether it was made
+	until { jcmd $java_pid JFR.dump name=live filename="$tmpdir/java/dump.jfr" \
+		>"$tmpdir/java/jcmd.out" 2>&1 && [ -s "$tmpdir/java/dump.jfr" ]; } ||
+		[ $tries -ge 120 ]; do
 		tries=$((tries + 1))
 		sleep 0.5
 	done

@@ -310,10 +310,10 @@ static void scan_free(struct scan *sc)
 	free(sc->names.s);
 }
 
-/* Hand 0 (the front) or 1 (the back) scans parts until none is left. */
-static void job_work(struct kallsyms_scan *j, int hand)
+/* Hand 0 (the front) or 1 (the back) scans parts until none is left,
+ * into buf of LINE_MAX_BYTES + 2 bytes, or fails the job without one. */
+static void job_work(struct kallsyms_scan *j, int hand, char *buf)
 {
-	char *buf = malloc(LINE_MAX_BYTES + 2);
 	int failed = !buf;
 
 	for (;;) {
@@ -334,6 +334,14 @@ static void job_work(struct kallsyms_scan *j, int hand)
 		failed = scan_range(&j->hand[hand], j->fd, j->seq, from, to,
 				    buf) < 0;
 	}
+}
+
+/* job_work with a buffer from the heap. */
+static void job_work_heap(struct kallsyms_scan *j, int hand)
+{
+	char *buf = malloc(LINE_MAX_BYTES + 2);
+
+	job_work(j, hand, buf);
 	free(buf);
 }
 
@@ -466,7 +474,7 @@ static struct symtab *scan_kallsyms(const char *path, const uint64_t *want,
 
 	if (!j)
 		return NULL;
-	job_work(j, 0);
+	job_work_heap(j, 0);
 	return job_finish(j);
 }
 
@@ -542,7 +550,11 @@ static int kernel_is_running(struct sym_kernel *k, const char *bid)
  */
 static void *prefetch_main(void *arg)
 {
-	job_work(arg, 0);
+	/* on the thread's stack, which goes when the thread does: from
+	 * malloc, it would stay in the thread's arena to the end */
+	char buf[LINE_MAX_BYTES + 2];
+
+	job_work(arg, 0, buf);
 	return NULL;
 }
 
@@ -560,7 +572,7 @@ static struct symtab *prefetched(struct sym_kernel *k, const char *path)
 
 	if (!j || !k->prefetch.path || strcmp(k->prefetch.path, path) != 0)
 		return NULL;
-	job_work(j, 1);
+	job_work_heap(j, 1);
 	sym_kernel_join(k);
 	k->prefetch.job = NULL;
 	return job_finish(j);

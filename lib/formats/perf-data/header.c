@@ -124,6 +124,7 @@ static void decode_attr(const unsigned char *b, size_t n, int big,
 	a->branch_sample_type = pd_u64(buf + ATTR_BRANCH_SAMPLE_TYPE, big);
 	a->regs_user = pd_u64(buf + ATTR_REGS_USER, big);
 	a->regs_intr = pd_u64(buf + ATTR_REGS_INTR, big);
+	pd_attr_trailer(a);
 }
 
 /* Where perf finds the id in a sample and, from the end, in the

@@ -110,23 +110,34 @@ void pd_machine_release(struct pd_machine *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The id of thread tid (0: none yet; then *hash and *slot say where it
+ * goes). A tid names one thread for the whole recording. */
+static uint32_t thread_id(struct pd_machine *m, int32_t tid, uint64_t *hash,
+			  size_t *slot)
+{
+	uint32_t *recent = &m->recent_thread[(uint32_t)tid %
+					     PK_ARRAY_SIZE(m->recent_thread)];
+	uint32_t id = *recent;
+
+	if (id && m->threads[id - 1].tid == tid)
+		return id;
+	*hash = pki_hash_u64((uint64_t)(uint32_t)tid);
+	id = pki_idtab_find(&m->thread_tab, *hash, thread_match, m, &tid, slot);
+	if (id)
+		*recent = id;
+	return id;
+}
+
 struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 				    int32_t tid)
 {
 	uint64_t hash;
 	size_t slot;
-	uint32_t id = m->last_thread;
+	uint32_t id = thread_id(m, tid, &hash, &slot);
 	struct pd_thread *t;
 
-	/* samples come in runs of one thread's */
-	if (!id || m->threads[id - 1].tid != tid) {
-		hash = pki_hash_u64((uint64_t)(uint32_t)tid);
-		id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
-				    &tid, &slot);
-		if (!id)
-			return new_thread(m, pid, tid, hash, slot);
-		m->last_thread = id;
-	}
+	if (!id)
+		return new_thread(m, pid, tid, hash, slot);
 	t = &m->threads[id - 1];
 	/* a thread first seen without its pid learns it later */
 	if (t->pid == -1 && pid != -1)
@@ -136,10 +147,9 @@ struct pd_thread *pd_machine_thread(struct pd_machine *m, int32_t pid,
 
 struct pd_thread *pd_machine_find_thread(struct pd_machine *m, int32_t tid)
 {
-	uint64_t hash = pki_hash_u64((uint64_t)(uint32_t)tid);
+	uint64_t hash;
 	size_t slot;
-	uint32_t id = pki_idtab_find(&m->thread_tab, hash, thread_match, m,
-				    &tid, &slot);
+	uint32_t id = thread_id(m, tid, &hash, &slot);
 
 	return id ? &m->threads[id - 1] : NULL;
 }

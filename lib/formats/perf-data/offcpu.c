@@ -265,7 +265,7 @@ static void switch_out(struct pd_model *mo, int32_t tid)
 int pd_model_switch(struct pd_model *mo, const struct pd_rec *rec,
 		    uint32_t attr)
 {
-	struct pd_sample s;
+	struct pd_sample_id s;
 
 	if (pd_parse_id_trailer(&mo->st->ev.attrs[attr], rec->data, rec->size,
 				mo->st->big, &s) < 0 || !s.time)

@@ -219,6 +219,10 @@ struct pd_attr {
 	uint64_t regs_intr;
 	char *name;		/* malloc'd, or NULL */
 	enum pd_name_source name_source;
+	/* the sample_id_all trailer of other records, worked out once
+	 * (pd_attr_trailer): its u64s, and the time's, counted from the
+	 * end (1: the last; 0: no time) */
+	uint8_t trailer_u64s, trailer_time;
 };
 
 struct pd_id {
@@ -264,7 +268,9 @@ struct pd_machine {
 	struct pd_thread *threads;
 	size_t nthreads, threads_cap;
 	struct pk_idtab thread_tab;
-	uint32_t last_thread;	/* id of the thread found last, 0: none */
+	/* ids of threads found lately, by tid mod 64 (0: none): samples
+	 * come in runs of a thread's, switch records alternate a few */
+	uint32_t recent_thread[64];
 	struct pd_space *spaces;
 	size_t nspaces, spaces_cap;
 	struct pk_idtab space_tab;
@@ -491,9 +497,20 @@ int pd_parse_sample(const struct pd_attr *a, const unsigned char *rec,
  * when it was not sampled. */
 int pd_sample_user_reg(const struct pd_sample *s, int reg, int big,
 		       uint64_t *value);
+/* The fields of a's sample_id_all trailer: a->trailer_u64s and
+ * a->trailer_time from a->sample_type. */
+void pd_attr_trailer(struct pd_attr *a);
+
+/* What the sample_id_all trailer of a non-sample record says. */
+struct pd_sample_id {
+	uint64_t time, id;
+	int32_t pid, tid;	/* -1 when not there */
+	uint32_t cpu;		/* UINT32_MAX when not there */
+};
+
 /* The sample_id_all trailer of a non-sample record; -1 if it is absent. */
 int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
-			size_t size, int big, struct pd_sample *s);
+			size_t size, int big, struct pd_sample_id *s);
 /* The time of a record for ordering, or -1 when it carries none. */
 int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 		   size_t size, uint32_t type, int big, uint64_t *time);

@@ -296,13 +296,54 @@ static int deliver(struct pd_reader *r, const struct pd_rec *rec,
 
 /* ---- ordering: a round at a time ---- */
 
-static int compare_queued(const void *a, const void *b)
+static int queued_before(const struct queued *x, const struct queued *y)
 {
-	const struct queued *x = a, *y = b;
+	return x->time != y->time ? x->time < y->time : x->seq < y->seq;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+/* The end of the ascending run of q that begins at from. */
+static size_t run_end(const struct queued *q, size_t from, size_t n)
+{
+	while (++from < n && queued_before(&q[from - 1], &q[from]))
+		;
+	return from;
+}
+
+/*
+ * Sort the round by (time, seq), a total order. A round is the CPUs'
+ * buffers one after the other, each in time order already: merging its
+ * runs pass by pass takes a few passes where a general sort took log n.
+ * 0, or -1 when out of memory.
+ */
+static int sort_queue(struct pd_reader *r)
+{
+	struct queued *from = r->queue, *to, *swap, *spare;
+	size_t n = r->nqueue, a, b, c, i, j, k;
+
+	if (run_end(from, 0, n) == n)
+		return 0;
+	if (!(spare = malloc(n * sizeof(*spare))))
+		return -1;
+	to = spare;
+	do {
+		for (a = 0; a < n; a = c) {
+			b = run_end(from, a, n);
+			c = b < n ? run_end(from, b, n) : n;
+			for (i = a, j = b, k = a; i < b && j < c;)
+				to[k++] = queued_before(&from[j], &from[i]) ?
+					  from[j++] : from[i++];
+			memcpy(to + k, from + i, (b - i) * sizeof(*to));
+			k += b - i;
+			memcpy(to + k, from + j, (c - j) * sizeof(*to));
+		}
+		swap = from;
+		from = to;
+		to = swap;
+	} while (run_end(from, 0, n) < n);
+	if (from == spare)
+		memcpy(r->queue, spare, n * sizeof(*spare));
+	free(spare);
+	return 0;
 }
 
 /* Sort the round and deliver its oldest n records. */
@@ -313,12 +354,8 @@ static int flush_queue(struct pd_reader *r, size_t n)
 
 	if (!r->nqueue)
 		return 0;
-	/* a round mostly comes in order already: a look is cheaper */
-	for (i = 1; i < r->nqueue &&
-	     compare_queued(&r->queue[i - 1], &r->queue[i]) < 0; i++)
-		;
-	if (i < r->nqueue)
-		qsort(r->queue, r->nqueue, sizeof(*r->queue), compare_queued);
+	if (sort_queue(r) < 0)
+		return nomem(r);
 	for (i = 0; i < n && !rc; i++) {
 		const struct queued *q = &r->queue[i];
 		struct pd_rec rec;

@@ -289,17 +289,28 @@ bad:
 			   PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | \
 			   PD_SAMPLE_IDENTIFIER)
 
-int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
-			size_t size, int big, struct pd_sample *s)
+void pd_attr_trailer(struct pd_attr *a)
 {
 	uint64_t t = a->sample_type;
-	size_t n = (size_t)popcount64(t & ID_TRAILER_FIELDS);
+
+	a->trailer_u64s = (uint8_t)popcount64(t & ID_TRAILER_FIELDS);
+	a->trailer_time = t & PD_SAMPLE_TIME ?
+		(uint8_t)(1 + popcount64(t & ID_TRAILER_FIELDS &
+					 ~(PD_SAMPLE_TID | PD_SAMPLE_TIME))) : 0;
+}
+
+/* A switch recording has two of these records per sample: the trailer's
+ * layout comes from the attribute, worked out once. */
+int pd_parse_id_trailer(const struct pd_attr *a, const unsigned char *rec,
+			size_t size, int big, struct pd_sample_id *s)
+{
+	uint64_t t = a->sample_type;
 	const unsigned char *p;
 
-	memset(s, 0, sizeof(*s));
+	s->time = s->id = 0;
 	s->pid = s->tid = -1;
 	s->cpu = UINT32_MAX;
-	if (!(a->flags & PD_ATTR_SAMPLE_ID_ALL) || size < 8 + 8 * n)
+	if (!(a->flags & PD_ATTR_SAMPLE_ID_ALL) || size < 8 + 8u * a->trailer_u64s)
 		return -1;
 	/* read from the last u64 backwards */
 	p = rec + size - 8;
@@ -337,15 +348,11 @@ int pd_record_time(const struct pd_attr *a, const unsigned char *rec,
 	if (!(t & PD_SAMPLE_TIME))
 		return -1;
 	if (type != PD_RECORD_SAMPLE) {
-		/* the time is the u64 before the trailer's later fields: read
-		 * it alone, as every record of a switch recording asks */
-		size_t n = (size_t)popcount64(t & ID_TRAILER_FIELDS);
-		size_t after = (size_t)popcount64(t & ID_TRAILER_FIELDS &
-						  ~(PD_SAMPLE_TID | PD_SAMPLE_TIME));
-
-		if (!(a->flags & PD_ATTR_SAMPLE_ID_ALL) || size < 8 + 8 * n)
+		/* the time alone, as every record of a switch recording asks */
+		if (!(a->flags & PD_ATTR_SAMPLE_ID_ALL) ||
+		    size < 8 + 8u * a->trailer_u64s)
 			return -1;
-		*time = pd_u64(rec + size - 8 * (after + 1), big);
+		*time = pd_u64(rec + size - 8u * a->trailer_time, big);
 		return 0;
 	}
 	off = 8 + 8 * (size_t)(!!(t & PD_SAMPLE_IDENTIFIER) +

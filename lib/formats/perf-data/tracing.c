@@ -67,6 +67,16 @@ struct pd_tracing {
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
 	struct pd_label_cache memo;
+
+	/* the event of the last sample's, as every sample needs it */
+	struct event_shape {
+		struct tep_event *ev;
+		size_t nfields;	/* in ev->format.fields */
+		size_t start;	/* their least offset (SIZE_MAX: none) */
+		size_t size;	/* the bytes all fields take, when fixed */
+		int fixed;	/* no dynamic field: size says if they fit */
+		int never;	/* a field of negative offset or size */
+	} shape;
 };
 
 /* Payloads past this many, or past this many bytes kept for them, are
@@ -332,6 +342,46 @@ static int event_fits(const struct tep_event *ev, const unsigned char *raw,
 	return 1;
 }
 
+/* What the samples of ev need of its format, worked out at the first. */
+static const struct event_shape *event_shape(struct pd_tracing *tr,
+					     struct tep_event *ev)
+{
+	struct event_shape *sh = &tr->shape;
+	const struct tep_format_field *f;
+	int common;
+
+	if (sh->ev == ev)
+		return sh;
+	memset(sh, 0, sizeof(*sh));
+	sh->ev = ev;
+	sh->start = SIZE_MAX;
+	sh->fixed = 1;
+	for (common = 1; common >= 0; common--)
+		for (f = common ? ev->format.common_fields : ev->format.fields;
+		     f; f = f->next) {
+			if (f->offset < 0 || f->size < 0)
+				sh->never = 1;
+			else if (f->flags & TEP_FIELD_IS_DYNAMIC)
+				sh->fixed = 0;
+			else if ((size_t)f->offset + (size_t)f->size > sh->size)
+				sh->size = (size_t)f->offset + (size_t)f->size;
+			if (common)
+				continue;
+			sh->nfields++;
+			if ((size_t)f->offset < sh->start)
+				sh->start = (size_t)f->offset;
+		}
+	return sh;
+}
+
+static int shape_fits(const struct event_shape *sh, const unsigned char *raw,
+		      size_t size, int big)
+{
+	if (sh->never)
+		return 0;
+	return sh->fixed ? size >= sh->size : event_fits(sh->ev, raw, size, big);
+}
+
 static int is_number(const struct tep_format_field *f)
 {
 	return !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
@@ -401,24 +451,26 @@ static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
 	return n;
 }
 
-static struct tep_event *sample_event(struct pd_state *st,
-				      struct pd_tracing *tr,
-				      const struct pd_sample *s,
-				      uint64_t offset)
+static const struct event_shape *sample_event(struct pd_state *st,
+					      struct pd_tracing *tr,
+					      const struct pd_sample *s,
+					      uint64_t offset)
 {
+	const struct event_shape *sh;
 	const struct pd_format *f;
 	struct tep_event *ev;
 
-	if (s->raw_size < 8)
+	if (s->raw_size < 8 ||
+	    !(ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big))))
 		return NULL;
-	ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big));
-	if (ev && !event_fits(ev, s->raw, s->raw_size, st->big)) {
+	sh = event_shape(tr, ev);
+	if (!shape_fits(sh, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
 			"is shorter than its fields; not decoded", st->name,
 			(unsigned long long)offset, ev->name);
 		return NULL;
 	}
-	if (ev && tr->nreaching && (f = find_reaching(tr, (unsigned)ev->id)) &&
+	if (tr->nreaching && (f = find_reaching(tr, (unsigned)ev->id)) &&
 	    !pd_format_sample_fits(f, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
 			"does not hold what its print format reads; not "
@@ -426,7 +478,7 @@ static struct tep_event *sample_event(struct pd_state *st,
 			ev->name);
 		return NULL;
 	}
-	return ev;
+	return sh;
 }
 
 /*
@@ -434,16 +486,13 @@ static struct tep_event *sample_event(struct pd_state *st,
  * only) after base in tr->labels, or 0 when it is new: then *id is its
  * id to keep them under, or 0 when no more are kept.
  */
-static size_t kept_labels(struct pd_tracing *tr, const struct tep_event *ev,
+static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
 			  const struct pd_sample *s, size_t nbase, uint32_t *id)
 {
-	size_t first, n, start = s->raw_size;
-	const struct tep_format_field *f;
+	const struct tep_event *ev = sh->ev;
+	size_t first, n, start = sh->start < s->raw_size ? sh->start : s->raw_size;
 
 	*id = 0;
-	for (f = ev->format.fields; f; f = f->next)
-		if ((size_t)f->offset < start)
-			start = (size_t)f->offset;
 	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
 	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
 		return 0;
@@ -497,28 +546,25 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   size_t nbase)
 {
 	struct pd_tracing *tr = st->tracing;
-	struct tep_event *ev = NULL;
-	struct tep_format_field *f;
+	const struct event_shape *sh = NULL;
 	uint32_t id;
 	size_t n;
 
 	if (tr && s->raw)
-		ev = sample_event(st, tr, s, offset);
-	if (!ev)
+		sh = sample_event(st, tr, s, offset);
+	if (!sh)
 		return pk_profile_intern_labels(st->p, base, nbase);
-	n = nbase + 1;
-	for (f = ev->format.fields; f; f = f->next)
-		n++;
+	n = nbase + 1 + sh->nfields;
 	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
 	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size + RAW_PAD, 1) < 0)
 		return pk_profile_intern_labels(st->p, base, nbase);
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = kept_labels(tr, ev, s, nbase, &id);
+	n = kept_labels(tr, sh, s, nbase, &id);
 	if (n)
 		return memo_label_set(st, tr, id, nbase, n);
 	memcpy(tr->raw, s->raw, s->raw_size);
 	memset(tr->raw + s->raw_size, 0, RAW_PAD);
-	n = field_labels(st, tr, ev, s, nbase);
+	n = field_labels(st, tr, sh->ev, s, nbase);
 	if (id)
 		keep_labels(tr, id, nbase, n);
 	return pk_profile_intern_labels(st->p, tr->labels, n);
