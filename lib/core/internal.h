@@ -151,6 +151,11 @@ int64_t pki_profile_duration(const struct pk_profile *p);
  * copy of each index and time is made only when out of order). 0 or
  * PK_ENOMEM (then idx is as it was). */
 int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n);
+/* The same order as places in idx: 0 when idx is in it already, else 1
+ * with place[k] the place in idx of the k-th sample in time order (for
+ * a caller that keeps more than indexes in idx's order); or PK_ENOMEM. */
+int pki_time_order(const struct pk_profile *p, const uint32_t *idx, size_t n,
+		   uint32_t *place);
 int pki_is_shared_library(const char *path);
 
 /*

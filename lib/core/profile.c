@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/idtab.h"
 #include "util/strbuf.h"
 #include "internal.h"
@@ -1527,6 +1528,7 @@ int64_t pk_profile_total(const struct pk_profile *p, size_t column)
 struct timed_index {
 	uint64_t time;
 	uint32_t index;
+	uint32_t place;		/* in the array sorted */
 };
 
 static int compare_timed(const void *a, const void *b)
@@ -1587,20 +1589,16 @@ static struct timed_index *radix_sort_timed(struct timed_index *t,
 	return t;
 }
 
-int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
+/* The general case: each place's time and index copied, then sorted. */
+static int time_order_copied(const struct pk_profile *p, const uint32_t *idx,
+			     size_t n, uint32_t *place)
 {
 	struct timed_index *t, *sorted;
 	size_t (*counts)[1u << TIME_DIGIT_BITS];
 	size_t i, ascending = 1;
 	uint64_t varying = 0;
 
-	for (i = 1; i < n; i++)
-		if (pk_profile_sample(p, idx[i])->time <
-		    pk_profile_sample(p, idx[i - 1])->time)
-			break;
-	if (i >= n)
-		return 0;
-	t = malloc(2 * n * sizeof(*t));
+	t = pki_alloc_large(2 * n * sizeof(*t));
 	counts = malloc(TIME_DIGITS * sizeof(*counts));
 	if (!t || !counts) {
 		free(t);
@@ -1608,8 +1606,9 @@ int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
 		return PK_ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		t[i].time = pk_profile_sample(p, idx[i])->time;
+		t[i].time = p->samples[idx[i]].time;
 		t[i].index = idx[i];
+		t[i].place = (uint32_t)i;
 		ascending &= !i || idx[i] > idx[i - 1];
 		varying |= t[i].time ^ t[0].time;
 	}
@@ -1622,10 +1621,133 @@ int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
 		sorted = t;
 	}
 	for (i = 0; i < n; i++)
-		idx[i] = sorted[i].index;
+		place[i] = sorted[i].place;
 	free(t);
 	free(counts);
-	return 0;
+	return 1;
+}
+
+/* Bits needed for v (0 for 0). */
+static unsigned bit_length(uint64_t v)
+{
+	unsigned bits = 0;
+
+	for (; v; v >>= 1)
+		bits++;
+	return bits;
+}
+
+/*
+ * A stable sort of n keys by their bits from low on, bits of them (a least
+ * significant digit radix sort, at most KEY_DIGIT_BITS a pass), through tmp
+ * of as many keys. Returns which of the two holds the result.
+ */
+#define KEY_DIGIT_BITS 11
+
+static uint64_t *radix_sort_keys(uint64_t *key, uint64_t *tmp, size_t n,
+				 unsigned low, unsigned bits, uint32_t *counts)
+{
+	unsigned passes = (bits + KEY_DIGIT_BITS - 1) / KEY_DIGIT_BITS, d;
+	unsigned width = passes ? (bits + passes - 1) / passes : 0;
+	size_t nbuckets = (size_t)1 << width, mask = nbuckets - 1, i, b;
+
+	memset(counts, 0, passes * nbuckets * sizeof(*counts));
+	for (i = 0; i < n; i++)
+		for (d = 0; d < passes; d++)
+			counts[d * nbuckets +
+			       ((key[i] >> (low + d * width)) & mask)]++;
+	for (d = 0; d < passes; d++) {
+		uint32_t *c = counts + d * nbuckets, sum = 0;
+		unsigned shift = low + d * width;
+		uint64_t *swap;
+
+		for (b = 0; b < nbuckets; b++) {
+			uint32_t k = c[b];
+
+			c[b] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			tmp[c[(key[i] >> shift) & mask]++] = key[i];
+		swap = key;
+		key = tmp;
+		tmp = swap;
+	}
+	return key;
+}
+
+/*
+ * The common case, indexes ascending and the times' span narrow: each
+ * key is the time past the first above the place, 8 bytes where a copy
+ * of time and index takes 16, sorted by the time's bits only.
+ */
+static int time_order_packed(const struct pk_profile *p, const uint32_t *idx,
+			     size_t n, uint32_t *place, uint64_t first,
+			     unsigned time_bits, unsigned place_bits)
+{
+	unsigned passes = (time_bits + KEY_DIGIT_BITS - 1) / KEY_DIGIT_BITS;
+	unsigned width = (time_bits + passes - 1) / passes;
+	uint64_t *key = pki_alloc_large(2 * n * sizeof(*key)), *sorted;
+	uint32_t *counts = malloc(passes * ((size_t)1 << width) *
+				  sizeof(*counts));
+	size_t i;
+
+	if (!key || !counts) {
+		free(key);
+		free(counts);
+		return PK_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		key[i] = (p->samples[idx[i]].time - first) << place_bits | i;
+	sorted = radix_sort_keys(key, key + n, n, place_bits, time_bits, counts);
+	for (i = 0; i < n; i++)
+		place[i] = (uint32_t)(sorted[i] & (((uint64_t)1 << place_bits) - 1));
+	free(key);
+	free(counts);
+	return 1;
+}
+
+int pki_time_order(const struct pk_profile *p, const uint32_t *idx, size_t n,
+		   uint32_t *place)
+{
+	uint64_t first, last;
+	unsigned place_bits;
+	size_t i;
+	int ascending = 1;
+
+	for (i = 1; i < n; i++)
+		if (p->samples[idx[i]].time < p->samples[idx[i - 1]].time)
+			break;
+	if (i >= n)
+		return 0;
+	first = last = p->samples[idx[0]].time;
+	for (i = 0; i < n; i++) {
+		uint64_t t = p->samples[idx[i]].time;
+
+		first = t < first ? t : first;
+		last = t > last ? t : last;
+		ascending &= !i || idx[i] > idx[i - 1];
+	}
+	place_bits = bit_length(n - 1);
+	if (ascending && n <= UINT32_MAX &&
+	    bit_length(last - first) + place_bits <= 64)
+		return time_order_packed(p, idx, n, place, first,
+					 bit_length(last - first), place_bits);
+	return time_order_copied(p, idx, n, place);
+}
+
+int pki_sort_by_time(const struct pk_profile *p, uint32_t *idx, size_t n)
+{
+	uint32_t *place = pki_alloc_large(n * sizeof(*place));
+	size_t i;
+	int rc = place ? pki_time_order(p, idx, n, place) : PK_ENOMEM;
+
+	for (i = 0; rc > 0 && i < n; i++)
+		place[i] = idx[place[i]];
+	if (rc > 0)
+		memcpy(idx, place, n * sizeof(*idx));
+	free(place);
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- off-CPU intervals ---- */

@@ -6,8 +6,18 @@
 #include <stddef.h>
 
 /*
+ * bytes for a large array: one of half a huge page (1 MiB) or more is
+ * on huge pages, rounded up to whole ones, where the system gives them on
+ * request (transparent huge pages, "madvise"). The first touch of each 4 KiB page of a fresh array is a
+ * fault that costs more than filling the page, and a large array read at
+ * random misses the TLB on nearly every read. Freed with free().
+ */
+void *pki_alloc_large(size_t bytes);
+
+/*
  * Grow *array (of elem bytes each) so that it holds at least need
- * elements; doubles capacity. Returns 0 or -1 (array unchanged).
+ * elements; doubles capacity. Returns 0 or -1 (array unchanged). The
+ * huge pages inside a large one are asked for, as pki_alloc_large's.
  * Inline where it has room already: that is every call but a few,
  * several per sample.
  */

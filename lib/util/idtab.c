@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "grow.h"
 #include "idtab.h"
-
-#define IDTAB_HUGE ((size_t)2 << 20)	/* bytes: a huge page */
 
 void pki_idtab_release(struct pk_idtab *t)
 {
@@ -49,8 +47,8 @@ static size_t free_slot(const struct pk_idtab *t, uint32_t hash)
 
 /*
  * Zeroed slots. A table of millions of ids is probed at random: on 4 KB
- * pages nearly every probe also misses the TLB, so a table of a huge page
- * or more asks for huge pages where the system has them.
+ * pages nearly every probe also misses the TLB, so a large table asks
+ * for huge pages where the system has them (pki_alloc_large).
  *
  * The slots are zeroed by writing, never calloc's fresh pages: a resize
  * reads a slot before it writes it, and a page first read is the
@@ -62,17 +60,10 @@ static struct pk_idtab_slot *new_slots(size_t size)
 	size_t bytes = size * sizeof(struct pk_idtab_slot);
 	void *p;
 
-#ifdef MADV_HUGEPAGE
-	if (bytes >= IDTAB_HUGE) {
-		if (posix_memalign(&p, IDTAB_HUGE, bytes))
-			return NULL;
-		madvise(p, bytes, MADV_HUGEPAGE);
-		return memset(p, 0, bytes);
-	}
-#endif
-	if (size > SIZE_MAX / sizeof(struct pk_idtab_slot) || !(p = malloc(bytes)))
+	if (size > SIZE_MAX / sizeof(struct pk_idtab_slot))
 		return NULL;
-	return memset(p, 0, bytes);
+	p = pki_alloc_large(bytes);
+	return p ? memset(p, 0, bytes) : NULL;
 }
 
 static int idtab_resize(struct pk_idtab *t, size_t size)

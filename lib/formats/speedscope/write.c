@@ -26,6 +26,7 @@
 
 #include "speedscope.h"
 #include "core/names.h"
+#include "util/grow.h"
 #include "util/json.h"
 
 /* ---- the writer's state ---- */
@@ -39,9 +40,18 @@ struct series {
 	int64_t scale;		/* the column's: values are value / scale */
 };
 
-/* Where stack_text holds a stack's array; len 0 until it is written. */
+/* Where stack_text holds a stack's array, after a comma and a newline;
+ * len 0 until it is written. */
 struct stack_text {
 	size_t off, len;
+};
+
+/* The last weight written, as a comma and its number: a thread's
+ * weights are mostly one sampling period, formatted once. */
+struct weight_text {
+	int64_t value, scale;	/* scale 0: none yet */
+	size_t len;
+	char s[1 + PK_VALUE_FORMAT_SIZE];
 };
 
 /* One output profile: a thread of one series. */
@@ -49,6 +59,7 @@ struct group {
 	size_t series;
 	size_t first, count;	/* slice of order[] */
 	int64_t total;
+	int weights_differ;	/* else every sample weighs the first's */
 };
 
 struct speedscope {
@@ -70,9 +81,11 @@ struct speedscope {
 	uint32_t *label_group;	/* label set id -> group, per series */
 	size_t label_group_cap;
 
-	uint32_t *order;	/* sample indexes, by group, in time order */
+	/* sample indexes, by group, in time order where needs_timed_order,
+	 * else in index order */
+	uint32_t *order;
 	size_t norder;
-	/* of each sample in that order: its stack, its group's weight */
+	/* of each sample in time order: its stack, its group's weight */
 	uint32_t *order_stacks;
 	int64_t *order_weights;
 
@@ -91,6 +104,7 @@ struct speedscope {
 	struct pk_strbuf stack_text;
 	struct stack_text *stack_texts;	/* by stack id (0: the empty stack) */
 	size_t nstacks;
+	struct weight_text weight_text;
 	uint32_t *open;		/* evented: the frames open now */
 	size_t nopen, open_cap;
 	struct pk_strbuf name;	/* a profile's or frame's, made */
@@ -279,67 +293,105 @@ static uint64_t time_of(const struct speedscope *w, uint32_t index)
 }
 
 /*
- * The stack and weight of each sample in output order, in one pass: the
- * passes after read them one after the other, where the samples in time
- * order would be read all over the profile's arrays, three times.
+ * The samples' times are wanted past the sort: for evented profiles, and
+ * for the gaps that off-CPU intervals leave in sampled ones.
  */
-static int gather_order(struct speedscope *w)
+static int needs_timed_order(const struct speedscope *w)
 {
-	size_t g, i;
+	return w->evented || w->interval_column >= 0;
+}
 
-	w->order_stacks = malloc((w->norder ? w->norder : 1) *
-				 sizeof(*w->order_stacks));
-	w->order_weights = malloc((w->norder ? w->norder : 1) *
-				  sizeof(*w->order_weights));
-	if (!w->order_stacks || !w->order_weights)
-		return oom(w);
-	for (g = 1; g < w->ngroups; g++) {
-		const struct group *gr = &w->groups[g];
-		int column = w->series[gr->series].column;
+/* Each group's stacks and weights (and indexes, if needed) from index
+ * order to time order; place and scratch have room for a group's. */
+static int sort_group(struct speedscope *w, const struct group *gr,
+		      uint32_t *place, int64_t *scratch)
+{
+	uint32_t *order = w->order + gr->first;
+	uint32_t *stacks = w->order_stacks + gr->first;
+	int64_t *weights = w->order_weights + gr->first;
+	uint32_t *scratch32 = (uint32_t *)scratch;
+	size_t i, n = gr->count;
+	int rc = pki_time_order(w->p, order, n, place);
 
-		for (i = gr->first; i < gr->first + gr->count; i++) {
-			w->order_stacks[i] = pk_profile_sample(w->p, w->order[i])->stack;
-			w->order_weights[i] =
-				pk_profile_sample_values(w->p, w->order[i])[column];
-		}
-	}
+	if (rc <= 0)
+		return rc;
+	for (i = 0; needs_timed_order(w) && i < n; i++)
+		scratch32[i] = order[place[i]];
+	if (needs_timed_order(w))
+		memcpy(order, scratch32, n * sizeof(*order));
+	for (i = 0; i < n; i++)
+		scratch32[i] = stacks[place[i]];
+	memcpy(stacks, scratch32, n * sizeof(*stacks));
+	for (i = 0; gr->weights_differ && i < n; i++)
+		scratch[i] = weights[place[i]];
+	if (gr->weights_differ)
+		memcpy(weights, scratch, n * sizeof(*weights));
 	return 0;
 }
 
-/* Lay the samples out group by group (a counting sort), each in time order. */
-static int build_order(struct speedscope *w)
+/*
+ * Lay the samples out group by group (a counting sort), with each one's
+ * stack and weight, then each group in time order. The stacks and
+ * weights are taken here, reading the profile's arrays one after the
+ * other: in time order they would be read all over those arrays.
+ */
+static int place_samples(struct speedscope *w, const uint32_t *sample_group)
 {
 	size_t n = pk_profile_sample_count(w->p), g, i, at = 0;
-	uint32_t *sample_group = calloc(n ? n : 1, sizeof(*sample_group));
-	int rc;
 
-	if (!sample_group)
+	w->order = pki_alloc_large(w->norder * sizeof(*w->order));
+	w->order_stacks = pki_alloc_large(w->norder * sizeof(*w->order_stacks));
+	w->order_weights = pki_alloc_large(w->norder *
+					   sizeof(*w->order_weights));
+	if (!w->order || !w->order_stacks || !w->order_weights)
 		return oom(w);
-	rc = assign_groups(w, sample_group);
-	if (!rc && !(w->order = malloc((w->norder ? w->norder : 1) *
-				       sizeof(*w->order))))
-		rc = oom(w);
-	for (g = 1; !rc && g < w->ngroups; g++) {
+	for (g = 1; g < w->ngroups; g++) {
 		w->groups[g].first = at;
 		at += w->groups[g].count;
 		w->groups[g].count = 0;
 	}
-	for (i = 0; !rc && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct group *gr;
+		size_t to;
 
 		if (!sample_group[i])
 			continue;	/* in no group: nothing to index */
 		gr = &w->groups[sample_group[i]];
-		w->order[gr->first + gr->count++] = (uint32_t)i;
+		to = gr->first + gr->count++;
+		w->order[to] = (uint32_t)i;
+		w->order_stacks[to] = pk_profile_sample(w->p, i)->stack;
+		w->order_weights[to] = pk_profile_sample_values(w->p, i)
+					[w->series[gr->series].column];
+		gr->weights_differ |= w->order_weights[to] !=
+				      w->order_weights[gr->first];
 	}
-	free(sample_group);
-	/* each group's indexes are ascending here, so pki_sort_by_time's
-	 * equal times in index order are equal times in input order */
+	return 0;
+}
+
+static int build_order(struct speedscope *w)
+{
+	size_t n = pk_profile_sample_count(w->p), g;
+	uint32_t *sample_group = pki_alloc_large(n * sizeof(*sample_group));
+	int64_t *scratch = NULL;
+	int rc;
+
+	if (!sample_group)
+		return oom(w);
+	memset(sample_group, 0, n * sizeof(*sample_group));
+	rc = assign_groups(w, sample_group);
+	if (!rc)
+		rc = place_samples(w, sample_group);
+	/* sample_group, no longer needed, holds the places; each group's
+	 * indexes are ascending here, so pki_time_order's equal times in
+	 * index order are equal times in input order */
+	if (!rc && !(scratch = pki_alloc_large(w->norder * sizeof(*scratch))))
+		rc = oom(w);
 	for (g = 1; !rc && g < w->ngroups; g++)
-		if (pki_sort_by_time(w->p, w->order + w->groups[g].first,
-				     w->groups[g].count))
+		if (sort_group(w, &w->groups[g], sample_group, scratch))
 			rc = oom(w);
-	return rc ? rc : gather_order(w);
+	free(scratch);
+	free(sample_group);
+	return rc;
 }
 
 /* ---- frames ---- */
@@ -548,7 +600,7 @@ static int has_gaps(struct speedscope *w, const struct group *gr)
 {
 	size_t i;
 
-	if (!timeline_start(w) ||
+	if (w->interval_column < 0 || !timeline_start(w) ||
 	    strcmp(w->series[gr->series].unit, "nanoseconds") != 0)
 		return 0;
 	for (i = 0; i < gr->count; i++)
@@ -591,6 +643,7 @@ static int make_stack_text(struct speedscope *w, uint32_t stack,
 	if (sample_frames(w, stack))
 		return -1;
 	t->off = w->stack_text.len;
+	pki_json_raw(&w->stack_json, ",\n", 2);
 	pki_json_begin_array(&w->stack_json);
 	for (k = 0; k < w->stack_len; k++)
 		pki_json_int(&w->stack_json, (int64_t)w->stack_buf[k] - 1);
@@ -600,17 +653,45 @@ static int make_stack_text(struct speedscope *w, uint32_t stack,
 	return w->stack_json.rc ? -1 : 0;
 }
 
+/*
+ * The members of the "samples" and "weights" arrays are laid out here,
+ * each put as it is (pki_json_raw) with the comma before it but the
+ * first: a million samples each through the writer's structure cost
+ * more than the rest of the file.
+ */
+static void put_member(struct pki_json *j, const char *s, size_t len,
+		       int first)
+{
+	pki_json_raw(j, s + first, len - first);
+}
+
 /* A sample's stack, on a line of its own: the same for every sample of
  * a stack, so made once. */
-static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack)
+static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack,
+		       int first)
 {
 	struct stack_text *t = &w->stack_texts[stack <= w->nstacks ? stack : 0];
 
 	if (!t->len && make_stack_text(w, stack, t))
 		return -1;
-	pki_json_space(j, "\n");
-	pki_json_verbatim(j, w->stack_text.s + t->off, t->len);
+	put_member(j, w->stack_text.s + t->off, t->len, first);
 	return 0;
+}
+
+static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
+			 int64_t scale, int first)
+{
+	struct weight_text *t = &w->weight_text;
+
+	if (v != t->value || scale != t->scale) {
+		int n = pk_value_format(t->s + 1, sizeof(t->s) - 1, v, scale);
+
+		t->s[0] = ',';
+		t->len = n > 0 ? 1 + (size_t)n : 1;
+		t->value = v;
+		t->scale = scale;
+	}
+	put_member(j, t->s, t->len, first);
 }
 
 static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
@@ -619,7 +700,7 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	const struct series *se = &w->series[gr->series];
 	int gaps = has_gaps(w, gr);
 	uint64_t at = timeline_start(w), gap_sum = 0, gap;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; gaps && i < gr->count; i++)
 		gap_sum += gap_before(w, gr, w->order[gr->first + i], &at);
@@ -632,14 +713,10 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	pki_json_begin_array(j);
 	at = timeline_start(w);
 	for (i = 0; i < gr->count && !j->rc; i++) {
-		uint32_t index = w->order[gr->first + i];
-
-		if (gaps && gap_before(w, gr, index, &at)) {
-			pki_json_space(j, "\n");
-			pki_json_begin_array(j);
-			pki_json_end_array(j);
-		}
-		if (write_stack(w, j, w->order_stacks[gr->first + i]))
+		/* order is in time order only where there can be gaps */
+		if (gaps && gap_before(w, gr, w->order[gr->first + i], &at))
+			put_member(j, ",\n[]", 4, !n++);
+		if (write_stack(w, j, w->order_stacks[gr->first + i], !n++))
 			return oom(w);
 	}
 	pki_json_end_array(j);
@@ -647,14 +724,13 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	pki_json_key(j, "weights");
 	pki_json_begin_array(j);
 	at = timeline_start(w);
-	for (i = 0; i < gr->count && !j->rc; i++) {
-		uint32_t index = w->order[gr->first + i];
-
-		gap = gaps ? gap_before(w, gr, index, &at) : 0;
+	for (i = 0, n = 0; i < gr->count && !j->rc; i++) {
+		gap = gaps ? gap_before(w, gr, w->order[gr->first + i], &at) : 0;
 		if (gap)
-			pki_json_fixed(j, (int64_t)gap * se->scale, se->scale);
-		pki_json_fixed(j, shown_weight(w, w->order_weights[gr->first + i]),
-			       se->scale);
+			write_weight(w, j, (int64_t)gap * se->scale, se->scale,
+				     !n++);
+		write_weight(w, j, shown_weight(w, w->order_weights[gr->first + i]),
+			     se->scale, !n++);
 	}
 	pki_json_end_array(j);
 	pki_json_end_object(j);
