@@ -53,16 +53,8 @@ int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem)
 	}
 	if (n > SIZE_MAX / elem)
 		return -1;
-	if (n * elem < LARGE) {
-		grown = realloc(*ptr, n * elem);
-	} else {
-		/* moved, not realloc'd: mremap would keep 4 KiB pages */
-		grown = pki_alloc_large(n * elem);
-		if (grown && *ptr)
-			memcpy(grown, *ptr, *cap * elem);
-		if (grown)
-			free(*ptr);
-	}
+	/* realloc: a large block moves by mremap, never copied whole */
+	grown = realloc(*ptr, n * elem);
 	if (!grown)
 		return -1;
 	*ptr = grown;
