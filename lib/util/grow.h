@@ -7,21 +7,23 @@
 
 /*
  * bytes for a large array: one of half a huge page (1 MiB) or more is
- * on huge pages, rounded up to whole ones, where the system gives them on
- * request (transparent huge pages, "madvise"). The first touch of each 4 KiB page of a fresh array is a
- * fault that costs more than filling the page, and a large array read at
- * random misses the TLB on nearly every read. Freed with free().
+ * on huge pages, rounded up to whole ones, where the system gives them
+ * on request (transparent huge pages, "madvise"). The first touch of
+ * each 4 KiB page of a fresh array is a fault that costs more than
+ * filling the page, and a large array read at random misses the TLB on
+ * nearly every read. Freed with free().
  */
 void *pki_alloc_large(size_t bytes);
 
 /*
  * Grow *array (of elem bytes each) so that it holds at least need
- * elements; doubles capacity. Returns 0 or -1 (array unchanged). On
- * small pages: an array moved to whole huge pages at each doubling kept
- * two copies at once and a copy's work (a million stacks' flame graph
- * peaked at 607 MB, not 396), and its pages faulted in 2 MiB at a time
- * (the small perf.data's peak RSS went up by half a MB). Inline where
- * it has room already: that is every call but a few, several per sample.
+ * elements; doubles capacity. Returns 0 or -1 (array unchanged).
+ * realloc'd on small pages, not moved into pki_alloc_large's: a move
+ * holds both copies at once and copies the whole (a million stacks'
+ * flame graph peaked at 607 MB, not 396), and huge pages fault in 2 MiB
+ * at a time, stalling on compaction where memory is fragmented. Inline
+ * where it has room already: that is every call but a few, several per
+ * sample.
  */
 int pki_grow_slow(void *array, size_t *cap, size_t need, size_t elem);
 
