@@ -85,14 +85,19 @@ static uint32_t add_entry(struct pki_memo *m, const char *text, size_t len,
 
 uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
 {
+	return m->full ? 0 : pki_memo_id_hashed(m, text, len,
+						pki_hash_bytes(text, len, 0));
+}
+
+uint32_t pki_memo_id_hashed(struct pki_memo *m, const char *text, size_t len,
+			    uint64_t hash)
+{
 	struct memo_key key = { text, len };
-	uint64_t hash;
 	size_t slot;
 	uint32_t id;
 
 	if (m->full)
 		return 0;
-	hash = pki_hash_bytes(text, len, 0);
 	id = pki_idtab_find(&m->tab, hash, entry_match, m, &key, &slot);
 	if (!id && !(id = add_entry(m, text, len, hash, slot)))
 		m->full = 1;
