@@ -54,11 +54,18 @@ for format in dtrace systemtap; do
 	       n == 1 && !/^[ \t]*[0-9]+$/' testdata/$format/stacks.txt
 	  grow testdata/$format/stacks.txt 10; } >"$tmpdir/in/$format-known-too-large.txt"
 done
+# a stack key read many times before, its entry then cut short: its
+# frames (pushed whole) are dropped with the entry, as held ones are
+{ grow $b 20
+  awk '/^@\[/ { n++ } n == 1 && /^[ \t]/ { print } n == 1 && /^@\[/ { print }' $b
+  echo ', key cut short'
+  grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
 # gdb's frames ended by the next "Thread" line, which drops them, as
 # often as by an empty line, which adds them
 awk 'NR % 2 || !/^$/' "$tmpdir/in/gdb-naps.txt" >"$tmpdir/in/gdb-dropped.txt"
 set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
+	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
 	"$tmpdir/in/gdb-dropped.txt:gdb" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"

@@ -143,7 +143,9 @@ static void start_entry(struct bt_reader *r)
 	r->in_stack = 0;
 	r->places = r->stacks = 0;
 	r->first_stack_frames = 0;
-	r->st.nheld = r->nkeys = 0;
+	/* the frames of an entry cut short: held, or pushed whole (a block
+	 * remembered, stack-text.h) */
+	r->st.nheld = r->st.nframes = r->nkeys = 0;
 	r->key_text.len = 0;
 }
 

@@ -130,8 +130,10 @@ struct st_block {
  * where no frame is read or held), and ends before the first line of
  * which block_end says so. Its lines must only push or hold frames, or be
  * ignored: a line that changes anything else of the reader (a thread, a
- * state) ends it. The line that ends it adds the stack (st_sample) or
- * drops it. A block remembered the first time its line ending adds its
+ * state) ends it. The line that ends it adds the stack (st_sample),
+ * drops it or keeps it; a block remembered is pushed, not held, so a
+ * format drops pushed frames wherever it drops held ones. A block
+ * remembered the first time its line ending adds its
  * stack (no sample, no warning before) is skipped the next time: its
  * frames pushed and its stack known, the line that ends it read. Without
  * block_end every line is read.
