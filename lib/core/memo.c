@@ -83,12 +83,6 @@ static uint32_t add_entry(struct pki_memo *m, const char *text, size_t len,
 	return (uint32_t)id;
 }
 
-uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
-{
-	return m->full ? 0 : pki_memo_id_hashed(m, text, len,
-						pki_hash_bytes(text, len, 0));
-}
-
 uint32_t pki_memo_id_hashed(struct pki_memo *m, const char *text, size_t len,
 			    uint64_t hash)
 {
