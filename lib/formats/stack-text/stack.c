@@ -123,17 +123,18 @@ static int block_ready(const struct st_reader *r)
 	       (!r->format->block_ready || r->format->block_ready(r));
 }
 
-/* Where the block at s ends: the line that ends it, its *lines counted
- * (*found set); else where looking stopped (the part's end, or
- * BLOCK_MAX_BYTES on). */
+/* Where the block whose first line is from s to next ends: the line that
+ * ends it, its *lines counted (*found set); else where looking stopped
+ * (the part's end, or BLOCK_MAX_BYTES on). */
 static const char *block_end(const struct st_reader *r, const char *s,
-			     const char *end, uint64_t *lines, int *found)
+			     const char *next, const char *end, uint64_t *lines,
+			     int *found)
 {
 	const char *limit = (size_t)(end - s) > BLOCK_MAX_BYTES ? s + BLOCK_MAX_BYTES : end;
-	const char *line, *next;
+	const char *line;
 
 	*found = 0;
-	for (line = s, *lines = 0; line < limit; line = next, ++*lines)
+	for (line = next, *lines = 1; line < limit; line = next, ++*lines)
 		if (r->format->block_end(line, pki_text_line(line, end, &next, NULL))) {
 			*found = 1;
 			return line;
@@ -156,36 +157,47 @@ static int push_block(struct st_reader *r, uint32_t index)
 }
 
 /*
- * The block of frames at s (stack-text.h): one remembered is pushed, and
- * reading goes on at the line that ends it; else its lines are read, no
- * block looked for again among them, and remembered when the line that
- * ends them adds their stack. Returns where reading goes on.
+ * Stacks come in the order they came before (the threads of a dump, a
+ * profile printed again): the block at s is first taken for the one
+ * after the last, as then, which costs no line read. That one pushed,
+ * where it ends; else NULL.
+ */
+static const char *next_block(struct st_reader *r, const char *s, const char *end)
+{
+	uint32_t last = r->last_block;
+	uint32_t index = last ? r->blocks[last - 1].next : 0;
+	size_t len;
+
+	if (!index || !block_at(r, index, s, end) || push_block(r, index) < 0)
+		return NULL;
+	pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
+	r->block_read.id = 0;
+	return r->block_read.end = s + len;
+}
+
+/*
+ * The block of frames whose first line (no line that ends a block) is
+ * from s to next (stack-text.h): one remembered is pushed, and where it
+ * ends returned, for reading to go on at the line that ends it; else
+ * NULL, its lines read, no block looked for again among them, and
+ * remembered when the line that ends them adds their stack.
  */
 static const char *known_block(struct st_reader *r, const char *s,
-			       const char *end)
+			       const char *next, const char *end)
 {
 	struct st_block_read *read = &r->block_read;
+	uint32_t id, index, last = r->last_block;
 	const char *stop;
 	size_t len;
-	uint32_t id, index, last;
 	int found;
 
 	read->id = 0;
 	read->samples = r->samples;
 	read->skipped = r->skipped;
-	/* stacks come in the order they came before (the threads of a dump,
-	 * a profile printed again): the block after the last one, as then */
-	last = r->last_block;
-	index = last ? r->blocks[last - 1].next : 0;
-	if (index && block_at(r, index, s, end) && push_block(r, index) == 0) {
-		pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
-		return read->end = s + len;
-	}
-	stop = block_end(r, s, end, &read->lines, &found);
+	read->end = stop = block_end(r, s, next, end, &read->lines, &found);
+	if (!found || r->block_memo.full)
+		return NULL;
 	len = (size_t)(stop - s);
-	read->end = stop;
-	if (!found || !len || r->block_memo.full)
-		return s;
 	id = pki_memo_id_hashed(&r->block_memo, s, len, pki_hash_text(s, len));
 	index = id ? (uint32_t)*pki_memo_value(&r->block_memo, id) : 0;
 	if (index && push_block(r, index) == 0) {
@@ -194,7 +206,7 @@ static const char *known_block(struct st_reader *r, const char *s,
 		return stop;
 	}
 	read->id = id;
-	return s;
+	return NULL;
 }
 
 /* The block read line by line ends here, at a sample of stack: it is
@@ -232,19 +244,29 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 static int read_part(void *reader, struct pki_part *part)
 {
 	struct st_reader *r = reader;
-	const char *s = part->start, *line;
+	const struct st_format *f = r->format;
+	const char *s = part->start, *line, *stop;
 	size_t len;
 	int rc = 0;
 
 	r->part = part;
-	for (;;) {
-		if (r->format->block_end && s >= r->block_read.end && block_ready(r))
-			s = known_block(r, s, part->end);
-		if (rc || !(line = pki_part_line(part, &s, &len, NULL)))
+	while (!rc) {
+		int ready = f->block_end && s >= r->block_read.end && block_ready(r);
+
+		if (ready && (stop = next_block(r, s, part->end))) {
+			s = stop;
+			continue;
+		}
+		if (!(line = pki_part_line(part, &s, &len, NULL)))
 			break;
+		if (ready && !f->block_end(line, len) &&
+		    (stop = known_block(r, line, s, part->end))) {
+			s = stop;
+			continue;
+		}
 		r->lineno++;
 		r->line_at = line;
-		rc = r->format->line(r, line, len);
+		rc = f->line(r, line, len);
 		r->known = 0;	/* the line that ends a block took its stack */
 	}
 	r->line_at = NULL;
