@@ -61,12 +61,8 @@ done
   echo ', key cut short'
   grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
-# gdb's frames ended by the next "Thread" line, which drops them, as
-# often as by an empty line, which adds them
-awk 'NR % 2 || !/^$/' "$tmpdir/in/gdb-naps.txt" >"$tmpdir/in/gdb-dropped.txt"
 set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
 	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
-	"$tmpdir/in/gdb-dropped.txt:gdb" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"
 

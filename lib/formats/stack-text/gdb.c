@@ -143,12 +143,6 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	       !st_frame_number(prev, prev_len);
 }
 
-/* A thread's frames end at the first line that is none. */
-static int block_end(const char *s, size_t len)
-{
-	return !st_frame_number(s, len);
-}
-
 static int at_end(struct st_reader *st)
 {
 	return st->nframes ? st_sample(st, &st->thread, 1) : 0;
@@ -164,7 +158,7 @@ static const struct st_format gdb = {
 	.expected = "'Thread N (...):' lines and '#0  0x... in function (...)' frames",
 	.size = sizeof(struct gdb_reader),
 	.line = handle_line, .end = at_end, .release = release,
-	.record_start = record_start, .block_end = block_end,
+	.record_start = record_start,
 };
 
 static int gdb_read(struct pk_context *ctx, struct pk_input *in,
