@@ -240,18 +240,17 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 	r->last_block = (uint32_t)r->nblocks;
 }
 
-/* A part of the text in memory, and its end as the end of a text. */
-static int read_part(void *reader, struct pki_part *part)
+/* The lines of a part from *at, a block of frames seen before skipped
+ * whole (stack-text.h); *at moves past what was read. */
+static int read_blocks(struct st_reader *r, struct pki_part *part, const char **at)
 {
-	struct st_reader *r = reader;
 	const struct st_format *f = r->format;
-	const char *s = part->start, *line, *stop;
+	const char *s = *at, *line, *stop;
 	size_t len;
 	int rc = 0;
 
-	r->part = part;
 	while (!rc) {
-		int ready = f->block_end && s >= r->block_read.end && block_ready(r);
+		int ready = s >= r->block_read.end && block_ready(r);
 
 		if (ready && (stop = next_block(r, s, part->end))) {
 			s = stop;
@@ -270,6 +269,27 @@ static int read_part(void *reader, struct pki_part *part)
 		r->known = 0;	/* the line that ends a block took its stack */
 	}
 	r->line_at = NULL;
+	*at = s;
+	return rc;
+}
+
+/* A part of the text in memory, and its end as the end of a text. */
+static int read_part(void *reader, struct pki_part *part)
+{
+	struct st_reader *r = reader;
+	const char *s = part->start, *line;
+	size_t len;
+	int rc = 0;
+
+	r->part = part;
+	if (r->format->block_end) {
+		rc = read_blocks(r, part, &s);
+	} else {
+		while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
+			r->lineno++;
+			rc = r->format->line(r, line, len);
+		}
+	}
 	pki_part_finish(part, s);
 	if (!rc && r->format->end)
 		rc = r->format->end(r);
