@@ -36,9 +36,13 @@ uint64_t *pki_radix_sort(uint64_t *key, uint64_t *tmp, size_t n,
 	if (!counts)
 		return NULL;
 	/* every pass's counts in one read of the keys */
-	for (i = 0; i < n; i++)
-		for (d = 0; d < passes; d++)
-			counts[d * nbuckets + ((key[i] >> (low + d * width)) & mask)]++;
+	for (i = 0; i < n; i++) {
+		uint64_t k = key[i] >> low;
+		uint32_t *c = counts;
+
+		for (d = 0; d < passes; d++, c += nbuckets, k >>= width)
+			c[k & mask]++;
+	}
 	for (d = 0; d < passes; d++) {
 		uint32_t *c = counts + d * nbuckets, sum = 0;
 		unsigned shift = low + d * width;
