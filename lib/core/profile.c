@@ -1465,6 +1465,13 @@ struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
 	return &p->samples[p->nsamples - n];
 }
 
+const struct pk_sample *pki_profile_samples(const struct pk_profile *p,
+					    const int64_t **values)
+{
+	*values = p->values;
+	return p->samples;
+}
+
 size_t pk_profile_sample_count(const struct pk_profile *p)
 {
 	return p->nsamples;

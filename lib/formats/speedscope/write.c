@@ -288,6 +288,9 @@ static void note_sample(struct speedscope *w, const struct pk_sample *s)
 static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 {
 	size_t n = pk_profile_sample_count(w->p), s, i;
+	size_t ncols = pk_profile_sample_type_count(w->p);
+	const int64_t *values;
+	const struct pk_sample *samples = pki_profile_samples(w->p, &values);
 
 	for (s = 0; s < w->nseries; s++) {
 		const struct series *se = &w->series[s];
@@ -296,17 +299,17 @@ static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 			memset(w->label_group, 0,
 			       w->label_group_cap * sizeof(*w->label_group));
 		for (i = 0; i < n; i++) {
-			const int64_t *v = pk_profile_sample_values(w->p, i);
-			const struct pk_sample *sample = pk_profile_sample(w->p, i);
+			/* a series has a column: values is not NULL */
+			const int64_t *v = values + i * ncols;
 			uint32_t g;
 
 			if (sample_group[i] || !v[se->member])
 				continue;
-			g = cached_group(w, sample->labels, s);
+			g = cached_group(w, samples[i].labels, s);
 			if (!g || note_group(w, g, s, v[se->column]))
 				return oom(w);
 			sample_group[i] = g;
-			note_sample(w, sample);
+			note_sample(w, &samples[i]);
 		}
 	}
 	return 0;
@@ -406,15 +409,15 @@ static void make_keys(struct speedscope *w, const uint32_t *sample_group,
 		      uint64_t *key, unsigned group_shift, unsigned stack_bits)
 {
 	size_t n = pk_profile_sample_count(w->p), i, k = 0;
+	const int64_t *values;
+	const struct pk_sample *s = pki_profile_samples(w->p, &values);
 
 	for (i = 0; i < n; i++) {
-		const struct pk_sample *s = pk_profile_sample(w->p, i);
-
 		if (!sample_group[i])
 			continue;
 		key[k++] = (group_shift < 64 ? (uint64_t)(sample_group[i] - 1) <<
 					       group_shift : 0) |
-			   key_time(w, s->time) << stack_bits | s->stack;
+			   key_time(w, s[i].time) << stack_bits | s[i].stack;
 	}
 }
 
