@@ -95,8 +95,8 @@ struct speedscope {
 	/* of each sample in time order: its stack, its group's weight */
 	uint32_t *order_stacks;
 	int64_t *order_weights;
-	/* or, where stack_keys (sort_keys), the stack in each key's low
-	 * stack_bits (the keys in buffer, which is freed) */
+	/* or, where sort_keys set stack_keys, each key's low stack_bits
+	 * are its sample's stack (the keys lie in key_buffer) */
 	uint64_t *stack_keys, *key_buffer;
 	unsigned stack_bits;
 
