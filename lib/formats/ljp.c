@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/memo.h"
 #include "formats/registry.h"
 
 #define TOTAL "Total"
@@ -32,6 +33,9 @@ struct ljp_reader {
 	size_t depth, stack_cap;
 	int64_t count;		/* of the stack being read; 0: none */
 	uint64_t bad_lines;
+	/* a frame's location by its line's text: the same frames come in
+	 * trace after trace */
+	struct pki_memo frames;
 };
 
 static int is_digit(char c)
@@ -79,13 +83,22 @@ static uint32_t frame(struct ljp_reader *r, const char *s, size_t len)
 
 static int push_frame(struct ljp_reader *r, const char *s, size_t len)
 {
+	uint64_t *memo;
 	uint32_t loc;
 
 	if (r->depth > pki_profile_max_stack(r->p))
 		return 0;	/* the profile cuts it: the leaf side stays */
-	if (pki_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0 ||
-	    !(loc = frame(r, s, len)))
+	if (pki_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	memo = pki_memo(&r->frames, s, len);
+	if (memo && *memo) {
+		loc = (uint32_t)*memo;
+	} else {
+		if (!(loc = frame(r, s, len)))
+			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+		if (memo)
+			*memo = loc;
+	}
 	r->stack[r->depth++] = loc;
 	return 0;
 }
@@ -203,6 +216,7 @@ static int ljp_read(struct pk_context *ctx, struct pk_input *in,
 				  "<TAB>FRAME' and a frame a line)",
 				  pk_input_name(in));
 	free(r.stack);
+	pki_memo_free(&r.frames);
 	return rc;
 }
 
