@@ -42,6 +42,8 @@ struct pki_tree_row {
 	int read;		/* 0: not read yet, the format reads it */
 	int64_t scale;		/* the column's scale when value was worked out */
 	int64_t value;
+	uint32_t parent_path;	/* the path the row was last below... */
+	uint32_t path;		/* ...and its own there (0: none yet) */
 };
 
 struct pki_tree;
@@ -200,6 +202,10 @@ int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
  */
 int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 		       int64_t value, int waiting);
+/* The same for a row (pki_tree_row), its mantissa the value: a row met
+ * again below the same node costs no lookup of its path. */
+int pki_tree_inclusive_row(struct pki_tree *t, struct pki_tree_row *row,
+			   int waiting);
 int pki_tree_finish(struct pki_tree *t);
 
 /*

@@ -278,8 +278,7 @@ static int graph_line(struct sample_reader *r, const char *line, size_t len)
 	if (!row->read && ((rc = read_graph_line(r, line, len, row)) || !row->read))
 		return rc;
 	if (!(row->flags & THREAD_ROW))
-		return pki_tree_inclusive(&r->t, row->depth, row->location,
-					  row->mantissa, row->flags & WAITING_ROW);
+		return pki_tree_inclusive_row(&r->t, row, row->flags & WAITING_ROW);
 	/* the last thread's nodes leave with its labels */
 	if ((rc = pki_tree_finish(&r->t)))
 		return rc;

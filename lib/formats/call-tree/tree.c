@@ -390,14 +390,26 @@ static int reach(struct pki_tree *t, size_t depth)
 	return 0;
 }
 
-/* The node at depth is location. */
-static void place(struct pki_tree *t, size_t depth, uint32_t location)
+/* The node at depth is location, read from row where not NULL: a row
+ * met again below the parent it had last time has the path it had. */
+static void place(struct pki_tree *t, size_t depth, uint32_t location,
+		  struct pki_tree_row *row)
 {
 	struct pki_tree_node *n = &t->path[depth];
 	uint32_t parent = depth ? t->path[depth - 1].path : 0;
 
 	n->location = location;
-	n->path = depth && !parent ? 0 : path_id(t, parent, location);
+	if (depth && !parent) {
+		n->path = 0;
+	} else if (row && row->path && row->parent_path == parent) {
+		n->path = row->path;
+	} else {
+		n->path = path_id(t, parent, location);
+		if (row) {
+			row->parent_path = parent;
+			row->path = n->path;
+		}
+	}
 }
 
 /* The stack of the first depth nodes of the path, interned. */
@@ -434,15 +446,15 @@ static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
 	return 0;
 }
 
-int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
-		  const int64_t *values)
+static int self_at(struct pki_tree *t, size_t depth, uint32_t location,
+		   const int64_t *values, struct pki_tree_row *row)
 {
 	size_t c;
 	int rc = reach(t, depth);
 
 	if (rc)
 		return rc;
-	place(t, depth, location);
+	place(t, depth, location, row);
 	t->depth = depth + 1;
 	for (c = 0; c < t->ncolumns; c++)
 		if (values[c])
@@ -471,7 +483,7 @@ int pki_tree_read_self_rows(struct pki_tree *t)
 			row->read = 1;
 		}
 		if (!(rc = pki_tree_row_value(t, row, &value)))
-			rc = pki_tree_self(t, row->depth, row->location, &value);
+			rc = self_at(t, row->depth, row->location, &value, row);
 	}
 	return rc;
 }
@@ -494,8 +506,14 @@ static int leave(struct pki_tree *t)
 	return add_sample(t, t->depth + 1, values);
 }
 
-int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
-		       int64_t value, int waiting)
+int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
+		  const int64_t *values)
+{
+	return self_at(t, depth, location, values, NULL);
+}
+
+static int inclusive_at(struct pki_tree *t, size_t depth, uint32_t location,
+			int64_t value, int waiting, struct pki_tree_row *row)
 {
 	struct pki_tree_node *n;
 	int rc = 0;
@@ -513,13 +531,26 @@ int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 				      (long long)value);
 	if (depth)
 		t->path[depth - 1].callees += value;
-	place(t, depth, location);
+	place(t, depth, location, row);
 	n = &t->path[depth];
 	n->inclusive = value;
 	n->callees = 0;
 	n->waiting = waiting != 0;
 	t->depth = depth + 1;
 	return 0;
+}
+
+int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
+		       int64_t value, int waiting)
+{
+	return inclusive_at(t, depth, location, value, waiting, NULL);
+}
+
+int pki_tree_inclusive_row(struct pki_tree *t, struct pki_tree_row *row,
+			   int waiting)
+{
+	return inclusive_at(t, row->depth, row->location, row->mantissa,
+			    waiting, row);
 }
 
 int pki_tree_finish(struct pki_tree *t)
