@@ -84,6 +84,12 @@ struct raw_reader {
 	 * fits in 32 bits: the same functions come at location after
 	 * location (a function's at each of its addresses) */
 	struct pki_memo lines_memo;
+	/* the labels a sample's first and second line of labels give, by
+	 * the line's text (labels_memo[line - 1]: a run of labels_read,
+	 * its start << 32 | its length): samples of a thread repeat them */
+	struct pki_memo labels_memo[2];
+	struct pk_label *labels_read;
+	size_t nlabels_read, labels_read_cap;
 };
 
 static int bad(struct raw_reader *r, const char *what, const char *line, size_t len)
@@ -409,14 +415,12 @@ static int number_labels(struct raw_reader *r, pk_str key, const char *s,
 
 /* "                comm:[demo] thread:[a b]": the strings' line, then
  * the numbers' */
-static int label_line(struct raw_reader *r, const char *line, size_t len)
+static int read_label_line(struct raw_reader *r, const char *line, size_t len)
 {
 	size_t i = 0, items = 0, k;
 	struct { const char *key, *value; size_t key_len, len; } item[64];
 	int numbers, rc = 0;
 
-	if (!r->nsamples || ++r->label_lines > 2)
-		return bad(r, "labels without a sample", line, len);
 	while (skip_blanks(line, len, &i), i < len) {
 		const char *open = memmem(line + i, len - i, ":[", 2), *close;
 
@@ -455,6 +459,45 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 		}
 	}
 	return rc;
+}
+
+/* A line of labels, read the first time its text comes as the sample's
+ * first (or second) line of them, then remembered. */
+static int label_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct pki_memo *memo;
+	uint64_t *run;
+	size_t first = r->nlabels, n, k;
+	int rc;
+
+	if (!r->nsamples || ++r->label_lines > 2)
+		return bad(r, "labels without a sample", line, len);
+	memo = &r->labels_memo[r->label_lines - 1];
+	run = pki_memo(memo, line, len);
+	if (run && *run) {
+		first = (size_t)(*run >> 32);
+		n = (size_t)(uint32_t)*run - 1;
+		for (k = 0; k < n; k++)
+			if ((rc = add_label(r, &r->labels_read[first + k])))
+				return rc;
+		return 0;
+	}
+	if ((rc = read_label_line(r, line, len)) || !run)
+		return rc;
+	n = r->nlabels - first;
+	if (r->nlabels_read + n > UINT32_MAX)
+		return 0;	/* read again the next time */
+	if ((rc = grow(r, &r->labels_read, &r->labels_read_cap,
+		       r->nlabels_read + n, sizeof(*r->labels_read))))
+		return rc;
+	/* (a line of no labels: none to copy, and no pointer to copy from) */
+	if (n)
+		memcpy(r->labels_read + r->nlabels_read, r->labels + first,
+		       n * sizeof(*r->labels_read));
+	/* the length one more, so that no run is 0 */
+	*run = (uint64_t)r->nlabels_read << 32 | (n + 1);
+	r->nlabels_read += n;
+	return 0;
 }
 
 static int is_sample_line(const char *line, size_t len)
@@ -817,6 +860,9 @@ static void raw_free(struct raw_reader *r)
 	free(r->mappings);
 	free(r->stack);
 	pki_memo_free(&r->lines_memo);
+	pki_memo_free(&r->labels_memo[0]);
+	pki_memo_free(&r->labels_memo[1]);
+	free(r->labels_read);
 }
 
 static int raw_read(struct pk_context *ctx, struct pk_input *in,
