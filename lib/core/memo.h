@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/hash.h"
 #include "util/idtab.h"
 
 /* A text and its value, side by side: a text met again is found with
@@ -33,18 +32,13 @@ struct pki_memo {
 	int full;			/* past the limit, or out of memory */
 };
 
-/* The id of text hashed by the caller (long texts: pki_hash_text; a
- * memo's texts all hashed one way), from 1, new the first time; 0 when
- * the memo is full or out of memory. */
+/* The id of text (from 1), new the first time; 0 when the memo is full
+ * or out of memory. */
+uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len);
+/* The same, text hashed by the caller (long texts: pki_hash_text); a
+ * memo's texts must all be hashed one way. */
 uint32_t pki_memo_id_hashed(struct pki_memo *m, const char *text, size_t len,
 			    uint64_t hash);
-
-/* The same, text hashed here (a line's: short). Inline, so that a line
- * costs one call, as before there were two ways to hash. */
-static inline uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
-{
-	return m->full ? 0 : pki_memo_id_hashed(m, text, len, pki_hash_bytes(text, len, 0));
-}
 
 /* The value under an id, 0 until the caller sets it; the pointer is
  * valid until the next pki_memo_id. */
