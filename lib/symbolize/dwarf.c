@@ -250,8 +250,9 @@ static char *qualify_name(struct sym_dwarf *d, Dwarf_Die *die,
 	return out;
 }
 
-/* A frame for a function DIE: its names and declaration. */
-static void frame_from_die(struct sym_frame *f, Dwarf_Die *die)
+/* A frame for a function DIE: its names and declaration (the file
+ * only with files). */
+static void frame_from_die(struct sym_frame *f, Dwarf_Die *die, int files)
 {
 	int line = 0;
 
@@ -260,7 +261,7 @@ static void frame_from_die(struct sym_frame *f, Dwarf_Die *die)
 	if (!f->linkage)
 		f->linkage = die_string(die, DW_AT_MIPS_linkage_name);
 	f->name = die_string(die, DW_AT_name);
-	f->file = dwarf_decl_file(die);
+	f->file = files ? dwarf_decl_file(die) : NULL;
 	if (dwarf_decl_line(die, &line) == 0)
 		f->start_line = line;
 }
@@ -754,17 +755,20 @@ struct sym_die_info {
 	unsigned qualified_read : 1;
 };
 
-static void read_die_info(struct sym_die_info *info, Dwarf_Die *die)
+/* with_files: the declaration's and the call's file too, which parse
+ * the unit's line program. */
+static void read_die_info(struct sym_die_info *info, Dwarf_Die *die,
+			  int with_files)
 {
 	Dwarf_Files *files = NULL;
 	Dwarf_Die cu;
 
 	memset(info, 0, sizeof(*info));
 	info->die = die->addr;
-	frame_from_die(&info->frame, die);
+	frame_from_die(&info->frame, die, with_files);
 	if (dwarf_diecu(die, &cu, NULL, NULL)) {
 		info->cplusplus = is_cplusplus(&cu);
-		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
+		if (!with_files || dwarf_getsrcfiles(&cu, &files, NULL) != 0)
 			files = NULL;
 	}
 	call_site(die, files, &info->call_line, &info->call_file);
@@ -790,7 +794,7 @@ static struct sym_die_info *die_info(struct sym_dwarf *d, Dwarf_Die *die)
 	    pki_idtab_insert(&d->info_tab, slot, hash,
 			    (uint32_t)d->ninfos + 1) < 0)
 		return NULL;
-	read_die_info(&d->infos[d->ninfos], die);
+	read_die_info(&d->infos[d->ninfos], die, !d->names_only);
 	return &d->infos[d->ninfos++];
 }
 
@@ -820,7 +824,7 @@ size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
 		struct sym_die_info scratch, *info = die_info(d, &chain[i]);
 
 		if (!info) {	/* out of memory: unqualified names */
-			read_die_info(&scratch, &chain[i]);
+			read_die_info(&scratch, &chain[i], !d->names_only);
 			scratch.qualified_read = 1;
 			info = &scratch;
 		}
@@ -840,10 +844,11 @@ size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
 	return (size_t)n;
 }
 
-void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod)
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod, int names_only)
 {
 	memset(d, 0, sizeof(*d));
 	d->mod = mod;
+	d->names_only = names_only;
 	d->has = -1;	/* loaded when an address needs it */
 }
 

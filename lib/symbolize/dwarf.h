@@ -28,6 +28,7 @@ struct sym_die_info;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
+	int names_only;		/* no files or lines: no line program read */
 	int has;		/* -1: not looked at yet (sym_dwarf_has) */
 	struct sym_fn_range *fns;	/* concrete functions by address */
 	size_t nfns, fns_cap;
@@ -54,7 +55,8 @@ struct sym_dwarf {
 	struct pk_idtab prefix_tab;
 };
 
-void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod);
+/* names_only: the frames get no files (nothing reads .debug_line). */
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod, int names_only);
 void sym_dwarf_release(struct sym_dwarf *d);
 /* Whether the file has DWARF, reading it the first time it is asked. */
 int sym_dwarf_has(struct sym_dwarf *d);
