@@ -25,14 +25,20 @@ struct sym_scope_node;
 struct sym_kid_range;
 struct sym_tree_root;
 struct sym_die_info;
+struct sym_units;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
-	int names_only;		/* no files or lines: no line program read */
+	int names_only;		/* no files or lines: no line table read */
 	int has;		/* -1: not looked at yet (sym_dwarf_has) */
 	struct sym_fn_range *fns;	/* concrete functions by address */
 	size_t nfns, fns_cap;
 	int fns_built;		/* every unit's, or given up */
+	/* .debug_aranges as debug-units.c reads it, to find an address's
+	 * unit without libdw's reading every unit's header; NULL: ask
+	 * libdwfl */
+	struct sym_units *aranges;
+	int aranges_read;
 	Dwarf_Off units[SYM_MAX_UNITS];	/* the units indexed so far */
 	size_t nunits;
 	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
