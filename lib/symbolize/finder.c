@@ -676,6 +676,37 @@ static int plain_by_build_id(struct found *fo, char **found)
 	return plain;
 }
 
+/*
+ * The file libdwfl reads the module's symbols from, open for pread: the
+ * file itself when it has .symtab, else its debug file by build id (a
+ * plain copy keeps .symtab as it is). -1 when neither: libdwfl's own
+ * search decides then.
+ */
+int sym_file_symtab_fd(const struct sym_file *sf, int *is_debug)
+{
+	GElf_Addr bias;
+	Elf *elf = sf->mod ? dwfl_module_getelf(sf->mod, &bias) : NULL;
+	Elf_Scn *scn = NULL;
+	char *path = NULL;
+	int fd;
+
+	if (!elf || !sf->path)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB &&
+		    shdr.sh_entsize) {
+			*is_debug = 0;
+			return open(sf->path, O_RDONLY | O_CLOEXEC);
+		}
+	}
+	*is_debug = 1;
+	fd = debug_by_build_id_only((const struct found *)sf, &path);
+	free(path);
+	return fd;
+}
+
 /* Whether the file has DWARF of its own (libdwfl then asks for none). */
 static int has_own_dwarf(const struct sym_file *sf)
 {

@@ -115,6 +115,9 @@ int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
 			const uint64_t *addrs, size_t n);
 /* Whether the DWARF read for sf is such a cut copy. */
 int sym_file_dwarf_cut(const struct sym_file *sf);
+/* The file the module's symbol table is read from, open (*is_debug: a
+ * debug file), or -1 when only libdwfl's search can tell. */
+int sym_file_symtab_fd(const struct sym_file *sf, int *is_debug);
 
 /*
  * A run-time address of mapping m in the file's own terms, a link-time
