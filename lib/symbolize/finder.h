@@ -103,6 +103,10 @@ const char *sym_finder_binary(const struct sym_finder *f);
  * it is (its symbol table needs no inflating).
  */
 void sym_finder_want_dwarf(struct sym_finder *f);
+/* Addresses are named by symbol tables, DWARF read only where they
+ * cannot: the plain copy of a debug file is then made when libdwfl asks
+ * for it, not begun as soon as its file is found. */
+void sym_finder_symbols_first(struct sym_finder *f);
 
 /*
  * The link-time addresses of sf whose DWARF a pass will look up, said

@@ -936,6 +936,8 @@ struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 		goto nomem;
 	if (!(s->o.names_only && s->o.no_inline))
 		sym_finder_want_dwarf(s->finder);
+	else
+		sym_finder_symbols_first(s->finder);
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
 	s->debug = getenv("PROFKIT_DEBUG") &&
 		   strcmp(getenv("PROFKIT_DEBUG"), "symbols") == 0;
