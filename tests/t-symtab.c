@@ -3,8 +3,10 @@
  * The order symtab_sort (lib/symbolize/symtab.c) leaves a table in: by
  * start, then rank, equal entries as they came, compared with qsort's
  * order of the same entries by start, rank and place; for starts spread
- * over a few bits and over all 64, aliases a few at one start, and a run
- * of one start longer than an insertion sort is given.
+ * over a few bits and over all 64, over just the bits the index leaves
+ * in a radix sort's key and one more (its merge sort then), aliases a
+ * few at one start, and a run of one start longer than an insertion
+ * sort is given.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,11 @@ int main(void)
 	sorts_as_reference("aliases, few ranks", 3000, 0x400000, 0x3ff, 3);
 	sorts_as_reference("starts over 64 bits", 2000, 0, UINT64_MAX,
 			   UINT64_MAX);
+	/* 2048 entries: 11 bits of index, 53 left for the starts */
+	sorts_as_reference("starts over 53 bits, indexes over 11", 2048, 7,
+			   ((uint64_t)1 << 53) - 1, 0xf);
+	sorts_as_reference("starts over 54 bits, indexes over 11", 2048, 7,
+			   ((uint64_t)1 << 54) - 1, 0xf);
 	sorts_as_reference("one start, 500 entries", 500, 0xffffffff81000000u,
 			   0, 0xff);
 	sorts_as_reference("two starts, equal ranks", 700, 0x10, 0x100, 0);

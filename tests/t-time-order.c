@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of pki_sort_by_time and pki_time_order: each order the sort
- * makes (8-byte keys, or copies of time and index when the times' span
- * is too wide or the indexes do not ascend) against a plain insertion
- * sort by time, then index.
+ * makes (8-byte keys, in two rounds when the times' span is too wide for
+ * one; copies of time and index when the indexes do not ascend) against
+ * a plain insertion sort by time, then index. And of pki_radix_sort, the
+ * keys' sort under them, at its edges.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "util/radix.h"
 
 #include "tap.h"
 
@@ -88,6 +90,15 @@ static void test_repeated_runs(void)
 	free(idx);
 }
 
+/* The next of a pseudo-random walk (Marsaglia's xorshift). */
+static uint64_t xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
 /* Times from a pseudo-random walk, several equal, over 40 bits. */
 static void test_scattered(void)
 {
@@ -97,10 +108,8 @@ static void test_scattered(void)
 	size_t i;
 
 	for (i = 0; i < N; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		times[i] = 1000000 + (x & 0xffffffffffull) / (i % 5 ? 1 : 4096);
+		times[i] = 1000000 + (xorshift(&x) & 0xffffffffffull) /
+			   (i % 5 ? 1 : 4096);
 	}
 	ok(sorts_alike(times, N, idx, N), "scattered times, some equal");
 	/* every other sample, as one group of several */
@@ -111,7 +120,8 @@ static void test_scattered(void)
 	free(idx);
 }
 
-/* A span past what 8-byte keys hold: the copies sort them. */
+/* A span past what one key holds beside the place: sorted in two
+ * rounds; indexes not ascending: by copies of time and index. */
 static void test_wide_span(void)
 {
 	uint64_t times[] = { UINT64_MAX - 1, 5, UINT64_MAX - 1, 1, 0, 5, 3 };
@@ -121,6 +131,93 @@ static void test_wide_span(void)
 	ok(sorts_alike(times, 7, idx, 7), "times over 64 bits of span");
 	ok(sorts_alike(times, 7, down, 7),
 	   "indexes that do not ascend: equal times by index still");
+}
+
+/* Many samples over the whole 64 bits: the keys sorted in two rounds. */
+static void test_two_rounds(void)
+{
+	enum { N = 3000 };
+	uint64_t *times = malloc(N * sizeof(*times)), x = 2463534242ull;
+	uint32_t *idx = ascending(N);
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		times[i] = i % 7 == 0 ? 0 : i % 7 == 1 ? UINT64_MAX : xorshift(&x);
+	}
+	ok(sorts_alike(times, N, idx, N), "a span of 64 bits, sorted in two rounds");
+	times[0] = UINT64_MAX;
+	times[N - 1] = 0;
+	ok(sorts_alike(times, N, idx, N), "the least and greatest times at the ends");
+	free(times);
+	free(idx);
+}
+
+static void test_one_sample(void)
+{
+	uint64_t times[] = { 7 };
+	uint32_t idx[] = { 0 }, place[1];
+	struct pk_profile *p = timed_profile(times, 1);
+
+	is_int(pki_time_order(p, idx, 1, place), 0, "one sample: in order");
+	ok(sorts_alike(times, 1, idx, 1), "one sample sorted");
+	pk_profile_free(p);
+}
+
+/* The keys sorted by key >> low, equal ones in their order: the plain way. */
+static void reference_keys(uint64_t *key, size_t n, unsigned low)
+{
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		uint64_t x = key[i];
+
+		for (k = i; k > 0 && key[k - 1] >> low > x >> low; k--)
+			key[k] = key[k - 1];
+		key[k] = x;
+	}
+}
+
+/* pki_radix_sort of n keys against reference_keys; 1 when alike. */
+static int radix_alike(const uint64_t *keys, size_t n, unsigned low,
+		       unsigned bits)
+{
+	uint64_t *ours = malloc(2 * n * sizeof(*ours) + 1), *sorted;
+	uint64_t *theirs = malloc(n * sizeof(*theirs) + 1);
+	int same;
+
+	if (n) {
+		memcpy(ours, keys, n * sizeof(*keys));
+		memcpy(theirs, keys, n * sizeof(*keys));
+	}
+	reference_keys(theirs, n, low);
+	sorted = pki_radix_sort(ours, ours + n, n, low, bits);
+	same = sorted && (!n || memcmp(sorted, theirs, n * sizeof(*theirs)) == 0);
+	free(ours);
+	free(theirs);
+	return same;
+}
+
+static void test_radix_edges(void)
+{
+	enum { N = 2000 };
+	uint64_t one[] = { 42 }, keys[N], x = 88172645463325252ull;
+	size_t i;
+
+	ok(radix_alike(one, 0, 0, 64), "no keys");
+	ok(radix_alike(one, 1, 0, 64), "one key");
+	for (i = 0; i < N; i++)
+		keys[i] = (uint64_t)5 << 11 | i;
+	ok(radix_alike(keys, N, 11, 3), "all keys equal above the positions");
+	for (i = 0; i < N; i++) {
+		keys[i] = i % 5 ? xorshift(&x) : i % 2 ? UINT64_MAX : 0;
+	}
+	ok(radix_alike(keys, N, 0, 64), "keys of all 64 bits");
+	for (i = 0; i < N; i++)
+		keys[i] = (keys[i] >> 11) << 11 | i;
+	ok(radix_alike(keys, N, 11, 53), "53 bits above 11 of positions");
+	for (i = 0; i < N; i++)
+		keys[i] = (keys[i] >> 63) << 63 | i;
+	ok(radix_alike(keys, N, 63, 1), "one bit, the highest");
 }
 
 static void test_places(void)
@@ -144,6 +241,9 @@ int main(void)
 	test_repeated_runs();
 	test_scattered();
 	test_wide_span();
+	test_two_rounds();
+	test_one_sample();
+	test_radix_edges();
 	test_places();
 	return done_testing();
 }

@@ -119,6 +119,14 @@ size_t pki_profile_label_set_count(const struct pk_profile *p);
  */
 struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
 					  int64_t **values);
+/*
+ * The samples' records, pk_profile_sample_count of them, and at *values
+ * their values, a row of pk_profile_sample_type_count a sample (NULL
+ * with no sample types): for a writer that walks every sample, where
+ * pk_profile_sample and pk_profile_sample_values are a call each.
+ */
+const struct pk_sample *pki_profile_samples(const struct pk_profile *p,
+					    const int64_t **values);
 
 /*
  * Ahead of interning a key into p, the start of its lookup brought into

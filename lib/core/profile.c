@@ -11,6 +11,7 @@
 
 #include "util/grow.h"
 #include "util/idtab.h"
+#include "util/radix.h"
 #include "util/strbuf.h"
 #include "internal.h"
 
@@ -1464,6 +1465,13 @@ struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
 	return &p->samples[p->nsamples - n];
 }
 
+const struct pk_sample *pki_profile_samples(const struct pk_profile *p,
+					    const int64_t **values)
+{
+	*values = p->values;
+	return p->samples;
+}
+
 size_t pk_profile_sample_count(const struct pk_profile *p)
 {
 	return p->nsamples;
@@ -1540,178 +1548,85 @@ static int compare_timed(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Times are sorted by digits of this many bits, the lowest first. */
-#define TIME_DIGIT_BITS 11
-#define TIME_DIGITS ((64 + TIME_DIGIT_BITS - 1) / TIME_DIGIT_BITS)
-
-static size_t time_digit(uint64_t time, unsigned d)
-{
-	return (size_t)(time >> (d * TIME_DIGIT_BITS)) &
-	       ((1u << TIME_DIGIT_BITS) - 1);
-}
-
-/*
- * A stable sort of t by time (a least significant digit radix sort),
- * through tmp of as many elements; only the digits of the bits set in
- * varying differ between times. Returns which of the two holds the result.
- */
-static struct timed_index *radix_sort_timed(struct timed_index *t,
-					    struct timed_index *tmp, size_t n,
-					    uint64_t varying,
-					    size_t (*counts)[1u << TIME_DIGIT_BITS])
-{
-	unsigned d, ndigits = 0;
-	size_t i, b, sum;
-
-	while (ndigits < TIME_DIGITS && varying >> (ndigits * TIME_DIGIT_BITS))
-		ndigits++;
-	memset(counts, 0, ndigits * sizeof(*counts));
-	for (i = 0; i < n; i++)
-		for (d = 0; d < ndigits; d++)
-			counts[d][time_digit(t[i].time, d)]++;
-	for (d = 0; d < ndigits; d++) {
-		struct timed_index *swap;
-
-		if (!time_digit(varying, d))
-			continue;	/* one digit for all: nothing moves */
-		for (b = 0, sum = 0; b < PK_ARRAY_SIZE(counts[d]); b++) {
-			size_t c = counts[d][b];
-
-			counts[d][b] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			tmp[counts[d][time_digit(t[i].time, d)]++] = t[i];
-		swap = t;
-		t = tmp;
-		tmp = swap;
-	}
-	return t;
-}
-
-/* The general case: each place's time and index copied, then sorted. */
+/* Indexes out of order: each place's time and index copied, compared. */
 static int time_order_copied(const struct pk_profile *p, const uint32_t *idx,
 			     size_t n, uint32_t *place)
 {
-	struct timed_index *t, *sorted;
-	size_t (*counts)[1u << TIME_DIGIT_BITS];
-	size_t i, ascending = 1;
-	uint64_t varying = 0;
+	struct timed_index *t = pki_alloc_large(n * sizeof(*t));
+	size_t i;
 
-	t = pki_alloc_large(2 * n * sizeof(*t));
-	counts = malloc(TIME_DIGITS * sizeof(*counts));
-	if (!t || !counts) {
-		free(t);
-		free(counts);
+	if (!t)
 		return PK_ENOMEM;
-	}
 	for (i = 0; i < n; i++) {
 		t[i].time = p->samples[idx[i]].time;
 		t[i].index = idx[i];
 		t[i].place = (uint32_t)i;
-		ascending &= !i || idx[i] > idx[i - 1];
-		varying |= t[i].time ^ t[0].time;
 	}
-	/* a stable sort keeps equal times in index order when the indexes
-	 * come in that order; else they are compared too */
-	if (ascending) {
-		sorted = radix_sort_timed(t, t + n, n, varying, counts);
-	} else {
-		qsort(t, n, sizeof(*t), compare_timed);
-		sorted = t;
-	}
+	qsort(t, n, sizeof(*t), compare_timed);
 	for (i = 0; i < n; i++)
-		place[i] = sorted[i].place;
+		place[i] = t[i].place;
 	free(t);
-	free(counts);
 	return 1;
 }
 
-/* Bits needed for v (0 for 0). */
-static unsigned bit_length(uint64_t v)
+/* The bits of v from low on, bits of them (low < 64, bits < 64). */
+static uint64_t bits_of(uint64_t v, unsigned low, unsigned bits)
 {
-	unsigned bits = 0;
-
-	for (; v; v >>= 1)
-		bits++;
-	return bits;
+	return (v >> low) & (((uint64_t)1 << bits) - 1);
 }
 
-/*
- * A stable sort of n keys by their bits from low on, bits of them (a least
- * significant digit radix sort, at most KEY_DIGIT_BITS a pass), through tmp
- * of as many keys. Returns which of the two holds the result.
- */
-#define KEY_DIGIT_BITS 11
-
-static uint64_t *radix_sort_keys(uint64_t *key, uint64_t *tmp, size_t n,
-				 unsigned low, unsigned bits, uint32_t *counts)
+/* The keys of the time's bits from low on above each place, in the
+ * order of places in order (NULL: the places' own). */
+static void time_keys(const struct pk_profile *p, const uint32_t *idx,
+		      const uint32_t *order, size_t n, uint64_t first,
+		      unsigned low, unsigned bits, unsigned place_bits,
+		      uint64_t *key)
 {
-	unsigned passes = (bits + KEY_DIGIT_BITS - 1) / KEY_DIGIT_BITS, d;
-	unsigned width = passes ? (bits + passes - 1) / passes : 0;
-	size_t nbuckets = (size_t)1 << width, mask = nbuckets - 1, i, b;
-
-	memset(counts, 0, passes * nbuckets * sizeof(*counts));
-	for (i = 0; i < n; i++)
-		for (d = 0; d < passes; d++)
-			counts[d * nbuckets +
-			       ((key[i] >> (low + d * width)) & mask)]++;
-	for (d = 0; d < passes; d++) {
-		uint32_t *c = counts + d * nbuckets, sum = 0;
-		unsigned shift = low + d * width;
-		uint64_t *swap;
-
-		for (b = 0; b < nbuckets; b++) {
-			uint32_t k = c[b];
-
-			c[b] = sum;
-			sum += k;
-		}
-		for (i = 0; i < n; i++)
-			tmp[c[(key[i] >> shift) & mask]++] = key[i];
-		swap = key;
-		key = tmp;
-		tmp = swap;
-	}
-	return key;
-}
-
-/*
- * The common case, indexes ascending and the times' span narrow: each
- * key is the time past the first above the place, 8 bytes where a copy
- * of time and index takes 16, sorted by the time's bits only.
- */
-static int time_order_packed(const struct pk_profile *p, const uint32_t *idx,
-			     size_t n, uint32_t *place, uint64_t first,
-			     unsigned time_bits, unsigned place_bits)
-{
-	unsigned passes = (time_bits + KEY_DIGIT_BITS - 1) / KEY_DIGIT_BITS;
-	unsigned width = (time_bits + passes - 1) / passes;
-	uint64_t *key = pki_alloc_large(2 * n * sizeof(*key)), *sorted;
-	uint32_t *counts = malloc(passes * ((size_t)1 << width) *
-				  sizeof(*counts));
 	size_t i;
 
-	if (!key || !counts) {
-		free(key);
-		free(counts);
-		return PK_ENOMEM;
+	for (i = 0; i < n; i++) {
+		size_t at = order ? order[i] : i;
+
+		key[i] = bits_of(p->samples[idx[at]].time - first, low, bits)
+			 << place_bits | at;
 	}
-	for (i = 0; i < n; i++)
-		key[i] = (p->samples[idx[i]].time - first) << place_bits | i;
-	sorted = radix_sort_keys(key, key + n, n, place_bits, time_bits, counts);
-	for (i = 0; i < n; i++)
-		place[i] = (uint32_t)(sorted[i] & (((uint64_t)1 << place_bits) - 1));
+}
+
+/*
+ * Indexes ascending (n >= 2): a stable radix sort of keys of the time
+ * past the first above the place, so that equal times stay in index
+ * order. Where the times' span needs more bits than the place leaves,
+ * the low bits are sorted first and then the rest, the second keys
+ * made in the first's order: one least significant digit sort in two.
+ */
+static int time_order_radix(const struct pk_profile *p, const uint32_t *idx,
+			    size_t n, uint32_t *place, uint64_t first,
+			    unsigned time_bits)
+{
+	unsigned place_bits = pki_bit_length(n - 1), room = 64 - place_bits;
+	uint64_t *key = pki_alloc_large(2 * n * sizeof(*key)), *sorted;
+	unsigned low = 0, bits;
+	size_t i;
+
+	if (!key)
+		return PK_ENOMEM;
+	do {
+		bits = time_bits - low < room ? time_bits - low : room;
+		time_keys(p, idx, low ? place : NULL, n, first, low, bits,
+			  place_bits, key);
+		sorted = pki_radix_sort(key, key + n, n, place_bits, bits);
+		for (i = 0; sorted && i < n; i++)
+			place[i] = (uint32_t)bits_of(sorted[i], 0, place_bits);
+		low += bits;
+	} while (sorted && low < time_bits);
 	free(key);
-	free(counts);
-	return 1;
+	return sorted ? 1 : PK_ENOMEM;
 }
 
 int pki_time_order(const struct pk_profile *p, const uint32_t *idx, size_t n,
 		   uint32_t *place)
 {
 	uint64_t first, last;
-	unsigned place_bits;
 	size_t i;
 	int ascending = 1;
 
@@ -1728,11 +1643,9 @@ int pki_time_order(const struct pk_profile *p, const uint32_t *idx, size_t n,
 		last = t > last ? t : last;
 		ascending &= !i || idx[i] > idx[i - 1];
 	}
-	place_bits = bit_length(n - 1);
-	if (ascending && n <= UINT32_MAX &&
-	    bit_length(last - first) + place_bits <= 64)
-		return time_order_packed(p, idx, n, place, first,
-					 bit_length(last - first), place_bits);
+	if (ascending && n <= PKI_RADIX_MAX)
+		return time_order_radix(p, idx, n, place, first,
+					pki_bit_length(last - first));
 	return time_order_copied(p, idx, n, place);
 }
 

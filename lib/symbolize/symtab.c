@@ -8,13 +8,11 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "util/radix.h"
 #include "symtab.h"
 
 /* Entries sorted by insertion before they are merged. */
 #define SORT_RUN 16
-/* Bits of the starts a radix sort pass sorts by. */
-#define RADIX_BITS 11
-#define RADIX_MASK (((size_t)1 << RADIX_BITS) - 1)
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -88,56 +86,22 @@ static int merge_sort(struct sym *v, size_t n)
 	return 0;
 }
 
-/* An entry's start, less the least, and where it is in the table. */
-struct sort_key {
-	uint64_t start;
-	size_t at;
-};
-
-/* Keys sorted stably by start, RADIX_BITS of it at a time, from the
- * lowest, over the bits that vary (range: the greatest): the sorted
- * ones, in from or to. */
-static struct sort_key *radix_pass(struct sort_key *from, struct sort_key *to,
-				   size_t n, uint64_t range)
-{
-	size_t count[1 << RADIX_BITS], i, sum, digit;
-	struct sort_key *t;
-	unsigned shift;
-
-	for (shift = 0; shift < 64 && range >> shift; shift += RADIX_BITS) {
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[from[i].start >> shift & RADIX_MASK]++;
-		for (digit = 0, sum = 0; digit <= RADIX_MASK; digit++) {
-			size_t here = count[digit];
-
-			count[digit] = sum;
-			sum += here;
-		}
-		for (i = 0; i < n; i++)
-			to[count[from[i].start >> shift & RADIX_MASK]++] = from[i];
-		t = from;
-		from = to;
-		to = t;
-	}
-	return from;
-}
-
-/* Entry sorted[i].at of v put at i, for every i, by following each
- * cycle of the permutation (an at is set to its i once it is there). */
-static void permute(struct sym *v, struct sort_key *sorted, size_t n)
+/* Entry (sorted[i] & mask) of v put at i, for every i, by following
+ * each cycle of the permutation (a key is set to i once its entry is
+ * there). */
+static void permute(struct sym *v, uint64_t *sorted, size_t n, uint64_t mask)
 {
 	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
 		struct sym first;
 
-		if (sorted[i].at == i)
+		if ((sorted[i] & mask) == i)
 			continue;
 		first = v[i];
 		for (j = i;; j = k) {
-			k = sorted[j].at;
-			sorted[j].at = j;
+			k = (size_t)(sorted[j] & mask);
+			sorted[j] = j;
 			if (k == i)
 				break;
 			v[j] = v[k];
@@ -147,28 +111,37 @@ static void permute(struct sym *v, struct sort_key *sorted, size_t n)
 }
 
 /*
- * Sort t stably by start, then rank: the starts radix sorted, the
- * entries moved in place, then each run of one start (aliases, a few)
- * put in rank order. 0, or -1 (t unchanged) when out of memory. libc's
- * symbol table (7k functions, locals before globals) took qsort,
- * calling sym_cmp through a pointer and moving pointers to the
- * entries, a tenth of a warm gperftools conversion.
+ * Sort t stably by start, then rank: keys of each start (less the least)
+ * above its index radix sorted, the entries moved in place, then each
+ * run of one start (aliases, a few) put in rank order; where start and
+ * index do not fit in 64 bits, a merge sort. 0, or -1 (t unchanged) when
+ * out of memory. libc's symbol table (7k functions, locals before
+ * globals) took qsort, calling sym_cmp through a pointer and moving
+ * pointers to the entries, a tenth of a warm gperftools conversion.
  */
 static int radix_sort(struct symtab *t)
 {
-	struct sort_key *keys = malloc(2 * t->n * sizeof(*keys));
-	uint64_t low = UINT64_MAX, high = 0;
+	unsigned index_bits = pki_bit_length(t->n - 1);
+	uint64_t low = UINT64_MAX, high = 0, *keys, *sorted = NULL;
 	size_t i, j;
 
-	if (!keys)
-		return -1;
 	for (i = 0; i < t->n; i++) {
 		low = t->v[i].start < low ? t->v[i].start : low;
 		high = t->v[i].start > high ? t->v[i].start : high;
 	}
-	for (i = 0; i < t->n; i++)
-		keys[i] = (struct sort_key){ t->v[i].start - low, i };
-	permute(t->v, radix_pass(keys, keys + t->n, t->n, high - low), t->n);
+	if (index_bits >= 64 || pki_bit_length(high - low) + index_bits > 64)
+		return merge_sort(t->v, t->n);
+	keys = malloc(2 * t->n * sizeof(*keys));
+	for (i = 0; keys && i < t->n; i++)
+		keys[i] = (t->v[i].start - low) << index_bits | i;
+	if (keys)
+		sorted = pki_radix_sort(keys, keys + t->n, t->n, index_bits,
+					pki_bit_length(high - low));
+	if (!sorted) {
+		free(keys);
+		return merge_sort(t->v, t->n);
+	}
+	permute(t->v, sorted, t->n, ((uint64_t)1 << index_bits) - 1);
 	free(keys);
 	for (i = 0; i < t->n; i = j) {
 		for (j = i + 1; j < t->n && t->v[j].start == t->v[i].start; j++)

@@ -28,6 +28,7 @@
 #include "core/names.h"
 #include "util/grow.h"
 #include "util/json.h"
+#include "util/radix.h"
 
 /* ---- the writer's state ---- */
 
@@ -59,7 +60,8 @@ struct group {
 	size_t series;
 	size_t first, count;	/* slice of order[] */
 	int64_t total;
-	int weights_differ;	/* else every sample weighs the first's */
+	int64_t weight;		/* its first sample's */
+	int weights_differ;	/* else every sample weighs weight */
 };
 
 struct speedscope {
@@ -81,13 +83,22 @@ struct speedscope {
 	uint32_t *label_group;	/* label set id -> group, per series */
 	size_t label_group_cap;
 
+	/* the samples in groups: their times' span, whether one is no whole
+	 * microsecond, their greatest stack */
+	size_t norder;
+	uint64_t first_time, last_time;
+	int finer_times;
+	uint32_t max_stack;
 	/* sample indexes, by group, in time order where needs_timed_order,
 	 * else in index order */
 	uint32_t *order;
-	size_t norder;
 	/* of each sample in time order: its stack, its group's weight */
 	uint32_t *order_stacks;
 	int64_t *order_weights;
+	/* or, where sort_keys set stack_keys, each key's low stack_bits
+	 * are its sample's stack (the keys lie in key_buffer) */
+	uint64_t *stack_keys, *key_buffer;
+	unsigned stack_bits;
 
 	/* frames: an interner whose functions are our frames */
 	struct pk_profile *frames;
@@ -234,7 +245,9 @@ static int note_group(struct speedscope *w, uint32_t g, size_t series,
 	if (g >= w->ngroups) {
 		w->ngroups = (size_t)g + 1;
 		w->groups[g].series = series;
+		w->groups[g].weight = weight;
 	}
+	w->groups[g].weights_differ |= weight != w->groups[g].weight;
 	w->groups[g].count++;
 	w->groups[g].total = (int64_t)((uint64_t)w->groups[g].total +
 				       (uint64_t)(weight > 0 ? weight : 0));
@@ -257,6 +270,17 @@ static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 	return g;
 }
 
+static void note_sample(struct speedscope *w, const struct pk_sample *s)
+{
+	if (!w->norder++ || s->time < w->first_time)
+		w->first_time = s->time;
+	if (s->time > w->last_time)
+		w->last_time = s->time;
+	w->finer_times |= s->time % 1000 != 0;
+	if (s->stack > w->max_stack)
+		w->max_stack = s->stack;
+}
+
 /*
  * Give each sample the group of the first series it belongs to; group
  * ids follow first appearance, so profiles come out in input order.
@@ -264,6 +288,9 @@ static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 {
 	size_t n = pk_profile_sample_count(w->p), s, i;
+	size_t ncols = pk_profile_sample_type_count(w->p);
+	const int64_t *values;
+	const struct pk_sample *samples = pki_profile_samples(w->p, &values);
 
 	for (s = 0; s < w->nseries; s++) {
 		const struct series *se = &w->series[s];
@@ -272,16 +299,17 @@ static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 			memset(w->label_group, 0,
 			       w->label_group_cap * sizeof(*w->label_group));
 		for (i = 0; i < n; i++) {
-			const int64_t *v = pk_profile_sample_values(w->p, i);
+			/* a series has a column: values is not NULL */
+			const int64_t *v = values + i * ncols;
 			uint32_t g;
 
 			if (sample_group[i] || !v[se->member])
 				continue;
-			g = cached_group(w, pk_profile_sample(w->p, i)->labels, s);
+			g = cached_group(w, samples[i].labels, s);
 			if (!g || note_group(w, g, s, v[se->column]))
 				return oom(w);
 			sample_group[i] = g;
-			w->norder++;
+			note_sample(w, &samples[i]);
 		}
 	}
 	return 0;
@@ -362,17 +390,117 @@ static int place_samples(struct speedscope *w, const uint32_t *sample_group)
 		w->order_stacks[to] = pk_profile_sample(w->p, i)->stack;
 		w->order_weights[to] = pk_profile_sample_values(w->p, i)
 					[w->series[gr->series].column];
-		gr->weights_differ |= w->order_weights[to] !=
-				      w->order_weights[gr->first];
 	}
 	return 0;
 }
 
+/* A sample's time in the keys: from the first, in whole microseconds
+ * where every time is one (perf script's are), which saves a pass of
+ * the sort over a second of samples. */
+static uint64_t key_time(const struct speedscope *w, uint64_t time)
+{
+	uint64_t t = time - w->first_time;
+
+	return w->finer_times ? t : t / 1000;
+}
+
+/* The keys of the grouped samples, in index order (sort_keys). */
+static void make_keys(struct speedscope *w, const uint32_t *sample_group,
+		      uint64_t *key, unsigned group_shift, unsigned stack_bits)
+{
+	size_t n = pk_profile_sample_count(w->p), i, k = 0;
+	const int64_t *values;
+	const struct pk_sample *s = pki_profile_samples(w->p, &values);
+
+	for (i = 0; i < n; i++) {
+		if (!sample_group[i])
+			continue;
+		key[k++] = (group_shift < 64 ? (uint64_t)(sample_group[i] - 1) <<
+					       group_shift : 0) |
+			   key_time(w, s[i].time) << stack_bits | s[i].stack;
+	}
+}
+
+/*
+ * The common case, sampled profiles without gaps and each group's samples
+ * of one weight, needs only the stacks in time order: a key a sample,
+ * its group above its time above its stack, sorted once. 1 when that
+ * does not fit in 64 bits, else 0 or an error.
+ */
+static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
+{
+	unsigned time_bits = pki_bit_length(key_time(w, w->last_time));
+	unsigned group_bits = w->ngroups > 2 ?
+			      pki_bit_length(w->ngroups - 2) : 0;
+	unsigned sb = pki_bit_length(w->max_stack);
+	size_t g, at = 0;
+	uint64_t *key;
+
+	for (g = 1; g < w->ngroups; g++)
+		if (w->groups[g].weights_differ)
+			return 1;
+	if (needs_timed_order(w) || w->norder > PKI_RADIX_MAX ||
+	    group_bits + time_bits + sb > 64)
+		return 1;
+	key = w->key_buffer = pki_alloc_large(2 * w->norder * sizeof(*key));
+	if (!key)
+		return oom(w);
+	/* one group: no bits of it, and a shift past the key */
+	make_keys(w, sample_group, key, group_bits ? time_bits + sb : 64, sb);
+	w->stack_keys = pki_radix_sort(key, key + w->norder, w->norder, sb,
+				       group_bits + time_bits);
+	if (!w->stack_keys)
+		return oom(w);
+	w->stack_bits = sb;
+	for (g = 1; g < w->ngroups; g++) {
+		w->groups[g].first = at;
+		at += w->groups[g].count;
+	}
+	return 0;
+}
+
+/* The stack and the weight of the k-th sample in order. */
+static uint32_t stack_at(const struct speedscope *w, size_t k)
+{
+	if (w->stack_keys)
+		return (uint32_t)(w->stack_keys[k] &
+				  (((uint64_t)1 << w->stack_bits) - 1));
+	return w->order_stacks[k];
+}
+
+static int64_t weight_at(const struct speedscope *w, const struct group *gr,
+			 size_t k)
+{
+	return gr->weights_differ ? w->order_weights[k] : gr->weight;
+}
+
+/* The general case: each sample's index, stack and weight laid out by
+ * group, then each group sorted by time. */
+static int order_samples(struct speedscope *w, uint32_t *sample_group)
+{
+	int64_t *scratch;
+	size_t g;
+	int rc = place_samples(w, sample_group);
+
+	if (rc)
+		return rc;
+	/* sample_group, no longer needed, holds the places; each group's
+	 * indexes are ascending here, so pki_time_order's equal times in
+	 * index order are equal times in input order */
+	scratch = pki_alloc_large(w->norder * sizeof(*scratch));
+	if (!scratch)
+		return oom(w);
+	for (g = 1; !rc && g < w->ngroups; g++)
+		if (sort_group(w, &w->groups[g], sample_group, scratch))
+			rc = oom(w);
+	free(scratch);
+	return rc;
+}
+
 static int build_order(struct speedscope *w)
 {
-	size_t n = pk_profile_sample_count(w->p), g;
+	size_t n = pk_profile_sample_count(w->p);
 	uint32_t *sample_group = pki_alloc_large(n * sizeof(*sample_group));
-	int64_t *scratch = NULL;
 	int rc;
 
 	if (!sample_group)
@@ -380,16 +508,9 @@ static int build_order(struct speedscope *w)
 	memset(sample_group, 0, n * sizeof(*sample_group));
 	rc = assign_groups(w, sample_group);
 	if (!rc)
-		rc = place_samples(w, sample_group);
-	/* sample_group, no longer needed, holds the places; each group's
-	 * indexes are ascending here, so pki_time_order's equal times in
-	 * index order are equal times in input order */
-	if (!rc && !(scratch = pki_alloc_large(w->norder * sizeof(*scratch))))
-		rc = oom(w);
-	for (g = 1; !rc && g < w->ngroups; g++)
-		if (sort_group(w, &w->groups[g], sample_group, scratch))
-			rc = oom(w);
-	free(scratch);
+		rc = sort_keys(w, sample_group);
+	if (rc == 1)
+		rc = order_samples(w, sample_group);
 	free(sample_group);
 	return rc;
 }
@@ -471,7 +592,7 @@ static int resolve_frames(struct speedscope *w)
 	if (!w->loc_frames || !w->stack_done || !w->stack_texts)
 		return oom(w);
 	for (i = 0; i < w->norder; i++) {
-		uint32_t stack = w->order_stacks[i];
+		uint32_t stack = stack_at(w, i);
 		const uint32_t *locs;
 		size_t depth;
 
@@ -694,12 +815,53 @@ static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
 	put_member(j, t->s, t->len, first);
 }
 
+/* A group's weights, each with the gap before it where there are gaps. */
+static void write_each_weight(struct speedscope *w, struct pki_json *j,
+			      const struct group *gr, int gaps)
+{
+	const struct series *se = &w->series[gr->series];
+	uint64_t at = timeline_start(w), gap;
+	size_t i, n = 0;
+
+	for (i = 0; i < gr->count && !j->rc; i++) {
+		gap = gaps ? gap_before(w, gr, w->order[gr->first + i], &at) : 0;
+		if (gap)
+			write_weight(w, j, (int64_t)gap * se->scale, se->scale,
+				     !n++);
+		write_weight(w, j, shown_weight(w, weight_at(w, gr,
+							       gr->first + i)),
+			     se->scale, !n++);
+	}
+}
+
+/* A group's weights all alike, with no gaps between: one member text
+ * repeated, put a run of copies at a time. */
+static void write_same_weights(struct speedscope *w, struct pki_json *j,
+			       const struct group *gr)
+{
+	const struct series *se = &w->series[gr->series];
+	const struct weight_text *t = &w->weight_text;
+	char run[4096];
+	size_t copies, i, left;
+
+	write_weight(w, j, shown_weight(w, gr->weight), se->scale, 1);
+	copies = sizeof(run) / t->len;
+	for (i = 0; i < copies; i++)
+		memcpy(run + i * t->len, t->s, t->len);
+	for (left = gr->count - 1; left && !j->rc; left -= i) {
+		i = left < copies ? left : copies;
+		pki_json_raw(j, run, i * t->len);
+	}
+	if (gr->weight < 0)	/* each was counted */
+		w->negative += gr->count - 1;
+}
+
 static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 {
 	const struct group *gr = &w->groups[g];
 	const struct series *se = &w->series[gr->series];
 	int gaps = has_gaps(w, gr);
-	uint64_t at = timeline_start(w), gap_sum = 0, gap;
+	uint64_t at = timeline_start(w), gap_sum = 0;
 	size_t i, n = 0;
 
 	for (i = 0; gaps && i < gr->count; i++)
@@ -716,22 +878,17 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 		/* order is in time order only where there can be gaps */
 		if (gaps && gap_before(w, gr, w->order[gr->first + i], &at))
 			put_member(j, ",\n[]", 4, !n++);
-		if (write_stack(w, j, w->order_stacks[gr->first + i], !n++))
+		if (write_stack(w, j, stack_at(w, gr->first + i), !n++))
 			return oom(w);
 	}
 	pki_json_end_array(j);
 	pki_json_space(j, "\n");
 	pki_json_key(j, "weights");
 	pki_json_begin_array(j);
-	at = timeline_start(w);
-	for (i = 0, n = 0; i < gr->count && !j->rc; i++) {
-		gap = gaps ? gap_before(w, gr, w->order[gr->first + i], &at) : 0;
-		if (gap)
-			write_weight(w, j, (int64_t)gap * se->scale, se->scale,
-				     !n++);
-		write_weight(w, j, shown_weight(w, w->order_weights[gr->first + i]),
-			     se->scale, !n++);
-	}
+	if (gaps || gr->weights_differ)
+		write_each_weight(w, j, gr, gaps);
+	else if (gr->count)
+		write_same_weights(w, j, gr);
 	pki_json_end_array(j);
 	pki_json_end_object(j);
 	return 0;
@@ -927,6 +1084,7 @@ static void speedscope_release(struct speedscope *w)
 	free(w->order);
 	free(w->order_stacks);
 	free(w->order_weights);
+	free(w->key_buffer);
 	free(w->loc_frames);
 	free(w->frame_lists);
 	free(w->stack_done);
