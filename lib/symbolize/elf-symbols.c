@@ -733,7 +733,8 @@ static int few_symbols(struct few *f, int is_debug, int plt_names,
 		rc = few_plt(f);
 	if (rc)
 		return rc;
-	qsort(f->c, f->n, sizeof(*f->c), cand_cmp);
+	if (f->n)	/* never qsort(NULL, 0) */
+		qsort(f->c, f->n, sizeof(*f->c), cand_cmp);
 	if (!(keep = calloc(f->n ? f->n : 1, 1)))
 		return -1;
 	for (i = 0; !rc && i < naddrs; i++)

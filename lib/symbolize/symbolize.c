@@ -266,8 +266,9 @@ static const struct symtab *elf_symtab(struct object *obj, uint64_t addr)
 
 	if (!obj->tab_loaded) {
 		obj->tab_loaded = 1;
-		qsort(obj->wanted, obj->nwanted, sizeof(*obj->wanted),
-		      compare_u64);
+		if (obj->nwanted)	/* never qsort(NULL, 0) */
+			qsort(obj->wanted, obj->nwanted, sizeof(*obj->wanted),
+			      compare_u64);
 		for (i = 0; i < obj->nwanted; i++)
 			if (!n || obj->wanted[i] != obj->wanted[n - 1])
 				obj->wanted[n++] = obj->wanted[i];
