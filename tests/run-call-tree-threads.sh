@@ -1,15 +1,16 @@
 #!/bin/sh
-# Call trees read in parts on several threads (--threads) give what one
-# stream gives (same_as_stream: folded, pprof and speedscope output, the
+# Call trees (and ljp's traces) read in parts on several threads
+# (--threads) give what one stream gives (same_as_stream: folded, pprof and speedscope output, the
 # last with every sample in input order, and every message byte for
 # byte, absolute line numbers): a part starts where a root does (a thread of
 # macOS sample, a row without indentation for Instruments and VTune, a
-# level-1 row for Visual Studio). Inputs: each format's testdata, its
+# level-1 row for Visual Studio, a trace's count line for ljp). Inputs: each format's testdata, its
 # rows again and again after one header, with what a part must not get
 # wrong: nodes that leave at a part's end (Visual Studio's inclusive
 # counts, macOS sample's), an error there, more bad lines than are
-# warned of, a macOS call graph that ends before the text does (its
-# text after the end read by no part), a cut last line, CRLF.
+# warned of, a macOS call graph or ljp's traces that end before the
+# text does (its text after the end read by no part), a cut last line,
+# CRLF.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 # rows_again FILE HEADER-LINES TIMES: FILE's header once, then its rows
@@ -67,6 +68,23 @@ for f in testdata/macos-sample/*.txt; do
 	head -c $(($(wc -c <"$in/$name.txt") * 2 / 3)) "$in/$name.txt" >"$in/$name-cut.txt"
 	set -- "$@" "$in/$name-cut.txt:macos-sample"
 done
+
+# ljp: the traces again and again, bad lines between them, and traces
+# after the total that no reader reads
+traces() {
+	sed '/^Total /,$d' testdata/ljp/demo.txt
+}
+{ i=0
+  while [ $i -lt 30 ]; do
+	traces
+	[ $((i % 4)) = 0 ] && printf 'bad line %d\n\tfoo(Foo.java:1)\n' $i
+	i=$((i + 1))
+  done
+  sed -n '/^Total /,$p' testdata/ljp/demo.txt
+  traces
+  echo "after the end"; } >"$in/ljp.txt"
+head -c $(($(wc -c <"$in/ljp.txt") * 2 / 3)) "$in/ljp.txt" >"$in/ljp-cut.txt"
+set -- "$@" "$in/ljp.txt:ljp" "$in/ljp-cut.txt:ljp"
 
 plan $(($# + 1))
 for f; do

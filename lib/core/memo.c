@@ -36,6 +36,33 @@ static int entry_match(const void *owner, uint32_t id, const void *key)
 	return e->len == k->len && memcmp(e->text, k->text, k->len) == 0;
 }
 
+/*
+ * The texts' hash: pki_hash_bytes's rounds, but its last word read to
+ * the text's end, overlapping the one before, where pki_hash_bytes
+ * takes up to seven bytes one at a time: a memo hashes every line of
+ * its input, some tens of bytes each. Only the memo's own table sees
+ * it; the ids stay in the order the texts came.
+ */
+static uint64_t memo_hash(const char *text, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ len, w;
+	size_t i;
+
+	if (len < 8)
+		return pki_hash_bytes(text, len, 0);
+	for (i = 0; i + 8 < len; i += 8) {
+		memcpy(&w, text + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	memcpy(&w, text + len - 8, 8);
+	h = (h ^ w) * 0x100000001b3ULL;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
 /* A copy of text in the memo's chunks; NULL past the limit. */
 static const char *store_text(struct pki_memo *m, const char *text, size_t len)
 {
@@ -92,7 +119,7 @@ uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
 
 	if (m->full)
 		return 0;
-	hash = pki_hash_bytes(text, len, 0);
+	hash = memo_hash(text, len);
 	id = pki_idtab_find(&m->tab, hash, entry_match, m, &key, &slot);
 	if (!id && !(id = add_entry(m, text, len, hash, slot)))
 		m->full = 1;

@@ -20,7 +20,10 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/memo.h"
+#include "core/parts.h"
 #include "formats/registry.h"
+#include "transforms/copy.h"
 
 #define TOTAL "Total"
 
@@ -32,6 +35,16 @@ struct ljp_reader {
 	size_t depth, stack_cap;
 	int64_t count;		/* of the stack being read; 0: none */
 	uint64_t bad_lines;
+	int ended;		/* at the total: the rest is not read */
+	/* a mapped input read in parts: the one read, the text of it not
+	 * read yet, and the lines read of it; else part is NULL and
+	 * pk_input_line reads */
+	struct pki_part *part;
+	const char *at;
+	uint64_t lines;
+	/* a frame's location by its line's text: the same frames come in
+	 * trace after trace */
+	struct pki_memo frames;
 };
 
 static int is_digit(char c)
@@ -79,13 +92,22 @@ static uint32_t frame(struct ljp_reader *r, const char *s, size_t len)
 
 static int push_frame(struct ljp_reader *r, const char *s, size_t len)
 {
+	uint64_t *memo;
 	uint32_t loc;
 
 	if (r->depth > pki_profile_max_stack(r->p))
 		return 0;	/* the profile cuts it: the leaf side stays */
-	if (pki_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0 ||
-	    !(loc = frame(r, s, len)))
+	if (pki_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	memo = pki_memo(&r->frames, s, len);
+	if (memo && *memo) {
+		loc = (uint32_t)*memo;
+	} else {
+		if (!(loc = frame(r, s, len)))
+			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+		if (memo)
+			*memo = loc;
+	}
 	r->stack[r->depth++] = loc;
 	return 0;
 }
@@ -105,13 +127,19 @@ static int end_stack(struct ljp_reader *r)
 	return 0;
 }
 
+/* The number of the line read last. */
+static uint64_t lineno(const struct ljp_reader *r)
+{
+	return r->part ? pki_part_first_line(r->part) + r->lines :
+	       pk_input_lineno(r->in);
+}
+
 static void bad_line(struct ljp_reader *r, const char *line, size_t len)
 {
-	PK_WARN_AT_MOST(r->ctx, &r->bad_lines, 5, "%s: line %llu: not a trace "
-			"'COUNT FRAMES<TAB>FRAME' nor a frame: '%.*s'",
-			pk_input_name(r->in),
-			(unsigned long long)pk_input_lineno(r->in),
-			(int)(len > 60 ? 60 : len), line);
+	pki_part_warn_few(r->part, r->ctx, &r->bad_lines, "%s: line %llu: not "
+			  "a trace 'COUNT FRAMES<TAB>FRAME' nor a frame: '%.*s'",
+			  pk_input_name(r->in), (unsigned long long)lineno(r),
+			  (int)(len > 60 ? 60 : len), line);
 }
 
 /* "COUNT FRAMES<TAB>FRAME": the count, the first frame at *frame. */
@@ -165,44 +193,175 @@ static int ljp_line(struct ljp_reader *r, const char *line, size_t len)
 /* The next line; a last one without its newline is warned of. */
 static const char *next_line(struct ljp_reader *r, size_t *len)
 {
-	uint64_t offset = pk_input_offset(r->in);
-	const char *line = pk_input_line(r->in, len);
+	uint64_t offset = 0;
+	const char *line;
+	int cut;
 
-	if (line && pk_input_offset(r->in) - offset == *len)
+	if (r->part) {
+		line = pki_part_line(r->part, &r->at, len, &cut);
+		r->lines += line != NULL;
+	} else {
+		offset = pk_input_offset(r->in);
+		line = pk_input_line(r->in, len);
+		cut = line && pk_input_offset(r->in) - offset == *len;
+	}
+	if (line && cut)
 		pk_warn(r->ctx, "%s: line %llu: the file ends mid-line (truncated "
-			"file?)", pk_input_name(r->in),
-			(unsigned long long)pk_input_lineno(r->in));
+			"file?)", pk_input_name(r->in), (unsigned long long)lineno(r));
 	return line;
 }
+
+/* The traces up to the total or the end of the text (of the part); the
+ * last one is a sample, as the next trace's first line would make it. */
+static int read_traces(struct ljp_reader *r)
+{
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = next_line(r, &len))) {
+		if (pki_starts_with_n(line, len, TOTAL " ")) {
+			r->ended = 1;
+			break;
+		}
+		rc = ljp_line(r, line, len);
+	}
+	if (!rc)
+		rc = pk_context_error(r->ctx)->code;
+	return rc ? rc : end_stack(r);
+}
+
+static void reader_start(struct ljp_reader *r, struct pk_context *ctx,
+			 struct pk_input *in, struct pk_profile *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->ctx = ctx;
+	r->in = in;
+	r->p = p;
+}
+
+/* What only reading needs. */
+static void reader_done(void *reader)
+{
+	struct ljp_reader *r = reader;
+
+	free(r->stack);
+	r->stack = NULL;
+	r->stack_cap = 0;
+	pki_memo_free(&r->frames);
+}
+
+/* ---- reading in parts: a trace starts at its count ---- */
+
+static size_t trace_start(void *whole, const char *data, size_t size, size_t pos)
+{
+	const char *s = data + pos, *end = data + size, *nl;
+	int64_t count;
+	size_t frame;
+
+	(void)whole;
+	if (pos && !(s = memchr(s - 1, '\n', size - pos + 1)))
+		return size;
+	for (s += pos ? 1 : 0; s < end; s = nl + 1) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		if (!nl)
+			break;
+		if (!trace_head(s, (size_t)(nl - s), &count, &frame))
+			return (size_t)(s - data);
+	}
+	return size;
+}
+
+static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p,
+		       const struct pki_part *part)
+{
+	const struct ljp_reader *w = whole;
+	struct ljp_reader *r = malloc(sizeof(*r));
+
+	(void)part;
+	if (!r)
+		return NULL;
+	reader_start(r, ctx, w->in, p);
+	if (pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT) < 0) {
+		free(r);
+		pk_error_set(ctx, PK_ENOMEM, "out of memory");
+		return NULL;
+	}
+	return r;
+}
+
+static int read_part(void *reader, struct pki_part *part)
+{
+	struct ljp_reader *r = reader;
+	int rc;
+
+	r->part = part;
+	r->at = part->start;
+	r->lines = 0;
+	rc = read_traces(r);
+	pki_part_finish(part, r->at);
+	return rc;
+}
+
+static int absorb_part(void *whole, void *reader)
+{
+	((struct ljp_reader *)whole)->ended = ((struct ljp_reader *)reader)->ended;
+	return 0;
+}
+
+/* Parts past the total are dropped. */
+static int part_kept(void *whole)
+{
+	return !((struct ljp_reader *)whole)->ended;
+}
+
+static uint64_t *bad_line_tally(void *reader)
+{
+	return &((struct ljp_reader *)reader)->bad_lines;
+}
+
+static void part_close(void *reader)
+{
+	reader_done(reader);
+	free(reader);
+}
+
+static const struct pki_parts_reader ljp_parts = {
+	.cut = trace_start,
+	.open = part_open,
+	.read = read_part,
+	.done = reader_done,
+	.absorb = absorb_part,
+	.close = part_close,
+	.kept = part_kept,
+	.append = pki_copy_append,
+	.few = bad_line_tally,
+};
 
 static int ljp_read(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts)
 {
 	struct ljp_reader r;
-	const char *line;
-	size_t len;
+	const char *data;
+	size_t size;
 	int rc = 0;
 
-	(void)opts;
-	memset(&r, 0, sizeof(r));
-	r.ctx = ctx;
-	r.in = in;
-	r.p = p;
+	reader_start(&r, ctx, in, p);
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
 	if (pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT) < 0)
 		rc = pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	while (!rc && (line = next_line(&r, &len)) &&
-	       !pki_starts_with_n(line, len, TOTAL " "))
-		rc = ljp_line(&r, line, len);
+	data = rc ? NULL : (const char *)pki_input_map(in, &size);
+	if (data && size)
+		rc = pki_read_parts(&ljp_parts, &r, ctx, in, p, opts, data, size);
+	else if (!data && !rc)
+		rc = read_traces(&r);
 	if (!rc)
 		rc = pk_context_error(ctx)->code;
-	if (!rc)
-		rc = end_stack(&r);
 	if (!rc && !pk_profile_sample_count(p))
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: no traces ('COUNT FRAMES"
 				  "<TAB>FRAME' and a frame a line)",
 				  pk_input_name(in));
-	free(r.stack);
+	reader_done(&r);
 	return rc;
 }
 

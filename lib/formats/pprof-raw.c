@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/memo.h"
 #include "formats/registry.h"
 
 struct raw_line {
@@ -79,6 +80,16 @@ struct raw_reader {
 	size_t nmappings, mappings_cap;
 	uint32_t *stack;
 	size_t stack_cap;
+	/* a line's function and line number by its text, when the number
+	 * fits in 32 bits: the same functions come at location after
+	 * location (a function's at each of its addresses) */
+	struct pki_memo lines_memo;
+	/* the labels a sample's first and second line of labels give, by
+	 * the line's text (labels_memo[line - 1]: a run of labels_read,
+	 * its start << 32 | its length): samples of a thread repeat them */
+	struct pki_memo labels_memo[2];
+	struct pk_label *labels_read;
+	size_t nlabels_read, labels_read_cap;
 };
 
 static int bad(struct raw_reader *r, const char *what, const char *line, size_t len)
@@ -96,27 +107,42 @@ static int no_memory(struct raw_reader *r)
 
 /* ---- the pieces of a line: s[*i..len) is what is left ---- */
 
+/* (The pieces go through a local index: a byte read through a char
+ * pointer may be *i, for all the compiler knows, which it then reads
+ * from memory again at every byte.) */
 static void skip_blanks(const char *s, size_t len, size_t *i)
 {
-	while (*i < len && s[*i] == ' ')
-		(*i)++;
+	static const uint64_t spaces = 0x2020202020202020ULL;
+	size_t k = *i;
+	uint64_t w;
+
+	/* samples' values are right-aligned in wide columns, labels
+	 * indented by 16: eight spaces at a time */
+	while (k + 8 <= len && (memcpy(&w, s + k, 8), w == spaces))
+		k += 8;
+	while (k < len && s[k] == ' ')
+		k++;
+	*i = k;
 }
 
 /* A decimal integer, a '-' first when negative is set. */
 static int integer(const char *s, size_t len, size_t *i, int negative,
 		   int64_t *v)
 {
-	size_t start = *i;
-	int minus = negative && *i < len && s[*i] == '-';
+	size_t start = *i, k = start;
+	int minus = negative && k < len && s[k] == '-';
 	uint64_t u = 0;
 
-	*i += (size_t)minus;
-	for (; *i < len && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
-		if (u > (UINT64_MAX - 9) / 10)
+	k += (size_t)minus;
+	for (; k < len && s[k] >= '0' && s[k] <= '9'; k++) {
+		if (u > (UINT64_MAX - 9) / 10) {
+			*i = k;
 			return -1;
-		u = u * 10 + (uint64_t)(s[*i] - '0');
+		}
+		u = u * 10 + (uint64_t)(s[k] - '0');
 	}
-	if (*i == start + (size_t)minus || u > (uint64_t)INT64_MAX + (uint64_t)minus)
+	*i = k;
+	if (k == start + (size_t)minus || u > (uint64_t)INT64_MAX + (uint64_t)minus)
 		return -1;
 	*v = minus ? (int64_t)(0 - u) : (int64_t)u;
 	return 0;
@@ -389,14 +415,12 @@ static int number_labels(struct raw_reader *r, pk_str key, const char *s,
 
 /* "                comm:[demo] thread:[a b]": the strings' line, then
  * the numbers' */
-static int label_line(struct raw_reader *r, const char *line, size_t len)
+static int read_label_line(struct raw_reader *r, const char *line, size_t len)
 {
 	size_t i = 0, items = 0, k;
 	struct { const char *key, *value; size_t key_len, len; } item[64];
 	int numbers, rc = 0;
 
-	if (!r->nsamples || ++r->label_lines > 2)
-		return bad(r, "labels without a sample", line, len);
 	while (skip_blanks(line, len, &i), i < len) {
 		const char *open = memmem(line + i, len - i, ":[", 2), *close;
 
@@ -437,6 +461,45 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 	return rc;
 }
 
+/* A line of labels, read the first time its text comes as the sample's
+ * first (or second) line of them, then remembered. */
+static int label_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct pki_memo *memo;
+	uint64_t *run;
+	size_t first = r->nlabels, n, k;
+	int rc;
+
+	if (!r->nsamples || ++r->label_lines > 2)
+		return bad(r, "labels without a sample", line, len);
+	memo = &r->labels_memo[r->label_lines - 1];
+	run = pki_memo(memo, line, len);
+	if (run && *run) {
+		first = (size_t)(*run >> 32);
+		n = (size_t)(uint32_t)*run - 1;
+		for (k = 0; k < n; k++)
+			if ((rc = add_label(r, &r->labels_read[first + k])))
+				return rc;
+		return 0;
+	}
+	if ((rc = read_label_line(r, line, len)) || !run)
+		return rc;
+	n = r->nlabels - first;
+	if (r->nlabels_read + n > UINT32_MAX)
+		return 0;	/* read again the next time */
+	if ((rc = grow(r, &r->labels_read, &r->labels_read_cap,
+		       r->nlabels_read + n, sizeof(*r->labels_read))))
+		return rc;
+	/* (a line of no labels: none to copy, and no pointer to copy from) */
+	if (n)
+		memcpy(r->labels_read + r->nlabels_read, r->labels + first,
+		       n * sizeof(*r->labels_read));
+	/* the length one more, so that no run is 0 */
+	*run = (uint64_t)r->nlabels_read << 32 | (n + 1);
+	r->nlabels_read += n;
+	return 0;
+}
+
 static int is_sample_line(const char *line, size_t len)
 {
 	size_t i = 0;
@@ -473,15 +536,17 @@ static int number_after_colon(const char *s, size_t start, size_t *end,
 	return 0;
 }
 
-/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN),
- * or "??" for a line without a function, kept as none. */
-static int location_line(struct raw_reader *r, const char *s, size_t len)
+/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN)
+ * read: its function (0: "??", a line without a function, kept as none)
+ * and line number; -1 when it is no such text. */
+static int read_location_line(struct raw_reader *r, const char *s, size_t len,
+			      uint32_t *function, int64_t *line_number)
 {
 	struct pk_function f = { 0 };
 	size_t i, end = 0, space, file_end, k;
 	int64_t line, column;
-	int rc;
 
+	*function = 0;
 	if (len == 2 && memcmp(s, "??", 2) == 0)
 		return 0;
 	/* the first " s=N" followed by the end or "(SYSTEM NAME)" */
@@ -517,12 +582,40 @@ static int location_line(struct raw_reader *r, const char *s, size_t len)
 	f.filename = pk_profile_intern(r->p, s + space + 1, file_end - space - 1);
 	if (!f.system_name)
 		f.system_name = f.name;
-	if ((rc = grow(r, &r->lines, &r->lines_cap, r->nlines + 1, sizeof(*r->lines))))
+	if (!(*function = pk_profile_intern_function(r->p, &f)))
+		return no_memory(r);
+	*line_number = line;
+	return 0;
+}
+/* A line of the last location: function and line number. */
+static int add_line(struct raw_reader *r, uint32_t function, int64_t line)
+{
+	int rc = grow(r, &r->lines, &r->lines_cap, r->nlines + 1, sizeof(*r->lines));
+
+	if (rc)
 		return rc;
-	r->lines[r->nlines].function = pk_profile_intern_function(r->p, &f);
+	r->lines[r->nlines].function = function;
 	r->lines[r->nlines++].line = line;
 	r->locations[r->nlocations - 1].nlines++;
 	return 0;
+}
+
+/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN),
+ * or "??" for a line without a function, kept as none. */
+static int location_line(struct raw_reader *r, const char *s, size_t len)
+{
+	uint64_t *memo = pki_memo(&r->lines_memo, s, len);
+	uint32_t function;
+	int64_t line;
+	int rc;
+
+	if (memo && *memo)
+		return add_line(r, (uint32_t)(*memo >> 32), (int32_t)(uint32_t)*memo);
+	if ((rc = read_location_line(r, s, len, &function, &line)) || !function)
+		return rc;
+	if (memo && line >= INT32_MIN && line <= INT32_MAX)
+		*memo = (uint64_t)function << 32 | (uint32_t)line;
+	return add_line(r, function, line);
 }
 
 /* "     1: 0x4b7126 M=1 [F] NAME FILE:LINE s=0", or a line's more
@@ -630,6 +723,18 @@ static int by_location_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Whether the locations are in the order of their ids already, as pprof
+ * prints them (a sort of them all would be a fifth of the reading). */
+static int in_order(const struct raw_location *locations, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (locations[i - 1].id > locations[i].id)
+			return 0;
+	return 1;
+}
+
 /* The location of an id: pprof numbers them 1, 2, ... in order, so that
  * the id is mostly its place; else a search. */
 static struct raw_location *find_location(struct raw_reader *r, uint64_t id)
@@ -652,7 +757,7 @@ static int build(struct raw_reader *r)
 	 * must not see) */
 	if (r->nmappings)
 		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
-	if (r->nlocations)
+	if (!in_order(r->locations, r->nlocations))
 		qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
 	for (i = 0; i < r->nlocations; i++) {
 		struct raw_location *loc = &r->locations[i];
@@ -754,6 +859,10 @@ static void raw_free(struct raw_reader *r)
 	free(r->lines);
 	free(r->mappings);
 	free(r->stack);
+	pki_memo_free(&r->lines_memo);
+	pki_memo_free(&r->labels_memo[0]);
+	pki_memo_free(&r->labels_memo[1]);
+	free(r->labels_read);
 }
 
 static int raw_read(struct pk_context *ctx, struct pk_input *in,

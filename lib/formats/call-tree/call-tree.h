@@ -27,6 +27,25 @@ struct pki_tree_node {
 	unsigned waiting : 1;	/* inclusive formats: its own value is dropped */
 };
 
+/*
+ * A row as a format read it, remembered by its line's text: rows recur
+ * (a function called from the same place in every thread, every copy
+ * of a tree), and a line seen before costs a lookup, not its reading.
+ */
+struct pki_tree_row {
+	uint32_t depth;
+	uint32_t location;	/* its frame (macOS sample: a thread's labels) */
+	int64_t mantissa;	/* its value, as pki_tree_fixed takes it */
+	int64_t factor;
+	int decimals;
+	unsigned flags;		/* the format's */
+	int read;		/* 0: not read yet, the format reads it */
+	int64_t scale;		/* the column's scale when value was worked out */
+	int64_t value;
+	uint32_t parent_path;	/* the path the row was last below... */
+	uint32_t path;		/* ...and its own there (0: none yet) */
+};
+
 struct pki_tree;
 struct pki_part;
 
@@ -40,6 +59,10 @@ struct pki_tree_rows {
 	size_t size;
 	/* Read the rows up to the end of the text (pki_tree_line's NULL). */
 	int (*read)(struct pki_tree *t);
+	/* Where read is pki_tree_read_self_rows: read a line, not empty,
+	 * into row (the first time its text comes). */
+	int (*read_row)(struct pki_tree *t, const char *line, size_t len,
+			struct pki_tree_row *row);
 	/* What a part at its end does, as a reader meeting the next root
 	 * would, and the text's end (pki_tree_at_text_end); NULL: nothing. */
 	int (*end)(struct pki_tree *t);
@@ -71,6 +94,11 @@ struct pki_tree_rows {
 /* Whether the rows end with the text here (not at the end of a part
  * before another). */
 int pki_tree_at_text_end(const struct pki_tree *t);
+
+/* A rows' read for formats that give each node its own value in one
+ * column, a node a line (empty lines skipped): each line read by
+ * read_row the first time its text comes, then remembered. */
+int pki_tree_read_self_rows(struct pki_tree *t);
 
 /* For a cut: the first whole line at or after pos that is_root takes
  * (size for none), what it looked through out of memory as it goes. */
@@ -109,6 +137,10 @@ struct pki_tree {
 	uint32_t *frame_of;		/* location by the string id of its name */
 	size_t frame_of_cap;
 	struct pk_strbuf name;		/* scratch for composed names */
+	/* the rows read, by their line's text (pki_tree_row) */
+	struct pki_memo row_memo;
+	struct pki_tree_row *row_of;	/* by memo id */
+	size_t row_of_cap;
 	uint64_t rows;			/* nodes read */
 	/* a mapped input (pki_input_map): the text not read yet, and the
 	 * lines read; else at is NULL and pk_input_line reads */
@@ -131,6 +163,15 @@ void pki_tree_free(struct pki_tree *t);
 const char *pki_tree_line(struct pki_tree *t, size_t *len);
 /* The number of the line read last. */
 uint64_t pki_tree_lineno(const struct pki_tree *t);
+
+/*
+ * The row remembered for a line's text, its read 0 the first time: the
+ * format reads the line into it and sets read (a line it rejects stays
+ * unread, and is read, and rejected, again each time). NULL when the
+ * memo is full: read the line into a row of the caller's each time. The
+ * pointer is valid until the next call.
+ */
+struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len);
 
 /* PK_EINPUT with "INPUT: line N: " before the message. */
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -161,6 +202,10 @@ int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
  */
 int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 		       int64_t value, int waiting);
+/* The same for a row (pki_tree_row), its mantissa the value: a row met
+ * again below the same node costs no lookup of its path. */
+int pki_tree_inclusive_row(struct pki_tree *t, struct pki_tree_row *row,
+			   int waiting);
 int pki_tree_finish(struct pki_tree *t);
 
 /*
@@ -177,6 +222,14 @@ int pki_tree_decimal(const char *s, size_t len, int64_t *mantissa,
  */
 int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
 		   int decimals, int64_t factor, int64_t *value);
+
+/*
+ * A row's value at its column's scale now: pki_tree_fixed of its
+ * mantissa, decimals and factor, worked out again only where the scale
+ * changed since.
+ */
+int pki_tree_row_value(struct pki_tree *t, struct pki_tree_row *row,
+		       int64_t *value);
 
 /* A CSV field: its text, without quotes or its surrounding blanks; in
  * quoted fields a doubled quote is one (*unescaped set: the caller

@@ -144,34 +144,24 @@ static int parse_row(const char *line, size_t len, struct row *r)
 	return r->symbol_len ? 0 : -1;
 }
 
-static int read_rows(struct pki_tree *t)
+/* A row's line into row: its depth, frame and own time. */
+static int read_row(struct pki_tree *t, const char *line, size_t len,
+		    struct pki_tree_row *row)
 {
-	const char *line;
-	size_t len;
-	int rc = 0;
+	struct row r;
 
-	while (!rc && (line = pki_tree_line(t, &len))) {
-		struct row row;
-		int64_t mantissa, value;
-		int decimals;
-		uint32_t loc;
-
-		if (!len)
-			continue;
-		if (parse_row(line, len, &row) ||
-		    pki_tree_decimal(row.self, row.self_len, &mantissa, &decimals))
-			return pki_tree_error(t, "not a call tree row ('TIME UNIT "
-					      "PERCENT%%<TAB>SELF UNIT<TAB> <TAB>"
-					      "SYMBOL'): '%.*s'",
-					      (int)(len > 60 ? 60 : len), line);
-		if ((rc = pki_tree_fixed(t, t->column, mantissa, decimals,
-					 row.factor, &value)))
-			break;
-		loc = pki_tree_frame(t, row.symbol, row.symbol_len, NULL, 0);
-		rc = loc ? pki_tree_self(t, row.depth, loc, &value) :
-		     pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
-	}
-	return rc;
+	if (parse_row(line, len, &r) ||
+	    pki_tree_decimal(r.self, r.self_len, &row->mantissa, &row->decimals))
+		return pki_tree_error(t, "not a call tree row ('TIME UNIT "
+				      "PERCENT%%<TAB>SELF UNIT<TAB> <TAB>"
+				      "SYMBOL'): '%.*s'",
+				      (int)(len > 60 ? 60 : len), line);
+	row->factor = r.factor;
+	row->depth = (uint32_t)r.depth;
+	/* a line is shorter than 4 GiB: so is its indentation */
+	if (!(row->location = pki_tree_frame(t, r.symbol, r.symbol_len, NULL, 0)))
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	return 0;
 }
 
 /* A root: a row whose symbol has no blank before it. */
@@ -184,7 +174,8 @@ static int is_root(const char *line, size_t len)
 
 static const struct pki_tree_rows instruments_rows = {
 	.size = sizeof(struct pki_tree),
-	.read = read_rows,
+	.read = pki_tree_read_self_rows,
+	.read_row = read_row,
 	.is_root = is_root,
 };
 

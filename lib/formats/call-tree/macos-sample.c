@@ -61,10 +61,11 @@ struct sample_reader {
 	int64_t pid;		/* of the header; -1 without one */
 	struct pk_strbuf module;
 	int ended;		/* at the call graph's end */
-	/* a thread's labels by its line's text; a frame's location (and
-	 * whether it waits, bit 0) by its line's text */
-	struct pki_memo threads, frames;
 };
+
+/* A row's flags: a thread's (its location is the thread's labels), a
+ * waiting function's. */
+enum { THREAD_ROW = 1, WAITING_ROW = 2 };
 
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
@@ -152,21 +153,6 @@ static uint32_t thread_labels(struct sample_reader *r, const char *text, size_t 
 	return pk_profile_intern_labels(r->t.p, labels, n);
 }
 
-static int thread_line(struct sample_reader *r, const char *text, size_t len)
-{
-	uint64_t *memo = pki_memo(&r->threads, text, len);
-	int rc;
-
-	/* the last thread's nodes leave with its labels */
-	if ((rc = pki_tree_finish(&r->t)))
-		return rc;
-	if (memo && *memo)
-		r->t.labels = (uint32_t)*memo;
-	else if ((r->t.labels = thread_labels(r, text, len)) && memo)
-		*memo = r->t.labels;
-	return r->t.labels ? 0 : pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
-}
-
 /* The first " (in " from s to end: memchr's '(' (one a frame, mostly)
  * cost less than memmem's setup for a five-byte needle, on every line */
 static const char *module_start(const char *s, const char *end)
@@ -234,36 +220,19 @@ static uint32_t frame_location(struct sample_reader *r, const char *text,
 			      shown ? r->module.len : 0);
 }
 
-static int frame_line(struct sample_reader *r, size_t depth, int64_t count,
-		      const char *text, size_t len)
-{
-	uint64_t *memo = pki_memo(&r->frames, text, len);
-	uint32_t loc;
-	int waiting;
-
-	if (memo && *memo) {
-		loc = (uint32_t)(*memo >> 1);
-		waiting = (int)(*memo & 1);
-	} else {
-		if (!(loc = frame_location(r, text, len, &waiting)))
-			return pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
-		if (memo)
-			*memo = (uint64_t)loc << 1 | (unsigned)waiting;
-	}
-	return pki_tree_inclusive(&r->t, depth, loc, count, waiting);
-}
-
 static int is_graph_mark(char c)
 {
 	return c == ' ' || c == '+' || c == '!' || c == ':' || c == '|';
 }
 
 /* A line of the call graph: 4 blanks, two columns of " +!:|" a level,
- * the count, the node. */
-static int graph_line(struct sample_reader *r, const char *line, size_t len)
+ * the count, the node; into row (left unread for a line skipped). */
+static int read_graph_line(struct sample_reader *r, const char *line, size_t len,
+			   struct pki_tree_row *row)
 {
 	size_t i = 4, depth;
 	int64_t count = 0;
+	int waiting = 0;
 
 	while (i < len && is_graph_mark(line[i]))
 		i++;
@@ -286,13 +255,35 @@ static int graph_line(struct sample_reader *r, const char *line, size_t len)
 		return 0;
 	}
 	i++;
-	if (!depth) {
-		int rc = thread_line(r, line + i, len - i);
-
-		return rc ? rc : pki_tree_inclusive(&r->t, 0, 0, count, 0);
-	}
 	/* a frame is a thread's callee: the thread takes level 0 */
-	return frame_line(r, depth, count, line + i, len - i);
+	row->location = depth ? frame_location(r, line + i, len - i, &waiting) :
+			thread_labels(r, line + i, len - i);
+	if (!row->location)
+		return pk_error_set(r->t.ctx, PK_ENOMEM, "out of memory");
+	/* a line is shorter than 4 GiB: so is its indentation */
+	row->depth = (uint32_t)depth;
+	row->mantissa = count;
+	row->flags = (depth ? 0 : THREAD_ROW) | (waiting ? WAITING_ROW : 0);
+	row->read = 1;
+	return 0;
+}
+
+static int graph_line(struct sample_reader *r, const char *line, size_t len)
+{
+	struct pki_tree_row own = { 0 }, *row = pki_tree_row(&r->t, line, len);
+	int rc;
+
+	if (!row)
+		row = &own;
+	if (!row->read && ((rc = read_graph_line(r, line, len, row)) || !row->read))
+		return rc;
+	if (!(row->flags & THREAD_ROW))
+		return pki_tree_inclusive_row(&r->t, row, row->flags & WAITING_ROW);
+	/* the last thread's nodes leave with its labels */
+	if ((rc = pki_tree_finish(&r->t)))
+		return rc;
+	r->t.labels = row->location;
+	return pki_tree_inclusive(&r->t, 0, 0, row->mantissa, 0);
 }
 
 static int read_rows(struct pki_tree *t)
@@ -357,8 +348,6 @@ static void release(struct pki_tree *t)
 {
 	struct sample_reader *r = (struct sample_reader *)t;
 
-	pki_memo_free(&r->threads);
-	pki_memo_free(&r->frames);
 	free(r->module.s);
 }
 

@@ -39,6 +39,8 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->paths);
 	free(t->path_stacks);
 	free(t->name.s);
+	pki_memo_free(&t->row_memo);
+	free(t->row_of);
 }
 
 static void warn_cut(struct pki_tree *t)
@@ -94,6 +96,16 @@ uint64_t pki_tree_lineno(const struct pki_tree *t)
 	if (t->part)
 		return pki_part_first_line(t->part) + t->lines;
 	return t->at ? t->lines : pk_input_lineno(t->in);
+}
+
+struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len)
+{
+	uint32_t id = pki_memo_id(&t->row_memo, line, len);
+
+	if (!id || pki_grow_zeroed(&t->row_of, &t->row_of_cap, (size_t)id + 1,
+				   sizeof(*t->row_of)) < 0)
+		return NULL;
+	return &t->row_of[id];
 }
 
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -378,14 +390,26 @@ static int reach(struct pki_tree *t, size_t depth)
 	return 0;
 }
 
-/* The node at depth is location. */
-static void place(struct pki_tree *t, size_t depth, uint32_t location)
+/* The node at depth is location, read from row where not NULL: a row
+ * met again below the parent it had last time has the path it had. */
+static void place(struct pki_tree *t, size_t depth, uint32_t location,
+		  struct pki_tree_row *row)
 {
 	struct pki_tree_node *n = &t->path[depth];
 	uint32_t parent = depth ? t->path[depth - 1].path : 0;
 
 	n->location = location;
-	n->path = depth && !parent ? 0 : path_id(t, parent, location);
+	if (depth && !parent) {
+		n->path = 0;
+	} else if (row && row->path && row->parent_path == parent) {
+		n->path = row->path;
+	} else {
+		n->path = path_id(t, parent, location);
+		if (row) {
+			row->parent_path = parent;
+			row->path = n->path;
+		}
+	}
 }
 
 /* The stack of the first depth nodes of the path, interned. */
@@ -422,15 +446,15 @@ static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
 	return 0;
 }
 
-int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
-		  const int64_t *values)
+static int self_at(struct pki_tree *t, size_t depth, uint32_t location,
+		   const int64_t *values, struct pki_tree_row *row)
 {
 	size_t c;
 	int rc = reach(t, depth);
 
 	if (rc)
 		return rc;
-	place(t, depth, location);
+	place(t, depth, location, row);
 	t->depth = depth + 1;
 	for (c = 0; c < t->ncolumns; c++)
 		if (values[c])
@@ -438,11 +462,37 @@ int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
 	return 0;
 }
 
+int pki_tree_read_self_rows(struct pki_tree *t)
+{
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pki_tree_line(t, &len))) {
+		struct pki_tree_row own = { 0 }, *row;
+		int64_t value;
+
+		if (!len)
+			continue;
+		if (!(row = pki_tree_row(t, line, len)))
+			row = &own;
+		if (!row->read) {
+			if ((rc = t->rows_of->read_row(t, line, len, row)))
+				break;
+			row->scale = 0;		/* its value not worked out yet */
+			row->read = 1;
+		}
+		if (!(rc = pki_tree_row_value(t, row, &value)))
+			rc = self_at(t, row->depth, row->location, &value, row);
+	}
+	return rc;
+}
+
 /* The deepest node leaves the path: its own value is added. */
 static int leave(struct pki_tree *t)
 {
 	struct pki_tree_node *n = &t->path[--t->depth];
-	int64_t own = n->inclusive - n->callees, values[64] = { 0 };
+	int64_t own = n->inclusive - n->callees, values[64];
 
 	if (own < 0)
 		return pki_tree_error(t, "callees take %lld, more than their "
@@ -450,17 +500,25 @@ static int leave(struct pki_tree *t)
 				      (long long)n->inclusive);
 	if (!own || n->waiting)
 		return 0;
+	/* the columns a sample has, not all 64: a leave a node */
+	memset(values, 0, t->ncolumns * sizeof(*values));
 	values[t->column] = own;
 	return add_sample(t, t->depth + 1, values);
 }
 
-int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
-		       int64_t value, int waiting)
+int pki_tree_self(struct pki_tree *t, size_t depth, uint32_t location,
+		  const int64_t *values)
+{
+	return self_at(t, depth, location, values, NULL);
+}
+
+static int inclusive_at(struct pki_tree *t, size_t depth, uint32_t location,
+			int64_t value, int waiting, struct pki_tree_row *row)
 {
 	struct pki_tree_node *n;
 	int rc = 0;
 
-	if (t->column < 0 || t->column >= 64 || (size_t)t->column >= t->ncolumns)
+	if (t->column < 0 || t->ncolumns > 64 || (size_t)t->column >= t->ncolumns)
 		return pk_error_set(t->ctx, PK_EUSAGE, "no sample type for the values");
 	if ((rc = reach(t, depth)))
 		return rc;
@@ -473,13 +531,26 @@ int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 				      (long long)value);
 	if (depth)
 		t->path[depth - 1].callees += value;
-	place(t, depth, location);
+	place(t, depth, location, row);
 	n = &t->path[depth];
 	n->inclusive = value;
 	n->callees = 0;
 	n->waiting = waiting != 0;
 	t->depth = depth + 1;
 	return 0;
+}
+
+int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
+		       int64_t value, int waiting)
+{
+	return inclusive_at(t, depth, location, value, waiting, NULL);
+}
+
+int pki_tree_inclusive_row(struct pki_tree *t, struct pki_tree_row *row,
+			   int waiting)
+{
+	return inclusive_at(t, row->depth, row->location, row->mantissa,
+			    waiting, row);
 }
 
 int pki_tree_finish(struct pki_tree *t)
@@ -583,6 +654,23 @@ int pki_tree_fixed(struct pki_tree *t, int column, int64_t mantissa,
 	if (v > INT64_MAX)
 		return pki_tree_error(t, "a value too large");
 	*value = (int64_t)v;
+	return 0;
+}
+
+int pki_tree_row_value(struct pki_tree *t, struct pki_tree_row *row,
+		       int64_t *value)
+{
+	int64_t scale = pk_profile_sample_type_scale(t->p, (size_t)t->column);
+	int rc;
+
+	if (row->scale != scale) {
+		if ((rc = pki_tree_fixed(t, t->column, row->mantissa, row->decimals,
+					 row->factor, &row->value)))
+			return rc;
+		/* as raised for this row */
+		row->scale = pk_profile_sample_type_scale(t->p, (size_t)t->column);
+	}
+	*value = row->value;
 	return 0;
 }
 

@@ -53,22 +53,22 @@ static int header(struct vtune_reader *r, const char *line, size_t len)
 	return 0;
 }
 
-static int row(struct vtune_reader *r, const char *line, size_t len)
+/* A row's line into row: its depth, frame and own time. */
+static int read_row(struct pki_tree *t, const char *line, size_t len,
+		    struct pki_tree_row *row)
 {
-	struct pki_tree *t = &r->t;
+	struct vtune_reader *r = (struct vtune_reader *)t;
 	struct pki_csv_field f[MAX_FIELDS];
-	int decimals, rc;
-	int64_t mantissa, value;
-	uint32_t loc;
+	int rc;
 
 	if ((rc = pki_tree_csv_row(t, line, len, f, MAX_FIELDS, r->need)))
 		return rc;
-	if (pki_tree_decimal(f[r->self].s, f[r->self].len, &mantissa, &decimals))
+	if (pki_tree_decimal(f[r->self].s, f[r->self].len, &row->mantissa,
+			     &row->decimals))
 		return pki_tree_error(t, "not a time in seconds: '%.*s'",
 				      (int)(f[r->self].len > 40 ? 40 : f[r->self].len),
 				      f[r->self].s);
-	if ((rc = pki_tree_fixed(t, t->column, mantissa, decimals, 1000, &value)))
-		return rc;
+	row->factor = 1000;
 	r->frame.len = 0;
 	if (r->module >= 0 && f[r->module].len) {
 		if ((rc = pki_tree_csv_text(t, &f[r->module])))
@@ -81,23 +81,12 @@ static int row(struct vtune_reader *r, const char *line, size_t len)
 		return rc;
 	if (pki_strbuf_add(&r->frame, t->name.s, t->name.len))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
-	loc = pki_tree_frame(t, r->frame.s, r->frame.len, NULL, 0);
-	if (!loc)
+	row->location = pki_tree_frame(t, r->frame.s, r->frame.len, NULL, 0);
+	if (!row->location)
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
-	return pki_tree_self(t, f[r->function].indent, loc, &value);
-}
-
-static int read_rows(struct pki_tree *t)
-{
-	struct vtune_reader *r = (struct vtune_reader *)t;
-	const char *line;
-	size_t len;
-	int rc = 0;
-
-	while (!rc && (line = pki_tree_line(t, &len)))
-		if (len)
-			rc = row(r, line, len);
-	return rc;
+	/* a line is shorter than 4 GiB: so is its indentation */
+	row->depth = (uint32_t)f[r->function].indent;
+	return 0;
 }
 
 /* A root: a row without blanks (or a byte order mark) before it. */
@@ -124,7 +113,8 @@ static void release_frame(struct pki_tree *t)
 
 static const struct pki_tree_rows vtune_rows = {
 	.size = sizeof(struct vtune_reader),
-	.read = read_rows,
+	.read = pki_tree_read_self_rows,
+	.read_row = read_row,
 	.is_root = is_root,
 	.copy = copy_columns,
 	.release = release_frame,
