@@ -18,17 +18,12 @@
 
 #include "debug-cache.h"
 #include "debug-units.h"
+#include "elf-symbols.h"
 #include "finder.h"
 #include "core/internal.h"
 
 /* Debug files whose DWARF inflates to more than this are not copied. */
 #define PLAIN_MAX ((uint64_t)1 << 30)
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HOST_ELFDATA ELFDATA2MSB
-#else
-#define HOST_ELFDATA ELFDATA2LSB
-#endif
 
 /*
  * The section headers of a file in the layout this machine reads

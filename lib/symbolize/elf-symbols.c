@@ -377,12 +377,6 @@ struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names,
 #define NAME_UNREAD (-2)
 #define NAME_NONE (-1)		/* no name perf takes */
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HOST_ELFDATA ELFDATA2MSB
-#else
-#define HOST_ELFDATA ELFDATA2LSB
-#endif
-
 /* A function symbol (index 0: a PLT stub, named already). */
 struct cand {
 	uint64_t start;

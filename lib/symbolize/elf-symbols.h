@@ -12,6 +12,14 @@
 
 #include "symtab.h"
 
+/* The byte order of ELF files whose headers this machine reads as its
+ * own structs (debug copies patched, symbol tables read by pread). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_ELFDATA ELFDATA2MSB
+#else
+#define HOST_ELFDATA ELFDATA2LSB
+#endif
+
 /* Whose pick names an address where several symbols start. */
 enum sym_alias_rule {
 	SYM_ALIAS_PERF,		/* perf's own (choose_best_symbol) */
