@@ -28,7 +28,9 @@
  * locations and mappings they name, so they are kept until the end:
  * when the profile sums samples anyway, those of the same location ids
  * and labels are summed as they come, into the first of them, so that
- * what is kept grows with the distinct samples, not with the text.
+ * what is kept grows with the distinct samples, not with the text (but
+ * not past a few thousand samples of which fewer than half were summed:
+ * there the table would cost more than it saves).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,7 @@ struct raw_reader {
 	int sample_open;		/* the last sample's labels to come */
 	int summing;			/* the profile sums samples anyway */
 	struct pk_idtab sample_tab;	/* samples by ids and labels */
+	size_t nsummed, next_check;	/* summed so far; when to look again */
 	struct pk_label *labels;	/* the last sample's, so far */
 	size_t nlabels, labels_cap, label_lines;
 	struct raw_location *locations;
@@ -353,7 +356,23 @@ static int sum_last_sample(struct raw_reader *r)
 	r->nids = s->first_location;
 	r->nvalues -= r->ntypes;
 	r->nsamples--;
+	r->nsummed++;
 	return 0;
+}
+
+/* Whether summing still pays: a text of distinct samples (one profile
+ * printed, not many merged) would only pay for the table, a sample's
+ * hash and lookup, so past a few thousand samples a reader that has
+ * summed fewer than it kept stops (the profile sums what comes then). */
+static void check_summing(struct raw_reader *r)
+{
+	if (r->nsamples < r->next_check)
+		return;
+	r->next_check = r->nsamples * 2;
+	if (r->nsummed < r->nsamples) {
+		r->summing = 0;
+		pki_idtab_release(&r->sample_tab);
+	}
 }
 
 /* The labels read since the last sample are its own. */
@@ -371,7 +390,10 @@ static int end_sample(struct raw_reader *r)
 	if (!r->sample_open)
 		return 0;
 	r->sample_open = 0;
-	return r->summing && r->nsamples < UINT32_MAX ? sum_last_sample(r) : 0;
+	if (!r->summing || r->nsamples >= UINT32_MAX)
+		return 0;
+	check_summing(r);
+	return r->summing ? sum_last_sample(r) : 0;
 }
 
 /* "     2   20000000: 1 2 3 " */
@@ -389,8 +411,10 @@ static int sample_line(struct raw_reader *r, const char *line, size_t len)
 	    /* (ids to compare, even when a sample has none) */
 	    (rc = grow(r, &r->ids, &r->ids_cap, r->nids + 1, sizeof(*r->ids))))
 		return rc;
-	if (!r->nsamples)
+	if (!r->nsamples) {
 		r->summing = !pki_profile_keeps_order(r->p);
+		r->next_check = 4096;
+	}
 	s = &r->samples[r->nsamples];
 	memset(s, 0, sizeof(*s));
 	s->first_location = r->nids;
