@@ -47,7 +47,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < naddrs; i++)
 			memcpy(&addrs[i], data + at + a + 8 * i, 8);
 		if (sym_units_asked(&u, aranges, a, addrs, naddrs) == 0) {
-			uint64_t last = u.units[u.nunits - 1];
+			uint64_t last = u.units[u.nunits - 1], unit;
+
+			for (i = 0; i < naddrs; i++)
+				(void)sym_units_unit_of(&u, addrs[i], &unit);
 
 			end = sym_unit_end(info, c, last);
 			if (end > 0) {

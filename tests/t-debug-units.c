@@ -113,6 +113,21 @@ int main(void)
 	   "a unit's second range");
 	sym_units_release(&u);
 
+	/* one address at a time, as the symbolizer finds a unit's DIE */
+	{
+		uint64_t unit = 1;
+
+		ok(sym_units_asked(&u, ar, n, NULL, 0) == 0 &&
+		   sym_units_unit_of(&u, 0x2010, &unit) == 1 && unit == 100,
+		   "one address: its unit");
+		ok(sym_units_unit_of(&u, 0x2800, &unit) == 1 && unit == 100,
+		   "one between two units' code: the lower");
+		ok(sym_units_unit_of(&u, 0x10, &unit) == 0 &&
+		   sym_units_unit_of(&u, 0x5000, &unit) == 0,
+		   "one below the first range or past the last: none");
+		sym_units_release(&u);
+	}
+
 	/* two units' ranges starting at one address: libdw's order is open */
 	n += aranges_set(ar + n, 100, (const uint64_t[]){ 0x3000, 0x8 }, 1);
 	addrs[0] = 0x3004;

@@ -184,7 +184,7 @@ int sym_units_asked(struct sym_units *u, const unsigned char *aranges,
 	}
 	if (u->nranges)
 		qsort(u->ranges, u->nranges, sizeof(*u->ranges), arange_cmp);
-	last = last_run(u->ranges, u->nranges);
+	last = u->last_run = last_run(u->ranges, u->nranges);
 	for (i = 0; i < n; i++) {
 		rc = unit_of(u->ranges, u->nranges, last, addrs[i], &unit);
 		if (rc < 0 || (rc > 0 && add_unit(u, unit)))
@@ -197,6 +197,12 @@ int sym_units_asked(struct sym_units *u, const unsigned char *aranges,
 fail:
 	sym_units_release(u);
 	return -1;
+}
+
+int sym_units_unit_of(const struct sym_units *u, uint64_t addr,
+		      uint64_t *unit)
+{
+	return unit_of(u->ranges, u->nranges, u->last_run, addr, unit);
 }
 
 int64_t sym_unit_end(const unsigned char *info, size_t have, uint64_t off)
@@ -225,7 +231,7 @@ int sym_units_cut_answers(const struct sym_units *u, uint64_t end,
 	for (i = 0; same && i < u->nranges; i++)
 		if (u->ranges[i].unit < end)
 			kept[nkept++] = u->ranges[i];
-	whole_last = last_run(u->ranges, u->nranges);
+	whole_last = u->last_run;
 	cut_last = last_run(kept, nkept);
 	for (i = 0; same && i < n; i++) {
 		uint64_t whole_unit = 0, cut_unit = 0;

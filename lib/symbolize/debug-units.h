@@ -37,6 +37,7 @@ struct sym_arange {
 struct sym_units {
 	struct sym_arange *ranges;	/* by address (then unit) */
 	size_t nranges;
+	size_t last_run;	/* where the last unit's last run begins */
 	uint64_t units[SYM_UNITS_MAX];	/* those asked for, ascending */
 	size_t nunits;
 };
@@ -49,6 +50,13 @@ struct sym_units {
 int sym_units_asked(struct sym_units *u, const unsigned char *aranges,
 		    size_t size, const uint64_t *addrs, size_t n);
 
+/*
+ * The unit libdwfl looks in for the DWARF address addr, from u as
+ * sym_units_asked read it: 1 and *unit, 0 for none, -1 when libdw's
+ * sort leaves the choice open (ask libdwfl).
+ */
+int sym_units_unit_of(const struct sym_units *u, uint64_t addr,
+		      uint64_t *unit);
 /*
  * The end of the unit at off in .debug_info (of which have bytes are at
  * info): 0 until 4 bytes are there, else the end, or -1 when the header

@@ -2,9 +2,11 @@
 /* DWARF lines and inline frames of one ELF file (dwarf.h). */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "debug-units.h"
 #include "dwarf.h"
 #include "core/internal.h"
 
@@ -250,8 +252,9 @@ static char *qualify_name(struct sym_dwarf *d, Dwarf_Die *die,
 	return out;
 }
 
-/* A frame for a function DIE: its names and declaration. */
-static void frame_from_die(struct sym_frame *f, Dwarf_Die *die)
+/* A frame for a function DIE: its names and declaration (the file
+ * only with files). */
+static void frame_from_die(struct sym_frame *f, Dwarf_Die *die, int files)
 {
 	int line = 0;
 
@@ -260,7 +263,7 @@ static void frame_from_die(struct sym_frame *f, Dwarf_Die *die)
 	if (!f->linkage)
 		f->linkage = die_string(die, DW_AT_MIPS_linkage_name);
 	f->name = die_string(die, DW_AT_name);
-	f->file = dwarf_decl_file(die);
+	f->file = files ? dwarf_decl_file(die) : NULL;
 	if (dwarf_decl_line(die, &line) == 0)
 		f->start_line = line;
 }
@@ -353,17 +356,85 @@ static void index_all_units(struct sym_dwarf *d)
 	qsort(d->fns, d->nfns, sizeof(*d->fns), fn_cmp);
 }
 
+/* The .debug_aranges of the file's DWARF, plain, little-endian ELF64
+ * (what debug-units.c reads), or NULL. */
+static Elf_Data *aranges_data(Dwarf *dw)
+{
+	Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!ident || ident[EI_CLASS] != ELFCLASS64 ||
+	    ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = gelf_getshdr(scn, &sh) ?
+			elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+
+		if (name && strcmp(name, ".debug_aranges") == 0)
+			return sh.sh_type == SHT_PROGBITS &&
+			       !(sh.sh_flags & SHF_COMPRESSED) ?
+			       elf_getdata(scn, NULL) : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The unit DIE holding addr (a Dwfl address) as dwfl_module_addrdie
+ * finds it, *bias set, or NULL. libdw's aranges read the header of
+ * every unit their sets name (libc's 2062) on the first lookup, and
+ * finding a unit reads only the headers before it: the sets are read
+ * here (once), libdwfl's choice made as debug-units.c makes it, and
+ * libdw asked for that unit. Anything unusual is libdwfl's to answer,
+ * and so is all when lines are wanted: the line table's lookups read
+ * libdw's aranges anyway.
+ */
+static Dwarf_Die *unit_die_of(struct sym_dwarf *d, Dwarf_Addr addr,
+			      Dwarf_Die *mem, Dwarf_Addr *bias)
+{
+	Dwarf *dw = dwfl_module_getdwarf(d->mod, bias);
+	uint64_t unit;
+	Dwarf_Off next;
+	size_t header;
+	Elf_Data *data;
+	int rc;
+
+	if (!d->aranges_read && dw && d->names_only) {
+		d->aranges_read = 1;
+		data = aranges_data(dw);
+		if (data && data->d_buf &&
+		    (d->aranges = malloc(sizeof(*d->aranges))) &&
+		    sym_units_asked(d->aranges, data->d_buf, data->d_size,
+				    NULL, 0)) {
+			free(d->aranges);
+			d->aranges = NULL;
+		}
+	}
+	if (!dw || !d->aranges)
+		return dwfl_module_addrdie(d->mod, addr, bias);
+	rc = sym_units_unit_of(d->aranges, addr - *bias, &unit);
+	if (rc == 0)
+		return NULL;
+	if (rc < 0 || dwarf_next_unit(dw, unit, &next, &header, NULL, NULL,
+				      NULL, NULL, NULL, NULL) != 0 ||
+	    !dwarf_offdie(dw, unit + header, mem))
+		return dwfl_module_addrdie(d->mod, addr, bias);
+	return mem;
+}
+
 /* Index the unit holding addr (a Dwfl address), if not done yet. */
 static void index_unit_of(struct sym_dwarf *d, Dwarf_Addr addr)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu;
+	Dwarf_Die *cu, mem;
 	Dwarf_Off off;
 	size_t i, old = d->nfns;
 
 	if (d->fns_built)
 		return;
-	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	cu = unit_die_of(d, addr, &mem, &bias);
 	if (!cu)
 		return;
 	off = dwarf_dieoffset(cu);
@@ -655,13 +726,14 @@ static int tree_chain(const struct sym_dwarf *d, uint32_t root,
 }
 
 /* The same through dwarf_getscopes, for what the index does not hold. */
-static int scopes_chain(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *out)
+static int scopes_chain(struct sym_dwarf *d, Dwarf_Addr addr, Dwarf_Die *out)
 {
 	Dwarf_Die *scopes = NULL, *cu, inner, around[SYM_MAX_SCOPE_DEPTH + 1];
+	Dwarf_Die mem;
 	Dwarf_Addr dwbias = 0;
 	int nscopes, n = 0, i;
 
-	cu = dwfl_module_addrdie(mod, addr, &dwbias);
+	cu = unit_die_of(d, addr, &mem, &dwbias);
 	if (!cu || dwarf_getscopes(cu, addr - dwbias, &scopes) <= 0) {
 		free(scopes);
 		return 0;
@@ -709,7 +781,7 @@ int sym_dwarf_chain(struct sym_dwarf *d, Dwarf_Addr addr, int no_inline,
 	pc = addr - d->dwbias;
 	fn = find_function(d, pc);
 	if (!fn)
-		n = scopes_chain(d->mod, addr, chain);
+		n = scopes_chain(d, addr, chain);
 	else if ((root = tree_of(d, &fn->die)))
 		n = tree_chain(d, root, pc, chain);
 	else
@@ -754,17 +826,20 @@ struct sym_die_info {
 	unsigned qualified_read : 1;
 };
 
-static void read_die_info(struct sym_die_info *info, Dwarf_Die *die)
+/* with_files: the declaration's and the call's file too, which parse
+ * the unit's line program. */
+static void read_die_info(struct sym_die_info *info, Dwarf_Die *die,
+			  int with_files)
 {
 	Dwarf_Files *files = NULL;
 	Dwarf_Die cu;
 
 	memset(info, 0, sizeof(*info));
 	info->die = die->addr;
-	frame_from_die(&info->frame, die);
+	frame_from_die(&info->frame, die, with_files);
 	if (dwarf_diecu(die, &cu, NULL, NULL)) {
 		info->cplusplus = is_cplusplus(&cu);
-		if (dwarf_getsrcfiles(&cu, &files, NULL) != 0)
+		if (!with_files || dwarf_getsrcfiles(&cu, &files, NULL) != 0)
 			files = NULL;
 	}
 	call_site(die, files, &info->call_line, &info->call_file);
@@ -790,7 +865,7 @@ static struct sym_die_info *die_info(struct sym_dwarf *d, Dwarf_Die *die)
 	    pki_idtab_insert(&d->info_tab, slot, hash,
 			    (uint32_t)d->ninfos + 1) < 0)
 		return NULL;
-	read_die_info(&d->infos[d->ninfos], die);
+	read_die_info(&d->infos[d->ninfos], die, !d->names_only);
 	return &d->infos[d->ninfos++];
 }
 
@@ -820,7 +895,7 @@ size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
 		struct sym_die_info scratch, *info = die_info(d, &chain[i]);
 
 		if (!info) {	/* out of memory: unqualified names */
-			read_die_info(&scratch, &chain[i]);
+			read_die_info(&scratch, &chain[i], !d->names_only);
 			scratch.qualified_read = 1;
 			info = &scratch;
 		}
@@ -840,10 +915,11 @@ size_t sym_dwarf_frames(struct sym_dwarf *d, Dwarf_Die *chain, int n,
 	return (size_t)n;
 }
 
-void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod)
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod, int names_only)
 {
 	memset(d, 0, sizeof(*d));
 	d->mod = mod;
+	d->names_only = names_only;
 	d->has = -1;	/* loaded when an address needs it */
 }
 
@@ -852,6 +928,9 @@ void sym_dwarf_release(struct sym_dwarf *d)
 	size_t i;
 
 	free(d->fns);
+	if (d->aranges)
+		sym_units_release(d->aranges);
+	free(d->aranges);
 	free(d->roots);
 	pki_idtab_release(&d->root_tab);
 	free(d->nodes);

@@ -25,13 +25,20 @@ struct sym_scope_node;
 struct sym_kid_range;
 struct sym_tree_root;
 struct sym_die_info;
+struct sym_units;
 
 struct sym_dwarf {
 	Dwfl_Module *mod;
+	int names_only;		/* no files or lines: no line table read */
 	int has;		/* -1: not looked at yet (sym_dwarf_has) */
 	struct sym_fn_range *fns;	/* concrete functions by address */
 	size_t nfns, fns_cap;
 	int fns_built;		/* every unit's, or given up */
+	/* .debug_aranges as debug-units.c reads it, to find an address's
+	 * unit without libdw's reading every unit's header; NULL: ask
+	 * libdwfl */
+	struct sym_units *aranges;
+	int aranges_read;
 	Dwarf_Off units[SYM_MAX_UNITS];	/* the units indexed so far */
 	size_t nunits;
 	Dwarf_Addr dwbias;	/* Dwfl address - DWARF address */
@@ -54,7 +61,8 @@ struct sym_dwarf {
 	struct pk_idtab prefix_tab;
 };
 
-void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod);
+/* names_only: the frames get no files (nothing reads .debug_line). */
+void sym_dwarf_init(struct sym_dwarf *d, Dwfl_Module *mod, int names_only);
 void sym_dwarf_release(struct sym_dwarf *d);
 /* Whether the file has DWARF, reading it the first time it is asked. */
 int sym_dwarf_has(struct sym_dwarf *d);

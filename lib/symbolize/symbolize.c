@@ -111,7 +111,7 @@ static int open_elf(struct object *obj, const char *name)
 	obj->elf = sf;
 	if (sf->mod) {
 		obj->kind = OBJ_ELF;
-		sym_dwarf_init(&obj->dwarf, sf->mod);
+		sym_dwarf_init(&obj->dwarf, sf->mod, s->naming.names_only);
 		if (obj->is_binary && *bid && *sf->file_id &&
 		    !sym_build_id_matches(bid, sf->file_id))
 			pk_warn(s->ctx, "symbolize: using '%s' (build id %s) "
@@ -255,7 +255,12 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 		return 1;
 	}
 	sym_dwarf_has(&obj->dwarf);
-	dl = dwfl_module_getsrc(obj->elf->mod, addr);
+	/*
+	 * The line table gives only the innermost frame's file and line,
+	 * which names-only outputs drop; its program is most of what a
+	 * lookup costs in a large unit (libc's, a C++ file's templates).
+	 */
+	dl = nm->names_only ? NULL : dwfl_module_getsrc(obj->elf->mod, addr);
 	if (dl)
 		src = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
 	nchain = sym_dwarf_chain(&obj->dwarf, addr, nm->no_inline, chain);
@@ -475,7 +480,8 @@ static int ask_addresses(struct run *r)
 					addrs + start[i],
 					start[i + 1] - start[i])) {
 			sym_dwarf_release(&obj->dwarf);
-			sym_dwarf_init(&obj->dwarf, obj->elf->mod);
+			sym_dwarf_init(&obj->dwarf, obj->elf->mod,
+				       r->s->naming.names_only);
 		}
 	}
 	rc = 0;

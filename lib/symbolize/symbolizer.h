@@ -51,9 +51,9 @@ struct pk_symbolize_options {
 	/* One frame per address, the function holding it, without the
 	 * functions inlined there: perf script's frame-pointer callchains. */
 	unsigned no_inline : 1;
-	/* Only function names are wanted (folded stacks, flame graphs): with
-	 * no_inline, an address the symbol table names gets no file or line,
-	 * and DWARF is not read for it. */
+	/* Only function names are wanted (folded stacks, flame graphs):
+	 * frames get no files or lines (no line program is read), and with
+	 * no_inline an address the symbol table names reads no DWARF. */
 	unsigned names_only : 1;
 	enum pk_demangle demangle;
 };
