@@ -5,6 +5,8 @@
 # under their build id, and read from there afterwards. Here: c-fp's debug
 # file, made with objcopy and compressed, beside the stripped recording's
 # binary; every way through names the same frames as with no cache at all.
+# A conversion that needs no DWARF (names alone, no inlined frames) makes
+# no copy: the symbol table, not compressed, names every frame.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 d=testdata/perf-data
 bin=$(pwd)/testdata/bin
@@ -12,7 +14,7 @@ c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
 
 command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
 	skip_all "no objcopy and readelf (binutils)"
-plan 16
+plan 18
 
 root=$tmpdir/root
 mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
@@ -23,11 +25,12 @@ objcopy --only-keep-debug --compress-debug-sections=zlib "$bin/c-fp" "$debug" ||
 cache=$tmpdir/cache
 plain=$cache/debug/$c_fp_id.debug
 
-# perf script text: every frame named
-convert() {
+# perf script text: every frame named, inlined ones too (DWARF is read)
+names_only() {
 	profkit-convert -q --symfs="$root" --symbol-path="$tmpdir/sym" \
 		--kallsyms=$d/kallsyms --to=perf-script "$@" $d/stripped.perf.data
 }
+convert() { names_only --inline "$@"; }
 compressed() { readelf -SW "$1" 2>/dev/null | grep -c ' \.debug_[a-z]* .* [A-Z]*C[A-Z]* ' ; }
 
 PROFKIT_CACHE_DIR= convert >"$tmpdir/none" 2>&1
@@ -38,6 +41,13 @@ else
 	diag_file "$tmpdir/none"
 fi
 [ ! -e "$cache" ] && pass "no cache: nothing written" || fail "no cache: nothing written"
+
+PROFKIT_CACHE_DIR= names_only >"$tmpdir/names.none" 2>&1
+PROFKIT_CACHE_DIR=$cache names_only >"$tmpdir/names.cache" 2>&1
+same_output "names only: the same frames with a cache" "$tmpdir/names.none" \
+	"$tmpdir/names.cache"
+[ ! -e "$cache" ] && pass "names only: no copy made" ||
+	fail "names only: no copy made"
 
 PROFKIT_CACHE_DIR=$cache convert >"$tmpdir/cold" 2>&1
 same_output "cold cache: the same frames" "$tmpdir/none" "$tmpdir/cold"

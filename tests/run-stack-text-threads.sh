@@ -7,7 +7,9 @@
 # byte. Inputs: each format's testdata repeated until it is cut in
 # several places (pmcstat, which cannot be cut, stays on one thread),
 # bad lines and a count too large deep in a later part, CRLF, and a text
-# large enough to be split without --threads.
+# large enough to be split without --threads. A file's stacks seen before
+# are remembered whole, a pipe's parsed line by line: the same again, and
+# a count too large after a stack remembered is named by its line.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 # grow FILE TIMES: FILE again and again
@@ -43,12 +45,28 @@ for format in dtrace systemtap; do
 	  printf '              a.out`main+0x1\n              99999999999999999999999\n'
 	  grow testdata/$format/stacks.txt 10; } >"$tmpdir/in/$format-too-large.txt"
 done
+# a stack read many times before (remembered whole, not parsed again),
+# then once more with a count too large: the error names its line
+for format in dtrace systemtap; do
+	{ grow testdata/$format/stacks.txt 30
+	  # the seed's second stack, its count too large
+	  awk '/^[ \t]*[0-9]+$/ { if (++n == 2) { print "  99999999999999999999999"; exit } }
+	       n == 1 && !/^[ \t]*[0-9]+$/' testdata/$format/stacks.txt
+	  grow testdata/$format/stacks.txt 10; } >"$tmpdir/in/$format-known-too-large.txt"
+done
+# a stack key read many times before, its entry then cut short: its
+# frames (pushed whole) are dropped with the entry, as held ones are
+{ grow $b 20
+  awk '/^@\[/ { n++ } n == 1 && /^[ \t]/ { print } n == 1 && /^@\[/ { print }' $b
+  echo ', key cut short'
+  grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
 set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
+	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"
 
-plan $(($# + 3))
+plan $(($# + 5))
 for f; do
 	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
@@ -64,17 +82,25 @@ else
 	fail "a skipped line of a later part named by its line in the file ($line)"
 	diag_file "$tmpdir/err"
 fi
-in=$tmpdir/in/dtrace-too-large.txt
-line=$(grep -n '99999999999999999999999' "$in" | cut -d: -f1)
-profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
-testrun_status=$?
-if [ $testrun_status = 1 ] &&
-   grep -q -F "dtrace-too-large.txt: line $line: count too large" "$tmpdir/err"; then
-	pass "a count too large in a later part: its line in the file, exit 1"
-else
-	fail "a count too large in a later part: its line in the file ($line), exit 1"
-	diag_file "$tmpdir/err"
-fi
+# too_large NAME WHAT: the count too large in input NAME named by its
+# line in the file, exit 1
+too_large() {
+	in=$tmpdir/in/$1
+	line=$(grep -n '99999999999999999999999' "$in" | cut -d: -f1)
+	profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
+	testrun_status=$?
+	if [ $testrun_status = 1 ] &&
+	   grep -q -F "$1: line $line: count too large" "$tmpdir/err"; then
+		pass "$2: its line in the file, exit 1"
+	else
+		fail "$2: its line in the file ($line), exit 1"
+		diag_file "$tmpdir/err"
+	fi
+}
+too_large dtrace-too-large.txt "a count too large in a later part"
+for format in dtrace systemtap; do
+	too_large $format-known-too-large.txt "$format: a count too large after a stack remembered"
+done
 
 # 10 MB: split without --threads on a machine of two cores or more
 grow testdata/jstack/stacks.txt 7600 >"$tmpdir/in/large.txt"

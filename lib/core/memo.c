@@ -110,20 +110,29 @@ static uint32_t add_entry(struct pki_memo *m, const char *text, size_t len,
 	return (uint32_t)id;
 }
 
-uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
+/* The lookup of pki_memo_id and pki_memo_id_hashed: inline in each, so
+ * that a line's lookup costs one call. */
+static inline uint32_t memo_id(struct pki_memo *m, const char *text, size_t len,
+			       uint64_t hash)
 {
 	struct memo_key key = { text, len };
-	uint64_t hash;
 	size_t slot;
-	uint32_t id;
+	uint32_t id = pki_idtab_find(&m->tab, hash, entry_match, m, &key, &slot);
 
-	if (m->full)
-		return 0;
-	hash = memo_hash(text, len);
-	id = pki_idtab_find(&m->tab, hash, entry_match, m, &key, &slot);
 	if (!id && !(id = add_entry(m, text, len, hash, slot)))
 		m->full = 1;
 	return id;
+}
+
+uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len)
+{
+	return m->full ? 0 : memo_id(m, text, len, memo_hash(text, len));
+}
+
+uint32_t pki_memo_id_hashed(struct pki_memo *m, const char *text, size_t len,
+			    uint64_t hash)
+{
+	return m->full ? 0 : memo_id(m, text, len, hash);
 }
 
 void pki_memo_free(struct pki_memo *m)

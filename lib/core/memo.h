@@ -35,6 +35,10 @@ struct pki_memo {
 /* The id of text (from 1), new the first time; 0 when the memo is full
  * or out of memory. */
 uint32_t pki_memo_id(struct pki_memo *m, const char *text, size_t len);
+/* The same, text hashed by the caller (long texts: pki_hash_text); a
+ * memo's texts must all be hashed one way. */
+uint32_t pki_memo_id_hashed(struct pki_memo *m, const char *text, size_t len,
+			    uint64_t hash);
 
 /* The value under an id, 0 until the caller sets it; the pointer is
  * valid until the next pki_memo_id. */

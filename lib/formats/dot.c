@@ -18,7 +18,6 @@
  * A function is a (name, module) pair and its node id is its index in
  * the gprof2dot JSON output of the same profile.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include "transforms/callgraph.h"
 #include "registry.h"
 #include "util/idtab.h"
+#include "util/libm.h"
 #include "core/internal.h"
 
 /* ---- labels ---- */
@@ -281,7 +281,7 @@ static int write_call(struct dot *d, struct pk_output *out,
 				"fontsize=\"10.00\", label=\"%.2f%%\", "
 				"labeldistance=\"%.2f\", penwidth=\"%.2f\"];\n",
 				c->caller - 1, c->callee - 1,
-				0.5 * sqrt(penwidth), rgb, rgb, weight * 100.0,
+				0.5 * pki_sqrt(penwidth), rgb, rgb, weight * 100.0,
 				penwidth, penwidth);
 }
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* ELF symbol tables and PLT stubs (elf-symbols.h). */
+#include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "elf-symbols.h"
 #include "core/internal.h"
@@ -321,6 +324,15 @@ static int name_as_dynsym(struct symtab *t, Elf *elf, GElf_Addr bias)
 	return 0;
 }
 
+/* Sorted, one entry per address; 0, or -1 when out of memory. */
+static int finish_table(struct symtab *t, Elf *elf, GElf_Addr bias,
+			enum sym_alias_rule rule)
+{
+	symtab_sort(t);
+	keep_one_per_address(t, rule);
+	return rule == SYM_ALIAS_LLVM ? name_as_dynsym(t, elf, bias) : 0;
+}
+
 /*
  * The function symbols, sorted, so each address costs a binary search
  * (dwfl_module_addrinfo scans the whole table). Symbols come from
@@ -337,15 +349,423 @@ struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names,
 	if (!t)
 		return NULL;
 	if (add_functions(t, mod, elf) ||
-	    (plt_names && add_plt_symbols(t, elf, elf_bias))) {
-		symtab_free(t);
-		return NULL;
-	}
-	symtab_sort(t);
-	keep_one_per_address(t, rule);
-	if (rule == SYM_ALIAS_LLVM && name_as_dynsym(t, elf, elf_bias)) {
+	    (plt_names && add_plt_symbols(t, elf, elf_bias)) ||
+	    finish_table(t, elf, elf_bias, rule)) {
 		symtab_free(t);
 		return NULL;
 	}
 	return t;
+}
+
+/* ---- the symbols of a few addresses, read with pread ---- */
+
+/*
+ * A profile of a small program asks a library for a handful of
+ * addresses, and a table of all its symbols (libc's .symtab: 10,000,
+ * in a debug file libdwfl maps whole) costs more memory than the rest
+ * of the conversion. For at most FEW_MAX addresses the table holds
+ * only the entries symtab_find looks at for them, read from the file
+ * by pread: every function symbol's start once (16 bytes each, the
+ * names not read), then at each address the entries at and below it
+ * that symtab_find tries, and the one above, which ends a sizeless one
+ * below. The same file, sections and rules as libdwfl's and
+ * add_functions' give the same answers as the whole table; any file
+ * they do not fit plainly is left to the whole table.
+ */
+#define FEW_MAX 1024
+#define SYM_CHUNK 256		/* symbols a pread */
+#define NAME_UNREAD (-2)
+#define NAME_NONE (-1)		/* no name perf takes */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_ELFDATA ELFDATA2MSB
+#else
+#define HOST_ELFDATA ELFDATA2LSB
+#endif
+
+/* A function symbol (index 0: a PLT stub, named already). */
+struct cand {
+	uint64_t start;
+	uint32_t index;		/* in .symtab */
+	int32_t name;		/* into few.names, or NAME_* */
+};
+
+struct few {
+	int fd;
+	Elf *file;		/* the file read: its headers, by pread */
+	Elf *elf;		/* the module's main file */
+	GElf_Addr bias;
+	uint64_t syms_off, nsyms, str_off, str_size;
+	struct cand *c;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static int read_fully(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t k = pread(fd, (char *)buf + got, len - got,
+				  (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The first load segment's header: libdwfl places a debug file's
+ * addresses by it. */
+static int first_load(Elf *elf, GElf_Phdr *ph)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, ph) && ph->p_type == PT_LOAD)
+			return 0;
+	return -1;
+}
+
+/*
+ * Whether the table file is one libdwfl reads as we do: a native ELF64
+ * of x86_64 or aarch64 (no function address bits, no descriptors) with
+ * one plain .symtab and no extended section indices, its .strtab ending
+ * in a NUL, and a debug file at the main file's addresses (libdwfl would
+ * adjust a prelinked one's). Sets the sections' places.
+ */
+static int few_fits(struct few *f, int is_debug)
+{
+	GElf_Ehdr eh, main_eh;
+	GElf_Shdr sh, str;
+	GElf_Phdr a, b;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	struct stat st;
+	char last;
+	int nsym = 0;
+
+	if (!f->file || elf_kind(f->file) != ELF_K_ELF ||
+	    !gelf_getehdr(f->file, &eh) || !gelf_getehdr(f->elf, &main_eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != HOST_ELFDATA ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) ||
+	    (main_eh.e_type != ET_DYN && main_eh.e_type != ET_EXEC) ||
+	    fstat(f->fd, &st) < 0)
+		return 0;
+	if (is_debug && (find_section(f->elf, ".gnu.prelink_undo", &sh) ||
+			 first_load(f->elf, &a) || first_load(f->file, &b) ||
+			 a.p_vaddr != b.p_vaddr || a.p_memsz != b.p_memsz ||
+			 a.p_align != b.p_align))
+		return 0;
+	while ((scn = elf_nextscn(f->file, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return 0;
+		if (sh.sh_type == SHT_SYMTAB_SHNDX)
+			return 0;
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_entsize)
+			symscn = scn, nsym++;
+	}
+	if (nsym != 1 || !gelf_getshdr(symscn, &sh) ||
+	    sh.sh_entsize != sizeof(Elf64_Sym) ||
+	    !gelf_getshdr(elf_getscn(f->file, sh.sh_link), &str) ||
+	    str.sh_type != SHT_STRTAB || str.sh_size == 0 ||
+	    ((sh.sh_flags | str.sh_flags) & SHF_COMPRESSED) ||
+	    sh.sh_offset > (uint64_t)st.st_size ||
+	    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset ||
+	    str.sh_offset > (uint64_t)st.st_size ||
+	    str.sh_size > (uint64_t)st.st_size - str.sh_offset ||
+	    sh.sh_size / sizeof(Elf64_Sym) > INT32_MAX ||
+	    str.sh_size > INT32_MAX ||
+	    read_fully(f->fd, &last, 1, str.sh_offset + str.sh_size - 1) ||
+	    last != '\0')
+		return 0;
+	f->syms_off = sh.sh_offset;
+	f->nsyms = sh.sh_size / sizeof(Elf64_Sym);
+	f->str_off = str.sh_offset;
+	f->str_size = str.sh_size;
+	return 1;
+}
+
+/* Whether add_functions takes the symbol, its name aside (libdwfl gives
+ * no section for one in a section not loaded). */
+static int few_is_function(const struct few *f, const Elf64_Sym *s)
+{
+	int type = ELF64_ST_TYPE(s->st_info);
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (s->st_name == 0 || s->st_name >= f->str_size ||
+	    s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
+		return 0;
+	if (s->st_shndx < SHN_LORESERVE &&
+	    (scn = elf_getscn(f->file, s->st_shndx)) && gelf_getshdr(scn, &sh) &&
+	    !(sh.sh_flags & SHF_ALLOC))
+		return 0;
+	return type == STT_FUNC || type == STT_GNU_IFUNC ||
+	       (type == STT_NOTYPE && is_code_section(f->elf, s->st_shndx));
+}
+
+static int few_add(struct few *f, uint64_t start, uint32_t index,
+		   int32_t name)
+{
+	if (pki_grow(&f->c, &f->cap, f->n + 1, sizeof(*f->c)) < 0)
+		return -1;
+	f->c[f->n].start = start;
+	f->c[f->n].index = index;
+	f->c[f->n++].name = name;
+	return 0;
+}
+
+/* Every function symbol's start. 0, -1 (no memory), 1 (does not fit). */
+static int few_collect(struct few *f)
+{
+	Elf64_Sym buf[SYM_CHUNK];
+	uint64_t k, i, n;
+
+	for (k = 1; k < f->nsyms; k += n) {
+		n = f->nsyms - k < SYM_CHUNK ? f->nsyms - k : SYM_CHUNK;
+		if (read_fully(f->fd, buf, n * sizeof(*buf),
+			       f->syms_off + k * sizeof(*buf)))
+			return 1;
+		for (i = 0; i < n; i++) {
+			if (buf[i].st_shndx == SHN_XINDEX)
+				return 1;
+			if (few_is_function(f, &buf[i]) &&
+			    few_add(f, buf[i].st_value + f->bias,
+				    (uint32_t)(k + i), NAME_UNREAD))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The PLT's stubs as candidates, their names read now. */
+static int few_plt(struct few *f)
+{
+	struct symtab plt = { 0 };
+	size_t i, len;
+	int rc = add_plt_symbols(&plt, f->elf, f->bias);
+
+	for (i = 0; !rc && i < plt.n; i++) {
+		len = strlen(plt.v[i].name) + 1;
+		if (f->names_len + len > INT32_MAX ||
+		    pki_grow(&f->names, &f->names_cap, f->names_len + len, 1) ||
+		    few_add(f, plt.v[i].start, 0, (int32_t)f->names_len))
+			rc = -1;
+		else
+			memcpy(f->names + f->names_len, plt.v[i].name, len);
+		f->names_len += rc ? 0 : len;
+	}
+	free(plt.text);
+	free(plt.v);
+	return rc;
+}
+
+/* Read the name at strtab offset off into f->names: its offset there,
+ * or -1. */
+static int32_t few_read_name(struct few *f, uint64_t off)
+{
+	size_t start = f->names_len, step;
+	char *nul;
+
+	for (;;) {
+		step = f->str_size - off < 128 ? (size_t)(f->str_size - off) : 128;
+		if (f->names_len + step + 1 > INT32_MAX ||
+		    pki_grow(&f->names, &f->names_cap, f->names_len + step + 1, 1) ||
+		    read_fully(f->fd, f->names + f->names_len, step,
+			       f->str_off + off))
+			return -1;
+		nul = memchr(f->names + f->names_len, '\0', step);
+		if (nul) {
+			f->names_len = (size_t)(nul - f->names) + 1;
+			return (int32_t)start;
+		}
+		f->names_len += step;
+		off += step;	/* the section ends in a NUL: off stays in */
+	}
+}
+
+/* Candidate c as add_functions pushes it, into *e (its name an offset in
+ * f->names): 1, 0 when perf takes no name of it, -1 on an error. */
+static int few_entry(struct few *f, struct cand *c, struct sym *e)
+{
+	Elf64_Sym s = { 0 };
+	const char *name;
+
+	if (c->name == NAME_NONE)
+		return 0;
+	if (c->index == 0) {	/* a PLT stub */
+		s.st_size = PLT_ENTRY;
+		s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	} else if (read_fully(f->fd, &s, sizeof(s),
+			      f->syms_off + (uint64_t)c->index * sizeof(s))) {
+		return -1;
+	}
+	if (c->name == NAME_UNREAD &&
+	    (c->name = few_read_name(f, s.st_name)) < 0)
+		return -1;
+	name = f->names + c->name;
+	if (!*name || name[0] == '$') {
+		c->name = NAME_NONE;
+		return 0;
+	}
+	e->start = c->start;
+	e->end = s.st_size ? c->start + s.st_size : 0;
+	e->sized = e->end != 0;
+	e->rank = alias_rank(name, e->sized, ELF64_ST_BIND(s.st_info),
+			     c->index);
+	return 1;
+}
+
+/* The entry the whole table keeps at the start of c[i, j): the first of
+ * its named aliases by rank, into *first. 1, 0 (none), -1 (error). */
+static int few_group(struct few *f, size_t i, size_t j, struct sym *first)
+{
+	struct sym e;
+	int found = 0, rc;
+
+	for (; i < j; i++) {
+		if ((rc = few_entry(f, &f->c[i], &e)) < 0)
+			return -1;
+		if (rc && (!found || e.rank < first->rank))
+			*first = e;
+		found |= rc;
+	}
+	return found;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->start != y->start ? (x->start < y->start ? -1 : 1) :
+	       (x->index > y->index) - (x->index < y->index);
+}
+
+static void few_keep(unsigned char *keep, size_t i, size_t j)
+{
+	memset(keep + i, 1, j - i);
+}
+
+/* Mark in keep the candidates symtab_find needs for addr. 0 or -1. */
+static int few_want(struct few *f, uint64_t addr, unsigned char *keep)
+{
+	size_t hi = pki_count_at_or_below(f->c, f->n, sizeof(*f->c),
+					  offsetof(struct cand, start), addr);
+	size_t i, j, seen = 0;
+	uint64_t next = 0;
+	int have_next = 0, rc;
+	struct sym e;
+
+	/* the first start above addr with an entry ends a sizeless one */
+	for (j = hi; j < f->n && !have_next; j = i) {
+		for (i = j + 1; i < f->n && f->c[i].start == f->c[j].start; i++)
+			;
+		if ((rc = few_group(f, j, i, &e)) < 0)
+			return -1;
+		if (rc) {
+			few_keep(keep, j, i);
+			next = e.start;
+			have_next = 1;
+		}
+	}
+	for (i = hi; i > 0 && seen < SYMTAB_OVERLAP_MAX; i = j) {
+		for (j = i - 1; j > 0 && f->c[j - 1].start == f->c[i - 1].start; j--)
+			;
+		if ((rc = few_group(f, j, i, &e)) < 0)
+			return -1;
+		if (!rc)
+			continue;
+		few_keep(keep, j, i);
+		seen++;
+		if (addr < (e.sized ? e.end : have_next ? next : e.start + 1))
+			break;
+		next = e.start;
+		have_next = 1;
+	}
+	return 0;
+}
+
+/* The table of the kept candidates, taking f->names. */
+static struct symtab *few_table(struct few *f, const unsigned char *keep,
+				enum sym_alias_rule rule)
+{
+	struct symtab *t = calloc(1, sizeof(*t));
+	struct sym e;
+	size_t i;
+	int rc = t ? 0 : -1;
+
+	for (i = 0; !rc && i < f->n; i++)
+		if (keep[i] && (rc = few_entry(f, &f->c[i], &e)) > 0)
+			rc = symtab_push(t, e.start, e.sized ? e.end : 0,
+					 f->names + f->c[i].name, e.rank);
+	if (t) {
+		t->text = f->names;
+		f->names = NULL;
+	}
+	if (rc || finish_table(t, f->elf, f->bias, rule)) {
+		symtab_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The table for addrs (sorted) from the file at fd: 0, 1 when the file
+ * does not fit, -1 on an error (no memory, a read failed). */
+static int few_symbols(struct few *f, int is_debug, int plt_names,
+		       enum sym_alias_rule rule, const uint64_t *addrs,
+		       size_t naddrs, struct symtab **out)
+{
+	unsigned char *keep = NULL;
+	size_t i;
+	int rc;
+
+	if (!few_fits(f, is_debug))
+		return 1;
+	rc = few_collect(f);
+	if (!rc && plt_names)
+		rc = few_plt(f);
+	if (rc)
+		return rc;
+	if (f->n)	/* never qsort(NULL, 0) */
+		qsort(f->c, f->n, sizeof(*f->c), cand_cmp);
+	if (!(keep = calloc(f->n ? f->n : 1, 1)))
+		return -1;
+	for (i = 0; !rc && i < naddrs; i++)
+		rc = few_want(f, addrs[i], keep);
+	if (!rc && !(*out = few_table(f, keep, rule)))
+		rc = -1;
+	free(keep);
+	return rc;
+}
+
+struct symtab *sym_elf_symbols_at(Dwfl_Module *mod, int fd, int is_debug,
+				  int plt_names, enum sym_alias_rule rule,
+				  const uint64_t *addrs, size_t naddrs,
+				  int *whole)
+{
+	struct few f = { .fd = fd };
+	struct symtab *t = NULL;
+	int rc = 1;
+
+	f.elf = dwfl_module_getelf(mod, &f.bias);
+	if (f.elf && fd >= 0 && naddrs && naddrs <= FEW_MAX) {
+		f.file = elf_begin(fd, ELF_C_READ, NULL);
+		rc = few_symbols(&f, is_debug, plt_names, rule, addrs, naddrs,
+				 &t);
+		elf_end(f.file);
+	}
+	free(f.c);
+	free(f.names);
+	if (fd >= 0)
+		close(fd);
+	/* a file that cannot be read so (or no memory): libdwfl's way */
+	*whole = rc != 0;
+	return rc ? sym_elf_symbols(mod, plt_names, rule) : t;
 }

@@ -25,4 +25,17 @@ enum sym_alias_rule {
 struct symtab *sym_elf_symbols(Dwfl_Module *mod, int plt_names,
 			       enum sym_alias_rule rule);
 
+/*
+ * The same table holding only what looking up addrs (Dwfl addresses,
+ * sorted, distinct) needs, read by pread from fd (taken: the file
+ * sym_file_symtab_fd opened, is_debug when a debug file): for few
+ * addresses of a large table. The whole table (sym_elf_symbols, *whole
+ * set) when there are many, or the file is not one read plainly; else
+ * any other address must be looked up in a whole table.
+ */
+struct symtab *sym_elf_symbols_at(Dwfl_Module *mod, int fd, int is_debug,
+				  int plt_names, enum sym_alias_rule rule,
+				  const uint64_t *addrs, size_t naddrs,
+				  int *whole);
+
 #endif

@@ -34,6 +34,7 @@ struct sym_finder {
 	char *debuginfo_path;
 	char *cache_dir;	/* plain copies of debug files, or NULL */
 	int dwarf_wanted;	/* sym_finder_want_dwarf was called */
+	int symbols_first;	/* sym_finder_symbols_first was called */
 	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *debuginfod;	/* made when first needed */
@@ -538,7 +539,8 @@ int sym_finder_by_name(const struct sym_finder *f, const char *file,
 /* A debug file found by name is only used when its build id agrees. */
 static int debug_file_matches(const struct sym_file *sf, int fd)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a map's faults bring in pages around each */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	char hex[81];
 	int ok = 0;
 
@@ -676,6 +678,37 @@ static int plain_by_build_id(struct found *fo, char **found)
 	return plain;
 }
 
+/*
+ * The file libdwfl reads the module's symbols from, open for pread: the
+ * file itself when it has .symtab, else its debug file by build id (a
+ * plain copy keeps .symtab as it is). -1 when neither: libdwfl's own
+ * search decides then.
+ */
+int sym_file_symtab_fd(const struct sym_file *sf, int *is_debug)
+{
+	GElf_Addr bias;
+	Elf *elf = sf->mod ? dwfl_module_getelf(sf->mod, &bias) : NULL;
+	Elf_Scn *scn = NULL;
+	char *path = NULL;
+	int fd;
+
+	if (!elf || !sf->path)
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB &&
+		    shdr.sh_entsize) {
+			*is_debug = 0;
+			return open(sf->path, O_RDONLY | O_CLOEXEC);
+		}
+	}
+	*is_debug = 1;
+	fd = debug_by_build_id_only((const struct found *)sf, &path);
+	free(path);
+	return fd;
+}
+
 /* Whether the file has DWARF of its own (libdwfl then asks for none). */
 static int has_own_dwarf(const struct sym_file *sf)
 {
@@ -709,7 +742,8 @@ static void start_plain_copy(struct found *fo)
 	const struct sym_finder *f = fo->finder;
 	int fd;
 
-	if ((!f->cache_dir && !f->dwarf_wanted) || !fo->pub.mod ||
+	if ((!f->cache_dir && !f->dwarf_wanted) ||
+	    (f->symbols_first && !f->dwarf_wanted) || !fo->pub.mod ||
 	    has_own_dwarf(&fo->pub) ||
 	    (fd = debug_by_build_id_only(fo, &fo->plain_of)) < 0)
 		return;
@@ -965,6 +999,11 @@ const char *sym_finder_binary(const struct sym_finder *f)
 void sym_finder_want_dwarf(struct sym_finder *f)
 {
 	f->dwarf_wanted = 1;
+}
+
+void sym_finder_symbols_first(struct sym_finder *f)
+{
+	f->symbols_first = 1;
 }
 
 /*

@@ -103,6 +103,10 @@ const char *sym_finder_binary(const struct sym_finder *f);
  * it is (its symbol table needs no inflating).
  */
 void sym_finder_want_dwarf(struct sym_finder *f);
+/* Addresses are named by symbol tables, DWARF read only where they
+ * cannot: the plain copy of a debug file is then made when libdwfl asks
+ * for it, not begun as soon as its file is found. */
+void sym_finder_symbols_first(struct sym_finder *f);
 
 /*
  * The link-time addresses of sf whose DWARF a pass will look up, said
@@ -115,6 +119,9 @@ int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
 			const uint64_t *addrs, size_t n);
 /* Whether the DWARF read for sf is such a cut copy. */
 int sym_file_dwarf_cut(const struct sym_file *sf);
+/* The file the module's symbol table is read from, open (*is_debug: a
+ * debug file), or -1 when only libdwfl's search can tell. */
+int sym_file_symtab_fd(const struct sym_file *sf, int *is_debug);
 
 /*
  * A run-time address of mapping m in the file's own terms, a link-time

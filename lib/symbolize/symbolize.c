@@ -65,6 +65,12 @@ struct object {
 	const struct symtab *tab;	/* OBJ_KERNEL, OBJ_JIT and OBJ_ELF */
 	struct symtab *own_tab;	/* tab, unless the kernel's (shared) */
 	int tab_loaded;		/* OBJ_ELF: see elf_symtab */
+	/* OBJ_ELF: the addresses a pass will look up (Dwfl's), own_tab
+	 * read for only them; else tab_whole, and whole_tab may be tab */
+	uint64_t *wanted;
+	size_t nwanted, wanted_cap;
+	int tab_whole;		/* tab holds every symbol */
+	struct symtab *whole_tab;
 	struct sym_dwarf dwarf;	/* OBJ_ELF */
 	struct sym_a2l a2l;	/* OBJ_ELF */
 };
@@ -90,6 +96,8 @@ static void object_free(struct object *obj)
 	if (!obj)
 		return;
 	symtab_free(obj->own_tab);
+	symtab_free(obj->whole_tab);
+	free(obj->wanted);
 	sym_dwarf_release(&obj->dwarf);
 	sym_a2l_release(&obj->a2l);
 	free(obj->file);
@@ -212,15 +220,72 @@ static uint64_t object_address(const struct object *obj,
 
 /* ---- addresses to frames ---- */
 
-/* An ELF object's symbols, read when an address first needs them. */
-static const struct symtab *elf_symtab(struct object *obj)
+static int compare_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Note the object addresses of a pass before its symbols are read; 0,
+ * or -1 when out of memory. */
+static int want_addresses(struct object *obj, const uint64_t *addrs,
+			  size_t n)
+{
+	size_t i;
+
+	if (obj->tab_loaded)
+		return 0;
+	if (pki_grow(&obj->wanted, &obj->wanted_cap, obj->nwanted + n,
+		     sizeof(*obj->wanted)) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		obj->wanted[obj->nwanted++] = addrs[i] + obj->elf->bias;
+	return 0;
+}
+
+/* Whether the table read for the wanted addresses holds addr. */
+static int is_wanted(const struct object *obj, uint64_t addr)
+{
+	size_t k = pki_count_at_or_below(obj->wanted, obj->nwanted,
+					 sizeof(*obj->wanted), 0, addr);
+
+	return k && obj->wanted[k - 1] == addr;
+}
+
+/*
+ * An ELF object's symbols, read when an address first needs them: only
+ * those of the wanted addresses (sym_elf_symbols_at), and the whole
+ * table only if another address is asked for.
+ */
+static const struct symtab *elf_symtab(struct object *obj, uint64_t addr)
+{
+	const struct sym_naming *nm = &obj->s->naming;
+	size_t i, n = 0;
+	int is_debug = 0, fd;
+
 	if (!obj->tab_loaded) {
 		obj->tab_loaded = 1;
+		if (obj->nwanted)	/* never qsort(NULL, 0) */
+			qsort(obj->wanted, obj->nwanted, sizeof(*obj->wanted),
+			      compare_u64);
+		for (i = 0; i < obj->nwanted; i++)
+			if (!n || obj->wanted[i] != obj->wanted[n - 1])
+				obj->wanted[n++] = obj->wanted[i];
+		obj->nwanted = n;
+		fd = n ? sym_file_symtab_fd(obj->elf, &is_debug) : -1;
 		obj->tab = obj->own_tab =
-			sym_elf_symbols(obj->elf->mod,
-					obj->s->naming.plt_names,
-					obj->s->naming.aliases);
+			sym_elf_symbols_at(obj->elf->mod, fd, is_debug,
+					   nm->plt_names, nm->aliases,
+					   obj->wanted, n, &obj->tab_whole);
+	}
+	if (!obj->tab_whole && !is_wanted(obj, addr)) {
+		/* not read for this address: the whole table from now on
+		 * (the first stays, its names may still be pointed at) */
+		obj->tab_whole = 1;
+		obj->tab = obj->whole_tab =
+			sym_elf_symbols(obj->elf->mod, nm->plt_names,
+					nm->aliases);
 	}
 	return obj->tab;
 }
@@ -235,7 +300,7 @@ static size_t elf_frames(struct object *obj, uint64_t vaddr,
 {
 	const struct sym_naming *nm = &obj->s->naming;
 	Dwarf_Addr addr = vaddr + obj->elf->bias;
-	const struct symtab *tab = elf_symtab(obj);
+	const struct symtab *tab = elf_symtab(obj, addr);
 	const struct sym *sym = tab ? symtab_find(tab, addr) : NULL;
 	Dwarf_Die chain[SYM_MAX_FRAMES];
 	const char *src = NULL;
@@ -475,6 +540,9 @@ static int ask_addresses(struct run *r)
 	for (i = 0; i < nmaps; i++) {
 		struct object *obj = r->map_obj[i];
 
+		if (obj && obj->kind == OBJ_ELF &&
+		    want_addresses(obj, addrs + start[i], start[i + 1] - start[i]))
+			goto done;
 		if (obj && obj->kind == OBJ_ELF && start[i + 1] > start[i] &&
 		    sym_finder_will_ask(r->s->finder, obj->elf,
 					addrs + start[i],
@@ -875,6 +943,8 @@ struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 		goto nomem;
 	if (!(s->o.names_only && s->o.no_inline))
 		sym_finder_want_dwarf(s->finder);
+	else
+		sym_finder_symbols_first(s->finder);
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
 	s->debug = getenv("PROFKIT_DEBUG") &&
 		   strcmp(getenv("PROFKIT_DEBUG"), "symbols") == 0;

@@ -11,10 +11,6 @@
 #include "util/radix.h"
 #include "symtab.h"
 
-/* Overlapping entries looked at below the last one starting at or
- * below an address: overlaps are rare and short. */
-#define OVERLAP_MAX 16
-
 /* Entries sorted by insertion before they are merged. */
 #define SORT_RUN 16
 
@@ -218,7 +214,7 @@ const struct sym *symtab_find(const struct symtab *t, uint64_t addr)
 					 offsetof(struct sym, start), addr);
 	size_t i;
 
-	for (i = lo; i > 0 && lo - i < OVERLAP_MAX; i--)
+	for (i = lo; i > 0 && lo - i < SYMTAB_OVERLAP_MAX; i--)
 		if (addr < t->v[i - 1].end)
 			return &t->v[i - 1];
 	return NULL;

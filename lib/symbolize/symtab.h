@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Entries symtab_find looks at below the last one starting at or below
+ * an address: overlaps are rare and short. */
+#define SYMTAB_OVERLAP_MAX 16
+
 struct sym {
 	uint64_t start, end;
 	const char *name;	/* into the table's text (or libelf's) */

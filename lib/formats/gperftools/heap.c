@@ -17,7 +17,6 @@
  * (thread stacks keep their leaf), each heap sample gets a numeric label
  * "bytes" with the size of its blocks. The result is unsymbolized.
  */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "formats/registry.h"
 #include "gperf.h"
 #include "core/internal.h"
+#include "util/libm.h"
 
 enum legacy_kind {
 	KIND_NONE,
@@ -462,7 +462,7 @@ static void unsample(int64_t *count, int64_t *size, int64_t rate)
 	if (rate <= 1)
 		return;
 	avg = (double)*size / (double)*count;
-	scale = 1 / (1 - exp(-avg / (double)rate));
+	scale = 1 / (1 - pki_exp(-avg / (double)rate));
 	*count = float_to_int64((double)*count * scale);
 	*size = float_to_int64((double)*size * scale);
 }

@@ -27,6 +27,7 @@
 #include "symbolize/demangle.h"
 #include "transforms/copy.h"
 #include "formats/registry.h"
+#include "util/hash.h"
 #include "util/idtab.h"
 #include "core/internal.h"
 #include "core/parts.h"
@@ -897,54 +898,6 @@ static uint32_t record_labels(struct ps_reader *r)
 static void note_bad_line(struct ps_reader *r, uint64_t lineno,
 			  const char *line, size_t len);
 
-/*
- * Two words multiplied, the halves of the full product folded (as
- * wyhash does): every bit of both words mixed in one multiply.
- */
-static inline uint64_t fold_multiply(uint64_t a, uint64_t b)
-{
-	unsigned __int128 m = (unsigned __int128)a * b;
-
-	return (uint64_t)m ^ (uint64_t)(m >> 64);
-}
-
-/* Sixteen bytes at s into a lane of the chain hash. */
-static inline uint64_t chain_lane(uint64_t lane, const char *s, uint64_t key)
-{
-	uint64_t w[2];
-
-	memcpy(w, s, 16);
-	return fold_multiply(w[0] ^ key, w[1] ^ lane);
-}
-
-/*
- * A hash of a callchain's text (hundreds of bytes): sixteen bytes to a
- * multiply, in four lanes so the multiplies overlap, and the last
- * sixteen bytes read where they end, overlapping the others, not byte by
- * byte. Scalar words, not an array a compiler would vectorize with
- * emulated 64-bit multiplies.
- */
-static uint64_t chain_hash(const char *s, size_t len)
-{
-	uint64_t a = len ^ 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
-	uint64_t c = 0xa4093822299f31d0ULL, d = 0x082efa98ec4e6c89ULL;
-	const uint64_t key = 0x452821e638d01377ULL;
-	size_t i = 0;
-
-	if (len < 16)
-		return pki_hash_bytes(s, len, a);
-	for (; i + 64 <= len; i += 64) {
-		a = chain_lane(a, s + i, key);
-		b = chain_lane(b, s + i + 16, key);
-		c = chain_lane(c, s + i + 32, key);
-		d = chain_lane(d, s + i + 48, key);
-	}
-	for (; i + 16 <= len; i += 16)
-		a = chain_lane(a, s + i, key);
-	a = chain_lane(a, s + len - 16, key);
-	return pki_hash_u64(a ^ fold_multiply(b ^ key, c ^ d));
-}
-
 static int chain_match(const void *owner, uint32_t id, const void *key)
 {
 	const struct ps_reader *r = owner;
@@ -1461,8 +1414,8 @@ static size_t guess_slot(const char *s)
 	uint64_t w[4];
 
 	memcpy(w, s, sizeof(w));
-	return (fold_multiply(w[0] ^ 0x243f6a8885a308d3ULL, w[1] ^ 0x13198a2e03707344ULL) ^
-		fold_multiply(w[2] ^ 0xa4093822299f31d0ULL, w[3] ^ 0x082efa98ec4e6c89ULL)) &
+	return (pki_fold_multiply(w[0] ^ 0x243f6a8885a308d3ULL, w[1] ^ 0x13198a2e03707344ULL) ^
+		pki_fold_multiply(w[2] ^ 0xa4093822299f31d0ULL, w[3] ^ 0x082efa98ec4e6c89ULL)) &
 	       (CHAIN_GUESSES - 1);
 }
 
@@ -1527,7 +1480,7 @@ static const char *known_chain(struct ps_reader *r, const char *s,
 		return s;
 	key.s = s;
 	key.len = (size_t)(stop - s);
-	hash = chain_hash(key.s, key.len);
+	hash = pki_hash_text(key.s, key.len);
 	id = pki_idtab_find(&r->chain_tab, hash, chain_match, r, &key, &slot);
 	if (!id) {
 		r->rec.chain = s;

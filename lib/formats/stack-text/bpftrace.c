@@ -143,7 +143,9 @@ static void start_entry(struct bt_reader *r)
 	r->in_stack = 0;
 	r->places = r->stacks = 0;
 	r->first_stack_frames = 0;
-	r->st.nheld = r->nkeys = 0;
+	/* the frames of an entry cut short: held, or pushed whole (a block
+	 * remembered, stack-text.h) */
+	r->st.nheld = r->st.nframes = r->nkeys = 0;
 	r->key_text.len = 0;
 }
 
@@ -380,6 +382,24 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	       count_at_end(prev, prev_len, &count, &count_len);
 }
 
+/*
+ * A stack key's frames are its indented lines; the first line that is
+ * none ends it (", more keys" or "]: count"). A block is looked for
+ * only where no frame is held: at the entry's first stack key, or after
+ * an empty one, where the frames' order and kinds are the block's own.
+ */
+static int block_end(const char *s, size_t len)
+{
+	return !len || !st_is_blank(s[0]);
+}
+
+static int block_ready(const struct st_reader *st)
+{
+	const struct bt_reader *r = (const struct bt_reader *)st;
+
+	return r->in_entry && r->in_stack;
+}
+
 static int at_end(struct st_reader *st)
 {
 	if (((struct bt_reader *)st)->in_entry)
@@ -399,6 +419,7 @@ static const struct st_format bpftrace = {
 	.size = sizeof(struct bt_reader),
 	.line = handle_line, .end = at_end, .release = release,
 	.record_start = record_start,
+	.block_end = block_end, .block_ready = block_ready,
 };
 
 static int bpftrace_read(struct pk_context *ctx, struct pk_input *in,

@@ -224,6 +224,12 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	       st_after_count_line(prev, prev_len, line, len);
 }
 
+/* A stack's lines are frames and blank lines once past the header. */
+static int block_ready(const struct st_reader *st)
+{
+	return ((const struct dt_reader *)st)->past_header;
+}
+
 static void resume(struct st_reader *st)
 {
 	((struct dt_reader *)st)->past_header = 1;
@@ -251,6 +257,7 @@ static const struct st_format dtrace = {
 	.size = sizeof(struct dt_reader),
 	.line = handle_line, .end = at_end, .release = release,
 	.record_start = record_start, .resume = resume,
+	.block_end = st_is_count_line, .block_ready = block_ready,
 };
 
 static int dtrace_read(struct pk_context *ctx, struct pk_input *in,

@@ -110,6 +110,12 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	return id_line(line, len, "PID ") >= 0;
 }
 
+/* A thread's frames end at the next thread or sample. */
+static int block_end(const char *s, size_t len)
+{
+	return id_line(s, len, "PID ") >= 0 || id_line(s, len, "TID ") >= 0;
+}
+
 static int at_end(struct st_reader *st)
 {
 	return st_sample(st, &st->thread, 1);
@@ -120,7 +126,7 @@ static const struct st_format eu_stack = {
 	.expected = "'TID 123:' lines and '#0  0x... function' frames",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
-	.record_start = record_start,
+	.record_start = record_start, .block_end = block_end,
 };
 
 static int eu_stack_read(struct pk_context *ctx, struct pk_input *in,

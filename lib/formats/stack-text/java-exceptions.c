@@ -74,6 +74,13 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	return !at_line(prev, prev_len) && !st_find(prev, prev_len, "waiting on ", 11);
 }
 
+/* A stack's frames end at the first line that is none ("Caused by:",
+ * "... 3 more", the log's next line; "- waiting on" keeps them). */
+static int block_end(const char *s, size_t len)
+{
+	return !at_line(s, len);
+}
+
 static int at_end(struct st_reader *r)
 {
 	static const struct st_thread none = ST_NO_THREAD;
@@ -86,7 +93,7 @@ static const struct st_format java_exceptions = {
 	.expected = "'at package.Class.method(File.java:1)' lines",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
-	.record_start = record_start,
+	.record_start = record_start, .block_end = block_end,
 };
 
 static int java_exceptions_read(struct pk_context *ctx, struct pk_input *in,

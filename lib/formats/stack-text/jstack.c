@@ -134,7 +134,7 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	memcpy(r->name, name, n);
 	r->st.thread.comm = r->name;
 	r->st.thread.comm_len = n;
-	nid = st_find(s, len, " nid=", 5);
+	nid = st_find_by(s, len, " nid=", 5, 4);	/* fewer '=' than ' ' */
 	r->st.thread.tid = nid && st_hex_prefix(nid + 5, len - (size_t)(nid + 5 - s), &id) &&
 			id <= INT64_MAX ? (int64_t)id : -1;
 	if (is_background(name, full))
@@ -168,7 +168,8 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_thread(r);
 	if (s[0] == '"')
 		return thread_line(r, s, len);
-	if ((t = st_find(s, len, state, strlen(state)))) {
+	/* its ':' is rarer than its 'j' in the frames' lines */
+	if ((t = st_find_by(s, len, state, strlen(state), strlen(state) - 2))) {
 		size_t n = (size_t)(s + len - t) - strlen(state), w;
 
 		t += strlen(state);
@@ -182,7 +183,8 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		const char *open = memchr(s + at, '(', len - at);
 		size_t method = open ? (size_t)(open - s - at) : len - at;
 
-		if (is_waiting(s + at, method))
+		/* once OTHER, the thread's stack is dropped at its end */
+		if (r->state != OTHER && is_waiting(s + at, method))
 			r->state = OTHER;
 		return st_push(&r->st, st_frame_loc(&r->st, s + at, len - at, 0,
 						    locate_frame, &r->st));
@@ -198,6 +200,22 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 	(void)line;
 	(void)len;
 	return !prev_len;
+}
+
+/*
+ * A thread's frames, once its state is read (the state line changes
+ * nothing after that), end at the empty line that ends the thread or at
+ * the next thread's line. A block of a waiting method's frame turns the
+ * state OTHER, its stack dropped: such a block is never remembered.
+ */
+static int block_end(const char *s, size_t len)
+{
+	return !len || s[0] == '"';
+}
+
+static int block_ready(const struct st_reader *st)
+{
+	return ((const struct jstack_reader *)st)->state != UNKNOWN;
 }
 
 static int at_end(struct st_reader *st)
@@ -217,6 +235,7 @@ static const struct st_format jstack = {
 	.size = sizeof(struct jstack_reader),
 	.line = handle_line, .end = at_end, .release = release,
 	.record_start = record_start,
+	.block_end = block_end, .block_ready = block_ready,
 };
 
 static int jstack_read(struct pk_context *ctx, struct pk_input *in,

@@ -85,6 +85,30 @@ struct st_reader {
 	const struct st_format *format;
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
+	const char *line_at;	/* the line being read, in a part */
+
+	/* whole blocks of frames by their text (st_format's block_end):
+	 * the memo's value is an index in blocks + 1 */
+	struct pki_memo block_memo;
+	struct st_block *blocks;
+	size_t nblocks, blocks_cap;
+	uint32_t *block_frames;	/* their stacks' frames, one after another */
+	size_t nblock_frames, block_frames_cap;
+	uint32_t known;		/* the block just pushed: its index + 1 */
+	uint32_t last_block;	/* the last block pushed or remembered */
+	struct st_block_read {	/* a block read line by line, to remember */
+		const char *end;	/* where its last line ends */
+		uint32_t id;		/* its id in block_memo, 0: none */
+		uint64_t lines, samples, skipped;	/* then */
+	} block_read;
+};
+
+/* A block remembered: its text's id, the block that came after it last
+ * (its index + 1), its stack, its frames in block_frames, its lines. */
+struct st_block {
+	uint32_t id, next, stack;
+	uint32_t first, depth;
+	uint32_t lines;
 };
 
 /*
@@ -99,6 +123,20 @@ struct st_reader {
  * reads as the whole's reader would go on after prev, the line before
  * (and the end at prev's end adds what line would have added). Without
  * record_start the text is read on one thread.
+ *
+ * Stacks repeat, and so do their lines: a text in memory can skip the
+ * parsing of a block of frames seen before. A block starts where
+ * block_ready(r) says the reader waits for a stack's first frame (NULL:
+ * where no frame is read or held), and ends before the first line of
+ * which block_end says so. Its lines must only push or hold frames, or be
+ * ignored: a line that changes anything else of the reader (a thread, a
+ * state) ends it. The line that ends it adds the stack (st_sample),
+ * drops it or keeps it; a block remembered is pushed, not held, so a
+ * format drops pushed frames wherever it drops held ones. A block
+ * remembered the first time its line ending adds its
+ * stack (no sample, no warning before) is skipped the next time: its
+ * frames pushed and its stack known, the line that ends it read. Without
+ * block_end every line is read.
  */
 struct st_format {
 	const char *what;	/* "DTrace aggregation": "no ... stacks found" */
@@ -110,6 +148,8 @@ struct st_format {
 	int (*record_start)(const char *prev, size_t prev_len, const char *line,
 			    size_t len);
 	void (*resume)(struct st_reader *r);
+	int (*block_end)(const char *line, size_t len);
+	int (*block_ready)(const struct st_reader *r);
 };
 
 /* Read in into p as format f, its names kept as read; a text in memory
@@ -162,6 +202,8 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
  * /^\s*(\d+)+$/): whether s is one, and its count or whether that is
  * too large. */
 int st_count_line(const char *s, size_t len, int64_t *count, int *too_large);
+/* Whether s is a count line: block_end of counted stacks. */
+int st_is_count_line(const char *s, size_t len);
 /* record_start of counted stacks: after a count line. */
 int st_after_count_line(const char *prev, size_t prev_len, const char *line,
 			size_t len);
@@ -209,23 +251,34 @@ static inline size_t st_digits(const char *s, size_t len)
 }
 
 /* memmem's answer for the short needles of a line's parsing: memchr of
- * the needle's first byte, then the rest compared, costs less than
- * memmem's setup on lines of a few dozen bytes. */
-static inline const char *st_find(const char *s, size_t len, const char *needle,
-				  size_t needle_len)
+ * the needle's byte at key (one rare in the lines searched: the ':' of
+ * "State: "), then the needle compared, costs less than memmem's setup
+ * on lines of a few dozen bytes. The first place, as memmem's. */
+static inline const char *st_find_by(const char *s, size_t len, const char *needle,
+				     size_t needle_len, size_t key)
 {
-	const char *end = s + len, *p;
+	const char *last, *p;
 
 	if (!needle_len)
 		return s;
-	for (p = s; (size_t)(end - p) >= needle_len; p++) {
-		p = memchr(p, needle[0], (size_t)(end - p) - needle_len + 1);
+	if (len < needle_len)
+		return NULL;
+	/* where the key byte of a needle at the text's last place is */
+	last = s + (len - needle_len) + key;
+	for (p = s + key; p <= last; p++) {
+		p = memchr(p, needle[key], (size_t)(last - p) + 1);
 		if (!p)
 			break;
-		if (memcmp(p + 1, needle + 1, needle_len - 1) == 0)
-			return p;
+		if (memcmp(p - key, needle, needle_len) == 0)
+			return p - key;
 	}
 	return NULL;
+}
+
+static inline const char *st_find(const char *s, size_t len, const char *needle,
+				  size_t needle_len)
+{
+	return st_find_by(s, len, needle, needle_len, 0);
 }
 
 /* s without its leading and trailing blanks. */

@@ -10,6 +10,7 @@
 #include "stack-text.h"
 #include "transforms/copy.h"
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/strings.h"
 
 static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *in,
@@ -49,6 +50,11 @@ static void release(struct st_reader *r)
 	if (r->format->release)
 		r->format->release(r);
 	pki_memo_free(&r->memo);
+	pki_memo_free(&r->block_memo);
+	free(r->blocks);
+	free(r->block_frames);
+	r->blocks = NULL;
+	r->block_frames = NULL;
 	free(r->frames);
 	free(r->held);
 	free(r->last_comm);
@@ -90,6 +96,183 @@ static int read_stream(struct st_reader *r)
 	return rc;
 }
 
+/* Blocks longer are read line by line each time (and their lines
+ * counted in 32 bits). */
+#define BLOCK_MAX_BYTES ((size_t)64 << 10)
+/* The frames of the blocks remembered, past which the blocks not yet
+ * remembered are read each time: 16 MiB. */
+#define BLOCK_MAX_FRAMES ((size_t)4 << 20)
+
+/* Whether the block remembered as index (+ 1) is at s: its text, then a
+ * line that ends it, as block_end would find it. */
+static int block_at(const struct st_reader *r, uint32_t index, const char *s,
+		    const char *end)
+{
+	const char *text, *next;
+	size_t len;
+
+	text = pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
+	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
+	       r->format->block_end(s + len, pki_text_line(s + len, end, &next, NULL));
+}
+
+/* Whether a block may start at the next line (stack-text.h). */
+static int block_ready(const struct st_reader *r)
+{
+	return !r->nframes && !r->nheld && !r->known &&
+	       (!r->format->block_ready || r->format->block_ready(r));
+}
+
+/* Where the block whose first line is from s to next ends: the line that
+ * ends it, its *lines counted (*found set); else where looking stopped
+ * (the part's end, or BLOCK_MAX_BYTES on). */
+static const char *block_end(const struct st_reader *r, const char *s,
+			     const char *next, const char *end, uint64_t *lines,
+			     int *found)
+{
+	const char *limit = (size_t)(end - s) > BLOCK_MAX_BYTES ? s + BLOCK_MAX_BYTES : end;
+	const char *line;
+
+	*found = 0;
+	for (line = next, *lines = 1; line < limit; line = next, ++*lines)
+		if (r->format->block_end(line, pki_text_line(line, end, &next, NULL))) {
+			*found = 1;
+			return line;
+		}
+	return limit;
+}
+
+/* Block b's frames pushed and its stack known: its lines are read. */
+static int push_block(struct st_reader *r, uint32_t index)
+{
+	const struct st_block *b = &r->blocks[index - 1];
+
+	if (pki_grow(&r->frames, &r->frames_cap, b->depth, sizeof(*r->frames)) < 0)
+		return -1;
+	memcpy(r->frames, r->block_frames + b->first, b->depth * sizeof(*r->frames));
+	r->nframes = b->depth;
+	r->lineno += b->lines;
+	r->known = r->last_block = index;
+	return 0;
+}
+
+/*
+ * Stacks come in the order they came before (the threads of a dump, a
+ * profile printed again): the block at s is first taken for the one
+ * after the last, as then, which costs no line read. That one pushed,
+ * where it ends; else NULL.
+ */
+static const char *next_block(struct st_reader *r, const char *s, const char *end)
+{
+	uint32_t last = r->last_block;
+	uint32_t index = last ? r->blocks[last - 1].next : 0;
+	size_t len;
+
+	if (!index || !block_at(r, index, s, end) || push_block(r, index) < 0)
+		return NULL;
+	pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
+	r->block_read.id = 0;
+	return r->block_read.end = s + len;
+}
+
+/*
+ * The block of frames whose first line (no line that ends a block) is
+ * from s to next (stack-text.h): one remembered is pushed, and where it
+ * ends returned, for reading to go on at the line that ends it; else
+ * NULL, its lines read, no block looked for again among them, and
+ * remembered when the line that ends them adds their stack.
+ */
+static const char *known_block(struct st_reader *r, const char *s,
+			       const char *next, const char *end)
+{
+	struct st_block_read *read = &r->block_read;
+	uint32_t id, index, last = r->last_block;
+	const char *stop;
+	size_t len;
+	int found;
+
+	read->id = 0;
+	read->samples = r->samples;
+	read->skipped = r->skipped;
+	read->end = stop = block_end(r, s, next, end, &read->lines, &found);
+	if (!found || r->block_memo.full)
+		return NULL;
+	len = (size_t)(stop - s);
+	id = pki_memo_id_hashed(&r->block_memo, s, len, pki_hash_text(s, len));
+	index = id ? (uint32_t)*pki_memo_value(&r->block_memo, id) : 0;
+	if (index && push_block(r, index) == 0) {
+		if (last)
+			r->blocks[last - 1].next = index;
+		return stop;
+	}
+	read->id = id;
+	return NULL;
+}
+
+/* The block read line by line ends here, at a sample of stack: it is
+ * remembered if it pushed all its frames and nothing else happened. */
+static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
+{
+	struct st_block_read *read = &r->block_read;
+	struct st_block *b;
+	uint32_t id = read->id;
+
+	read->id = 0;
+	if (r->samples != read->samples || r->skipped != read->skipped ||
+	    !depth || depth > pki_profile_max_stack(r->p) ||
+	    r->nblock_frames + depth > BLOCK_MAX_FRAMES ||
+	    pki_grow(&r->blocks, &r->blocks_cap, r->nblocks + 1, sizeof(*r->blocks)) < 0 ||
+	    pki_grow(&r->block_frames, &r->block_frames_cap, r->nblock_frames + depth,
+		     sizeof(*r->block_frames)) < 0)
+		return;	/* read each time: no harm */
+	b = &r->blocks[r->nblocks++];
+	b->id = id;
+	b->next = 0;
+	b->stack = stack;
+	b->first = (uint32_t)r->nblock_frames;
+	b->depth = (uint32_t)depth;
+	b->lines = (uint32_t)read->lines;
+	memcpy(r->block_frames + b->first, r->frames, depth * sizeof(*r->frames));
+	r->nblock_frames += depth;
+	*pki_memo_value(&r->block_memo, id) = r->nblocks;
+	if (r->last_block)
+		r->blocks[r->last_block - 1].next = (uint32_t)r->nblocks;
+	r->last_block = (uint32_t)r->nblocks;
+}
+
+/* The lines of a part from *at, a block of frames seen before skipped
+ * whole (stack-text.h); *at moves past what was read. */
+static int read_blocks(struct st_reader *r, struct pki_part *part, const char **at)
+{
+	const struct st_format *f = r->format;
+	const char *s = *at, *line, *stop;
+	size_t len;
+	int rc = 0;
+
+	while (!rc) {
+		int ready = s >= r->block_read.end && block_ready(r);
+
+		if (ready && (stop = next_block(r, s, part->end))) {
+			s = stop;
+			continue;
+		}
+		if (!(line = pki_part_line(part, &s, &len, NULL)))
+			break;
+		if (ready && !f->block_end(line, len) &&
+		    (stop = known_block(r, line, s, part->end))) {
+			s = stop;
+			continue;
+		}
+		r->lineno++;
+		r->line_at = line;
+		rc = f->line(r, line, len);
+		r->known = 0;	/* the line that ends a block took its stack */
+	}
+	r->line_at = NULL;
+	*at = s;
+	return rc;
+}
+
 /* A part of the text in memory, and its end as the end of a text. */
 static int read_part(void *reader, struct pki_part *part)
 {
@@ -99,9 +282,13 @@ static int read_part(void *reader, struct pki_part *part)
 	int rc = 0;
 
 	r->part = part;
-	while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
-		r->lineno++;
-		rc = r->format->line(r, line, len);
+	if (r->format->block_end) {
+		rc = read_blocks(r, part, &s);
+	} else {
+		while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
+			r->lineno++;
+			rc = r->format->line(r, line, len);
+		}
 	}
 	pki_part_finish(part, s);
 	if (!rc && r->format->end)
@@ -344,10 +531,11 @@ static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
 	int64_t values[64];	/* the first column + 1 zeroed, those passed on */
-	uint32_t stack, labels = 0;
+	uint32_t stack, labels = 0, known = r->known;
 	size_t depth = r->nframes;
 
 	r->nframes = r->nheld = 0;
+	r->known = 0;
 	if (!depth && !t->comm)
 		return 0;
 	if (r->column < 0 && st_event(r, NULL))
@@ -359,7 +547,13 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 		if (!labels)
 			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	}
-	stack = pk_profile_intern_stack(r->p, r->frames, depth);
+	if (known && r->blocks[known - 1].depth == depth) {
+		stack = r->blocks[known - 1].stack;
+	} else {
+		stack = pk_profile_intern_stack(r->p, r->frames, depth);
+		if (stack && r->block_read.id && r->line_at == r->block_read.end)
+			remember_block(r, stack, depth);
+	}
 	memset(values, 0, ((size_t)r->column + 1) * sizeof(*values));
 	values[r->column] = count;
 	r->samples++;
@@ -395,15 +589,20 @@ int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
 	return 1;
 }
 
-int st_after_count_line(const char *prev, size_t prev_len, const char *line,
-			size_t len)
+int st_is_count_line(const char *s, size_t len)
 {
 	int64_t count;
 	int too_large;
 
+	return st_count_line(s, len, &count, &too_large);
+}
+
+int st_after_count_line(const char *prev, size_t prev_len, const char *line,
+			size_t len)
+{
 	(void)line;
 	(void)len;
-	return st_count_line(prev, prev_len, &count, &too_large);
+	return st_is_count_line(prev, prev_len);
 }
 
 uint64_t st_lineno(struct st_reader *r)

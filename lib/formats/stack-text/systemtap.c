@@ -151,7 +151,7 @@ static const struct st_format systemtap = {
 		    "after each stack",
 	.size = sizeof(struct stap_reader),
 	.line = handle_line, .end = at_end, .release = release,
-	.record_start = st_after_count_line,
+	.record_start = st_after_count_line, .block_end = st_is_count_line,
 };
 
 static int systemtap_read(struct pk_context *ctx, struct pk_input *in,
