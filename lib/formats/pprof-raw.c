@@ -25,7 +25,12 @@
  * which pprof prints cut short). A sample's labels are two lines, the
  * strings' then the numbers'; a sample with one line of labels that are
  * all numbers is taken to have numeric labels. Samples come before the
- * locations and mappings they name, so they are kept until the end.
+ * locations and mappings they name, so they are kept until the end:
+ * when the profile sums samples anyway, those of the same location ids
+ * and labels are summed as they come, into the first of them, so that
+ * what is kept grows with the distinct samples, not with the text (but
+ * not past a few thousand samples of which fewer than half were summed:
+ * there the table would cost more than it saves).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,8 @@
 #include "core/internal.h"
 #include "core/memo.h"
 #include "formats/registry.h"
+#include "util/hash.h"
+#include "util/idtab.h"
 
 struct raw_line {
 	uint32_t function;
@@ -50,8 +57,11 @@ struct raw_mapping {
 	uint32_t ours;
 };
 
+/* A sample, or the samples of its location ids and labels summed: its
+ * values are r->values[index * ntypes...], its line the first's, which
+ * an error names. */
 struct raw_sample {
-	size_t first_value, first_location, nlocations;
+	size_t first_location, nlocations;
 	uint32_t labels;
 	uint64_t lineno;
 };
@@ -70,6 +80,10 @@ struct raw_reader {
 	size_t nids, ids_cap;
 	struct raw_sample *samples;
 	size_t nsamples, samples_cap;
+	int sample_open;		/* the last sample's labels to come */
+	int summing;			/* the profile sums samples anyway */
+	struct pk_idtab sample_tab;	/* samples by ids and labels */
+	size_t nsummed, next_check;	/* summed so far; when to look again */
 	struct pk_label *labels;	/* the last sample's, so far */
 	size_t nlabels, labels_cap, label_lines;
 	struct raw_location *locations;
@@ -310,10 +324,61 @@ static int types_line(struct raw_reader *r, const char *line, size_t len)
 
 /* ---- samples ---- */
 
+static int same_sample(const void *owner, uint32_t id, const void *key)
+{
+	const struct raw_reader *r = owner;
+	const struct raw_sample *s = &r->samples[id - 1], *k = key;
+
+	return s->labels == k->labels && s->nlocations == k->nlocations &&
+	       !memcmp(r->ids + s->first_location, r->ids + k->first_location,
+		       k->nlocations * sizeof(*r->ids));
+}
+
+/* The last sample, added to one before of the same location ids and
+ * labels when there is one: the profile would sum them in that one's
+ * place, and keeping each would cost memory with every line. */
+static int sum_last_sample(struct raw_reader *r)
+{
+	size_t last = r->nsamples - 1, slot, k;
+	const struct raw_sample *s = &r->samples[last];
+	uint64_t hash = pki_hash_bytes(r->ids + s->first_location,
+				       s->nlocations * sizeof(*r->ids), s->labels);
+	uint32_t id = pki_idtab_find(&r->sample_tab, hash, same_sample, r, s, &slot);
+	int64_t *sum, *values = r->values + last * r->ntypes;
+
+	if (!id)
+		return pki_idtab_insert(&r->sample_tab, slot, hash,
+					(uint32_t)r->nsamples) ? no_memory(r) : 0;
+	/* wrapping, as the profile sums: a hostile text may sum to anything */
+	sum = r->values + (size_t)(id - 1) * r->ntypes;
+	for (k = 0; k < r->ntypes; k++)
+		sum[k] = (int64_t)((uint64_t)sum[k] + (uint64_t)values[k]);
+	r->nids = s->first_location;
+	r->nvalues -= r->ntypes;
+	r->nsamples--;
+	r->nsummed++;
+	return 0;
+}
+
+/* Whether summing still pays: a text of distinct samples (one profile
+ * printed, not many merged) would only pay for the table, a sample's
+ * hash and lookup, so past a few thousand samples a reader that has
+ * summed fewer than it kept stops (the profile sums what comes then). */
+static void check_summing(struct raw_reader *r)
+{
+	if (r->nsamples < r->next_check)
+		return;
+	r->next_check = r->nsamples * 2;
+	if (r->nsummed < r->nsamples) {
+		r->summing = 0;
+		pki_idtab_release(&r->sample_tab);
+	}
+}
+
 /* The labels read since the last sample are its own. */
 static int end_sample(struct raw_reader *r)
 {
-	if (r->nsamples && r->nlabels) {
+	if (r->sample_open && r->nlabels) {
 		uint32_t set = pk_profile_intern_labels(r->p, r->labels, r->nlabels);
 
 		if (!set)
@@ -322,7 +387,13 @@ static int end_sample(struct raw_reader *r)
 	}
 	r->nlabels = 0;
 	r->label_lines = 0;
-	return 0;
+	if (!r->sample_open)
+		return 0;
+	r->sample_open = 0;
+	if (!r->summing || r->nsamples >= UINT32_MAX)
+		return 0;
+	check_summing(r);
+	return r->summing ? sum_last_sample(r) : 0;
 }
 
 /* "     2   20000000: 1 2 3 " */
@@ -336,11 +407,16 @@ static int sample_line(struct raw_reader *r, const char *line, size_t len)
 	if ((rc = end_sample(r)) ||
 	    (rc = grow(r, &r->samples, &r->samples_cap, r->nsamples + 1, sizeof(*s))) ||
 	    (rc = grow(r, &r->values, &r->values_cap, r->nvalues + r->ntypes + 1,
-		       sizeof(*r->values))))
+		       sizeof(*r->values))) ||
+	    /* (ids to compare, even when a sample has none) */
+	    (rc = grow(r, &r->ids, &r->ids_cap, r->nids + 1, sizeof(*r->ids))))
 		return rc;
+	if (!r->nsamples) {
+		r->summing = !pki_profile_keeps_order(r->p);
+		r->next_check = 4096;
+	}
 	s = &r->samples[r->nsamples];
 	memset(s, 0, sizeof(*s));
-	s->first_value = r->nvalues;
 	s->first_location = r->nids;
 	s->lineno = pk_input_lineno(r->in);
 	for (k = 0; k < r->ntypes; k++) {
@@ -359,6 +435,7 @@ static int sample_line(struct raw_reader *r, const char *line, size_t len)
 	}
 	r->nvalues += r->ntypes;
 	r->nsamples++;
+	r->sample_open = 1;
 	return 0;
 }
 
@@ -813,7 +890,7 @@ static int build(struct raw_reader *r)
 		}
 		stack = pk_profile_intern_stack(r->p, r->stack, n);
 		if (!stack || pk_profile_add_sample(r->p, stack, s->labels, 0,
-						    r->values + s->first_value,
+						    r->values + i * r->ntypes,
 						    r->ntypes))
 			return no_memory(r);
 	}
@@ -854,6 +931,7 @@ static void raw_free(struct raw_reader *r)
 	free(r->values);
 	free(r->ids);
 	free(r->samples);
+	pki_idtab_release(&r->sample_tab);
 	free(r->labels);
 	free(r->locations);
 	free(r->lines);
