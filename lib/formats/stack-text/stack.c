@@ -104,16 +104,18 @@ static int read_stream(struct st_reader *r)
 #define BLOCK_MAX_FRAMES ((size_t)4 << 20)
 
 /* Whether the block remembered as index (+ 1) is at s: its text, then a
- * line that ends it, as block_end would find it. */
-static int block_at(const struct st_reader *r, uint32_t index, const char *s,
-		    const char *end)
+ * line that ends it, as block_end would find it. Where its text ends;
+ * else NULL. */
+static const char *block_at(const struct st_reader *r, uint32_t index,
+			    const char *s, const char *end)
 {
 	const char *text, *next;
 	size_t len;
 
 	text = pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
 	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
-	       r->format->block_end(s + len, pki_text_line(s + len, end, &next, NULL));
+	       r->format->block_end(s + len, pki_text_line(s + len, end, &next, NULL)) ?
+	       s + len : NULL;
 }
 
 /* Whether a block may start at the next line (stack-text.h). */
@@ -166,13 +168,12 @@ static const char *next_block(struct st_reader *r, const char *s, const char *en
 {
 	uint32_t last = r->last_block;
 	uint32_t index = last ? r->blocks[last - 1].next : 0;
-	size_t len;
+	const char *stop;
 
-	if (!index || !block_at(r, index, s, end) || push_block(r, index) < 0)
+	if (!index || !(stop = block_at(r, index, s, end)) || push_block(r, index) < 0)
 		return NULL;
-	pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
 	r->block_read.id = 0;
-	return r->block_read.end = s + len;
+	return r->block_read.end = stop;
 }
 
 /*
