@@ -44,6 +44,7 @@ struct pki_tree_row {
 	int64_t value;
 	uint32_t parent_path;	/* the path the row was last below... */
 	uint32_t path;		/* ...and its own there (0: none yet) */
+	uint32_t next;		/* the row of the line after it last time */
 };
 
 struct pki_tree;
@@ -141,6 +142,7 @@ struct pki_tree {
 	struct pki_memo row_memo;
 	struct pki_tree_row *row_of;	/* by memo id */
 	size_t row_of_cap;
+	uint32_t last_row;		/* the memo id of the line read last */
 	uint64_t rows;			/* nodes read */
 	/* a mapped input (pki_input_map): the text not read yet, and the
 	 * lines read; else at is NULL and pk_input_line reads */
@@ -165,13 +167,17 @@ const char *pki_tree_line(struct pki_tree *t, size_t *len);
 uint64_t pki_tree_lineno(const struct pki_tree *t);
 
 /*
- * The row remembered for a line's text, its read 0 the first time: the
- * format reads the line into it and sets read (a line it rejects stays
- * unread, and is read, and rejected, again each time). NULL when the
- * memo is full: read the line into a row of the caller's each time. The
- * pointer is valid until the next call.
+ * The next line (pki_tree_line) and the row remembered for its text, its
+ * read 0 the first time: the format reads the line into it and sets read
+ * (a line it rejects stays unread, and is read, and rejected, again each
+ * time). *row is NULL when the memo is full: read the line into a row of
+ * the caller's each time; else valid until the next call. Rows come in
+ * the runs they came in before (a subtree met again): a line that is the
+ * one that followed the line before it last time is known by its bytes
+ * alone, without its end searched, its hash or a lookup.
  */
-struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len);
+const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
+			      struct pki_tree_row **row);
 
 /* PK_EINPUT with "INPUT: line N: " before the message. */
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)

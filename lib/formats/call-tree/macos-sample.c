@@ -268,9 +268,10 @@ static int read_graph_line(struct sample_reader *r, const char *line, size_t len
 	return 0;
 }
 
-static int graph_line(struct sample_reader *r, const char *line, size_t len)
+static int graph_line(struct sample_reader *r, const char *line, size_t len,
+		      struct pki_tree_row *row)
 {
-	struct pki_tree_row own = { 0 }, *row = pki_tree_row(&r->t, line, len);
+	struct pki_tree_row own = { 0 };
 	int rc;
 
 	if (!row)
@@ -289,17 +290,18 @@ static int graph_line(struct sample_reader *r, const char *line, size_t len)
 static int read_rows(struct pki_tree *t)
 {
 	struct sample_reader *r = (struct sample_reader *)t;
+	struct pki_tree_row *row;
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	while (!rc && (line = pki_tree_line(t, &len))) {
+	while (!rc && (line = pki_tree_next_row(t, &len, &row))) {
 		if (pki_starts_with_n(line, len, GRAPH_END)) {
 			r->ended = 1;
 			break;
 		}
 		if (len >= 4 && memcmp(line, "    ", 4) == 0)
-			rc = graph_line(r, line, len);
+			rc = graph_line(r, line, len, row);
 		else if (len)
 			bad_line(r, line, len, "not a call graph line");
 	}

@@ -98,14 +98,153 @@ uint64_t pki_tree_lineno(const struct pki_tree *t)
 	return t->at ? t->lines : pk_input_lineno(t->in);
 }
 
-struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len)
+/*
+ * The rows' memo hashes a line as it looks for the line's end, in one
+ * pass over its bytes, a word at a time: row_hash and scan_line hash
+ * alike, the whole words of a text, then its last bytes zero-filled
+ * into one more word.
+ */
+#define BYTES_OF(c) (0x0101010101010101ULL * (unsigned char)(c))
+
+static inline uint64_t mix_word(uint64_t h, uint64_t w)
 {
-	uint32_t id = pki_memo_id(&t->row_memo, line, len);
+	h = (h ^ w) * 0x100000001b3ULL;
+	return h ^ h >> 29;
+}
+
+static inline uint64_t last_word(uint64_t h, const char *bytes, size_t n,
+				 size_t len)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, bytes, n);
+	h = mix_word(h, w) ^ len;
+	h *= 0xd6e8feb86659fd93ULL;
+	return h ^ h >> 32;
+}
+
+#define ROW_HASH_SEED 0xcbf29ce484222325ULL
+
+static uint64_t row_hash(const char *text, size_t len)
+{
+	uint64_t h = ROW_HASH_SEED, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, text + i, 8);
+		h = mix_word(h, w);
+	}
+	return last_word(h, text + i, len - i, len);
+}
+
+/*
+ * The newline that ends the line at s, and the hash of the bytes before
+ * it (row_hash's); NULL when there is none but in the text's last seven
+ * bytes, which a word read would pass.
+ */
+static const char *scan_line(const char *s, const char *end, uint64_t *hash)
+{
+	uint64_t h = ROW_HASH_SEED, w, x;
+	const char *p, *nl;
+
+	for (p = s; end - p >= 8; p += 8) {
+		memcpy(&w, p, 8);
+		x = w ^ BYTES_OF('\n');
+		/* a zero byte of x, a newline of w */
+		if ((x - BYTES_OF(1)) & ~x & BYTES_OF(0x80)) {
+			for (nl = p; *nl != '\n'; nl++)
+				;
+			*hash = last_word(h, p, (size_t)(nl - p), (size_t)(nl - s));
+			return nl;
+		}
+		h = mix_word(h, w);
+	}
+	return NULL;
+}
+
+/* The memo id of a line's row, 0 when the memo is full. */
+static uint32_t row_id(struct pki_tree *t, const char *line, size_t len,
+		       uint64_t hash)
+{
+	uint32_t id = pki_memo_id_hashed(&t->row_memo, line, len, hash);
 
 	if (!id || pki_grow_zeroed(&t->row_of, &t->row_of_cap, (size_t)id + 1,
 				   sizeof(*t->row_of)) < 0)
+		return 0;
+	return id;
+}
+
+/*
+ * The mapped text's next line, as mapped_line reads it, and the hash of
+ * its text, where scan_line finds its end; else NULL.
+ */
+static const char *scanned_line(struct pki_tree *t, size_t *len, uint64_t *hash)
+{
+	const char *line = t->at, *nl;
+
+	if (!line || !(nl = scan_line(line, t->end, hash)) ||
+	    nl - line >= MAX_LINE - 1)
 		return NULL;
-	return &t->row_of[id];
+	*len = (size_t)(nl - line);
+	if (*len && line[*len - 1] == '\r')
+		*hash = row_hash(line, --*len);
+	if (t->part)
+		pki_part_step(t->part, line);
+	t->at = nl + 1;
+	t->lines++;
+	return line;
+}
+
+/*
+ * The mapped text's next line when it is the text of row id (its newline,
+ * or a '\r' and a newline, after it), read as mapped_line reads it;
+ * else NULL. A line's text has no newline: bytes equal up to one are
+ * the whole line.
+ */
+static const char *line_of_row(struct pki_tree *t, uint32_t id, size_t *len)
+{
+	const char *line = t->at, *after, *text;
+	size_t n;
+
+	if (!id || !line)
+		return NULL;
+	text = pki_memo_text(&t->row_memo, id, &n);
+	if ((size_t)(t->end - line) <= n || memcmp(line, text, n) != 0)
+		return NULL;
+	after = line + n;
+	if (*after == '\r' && after + 1 < t->end)
+		after++;
+	if (*after != '\n')
+		return NULL;
+	if (t->part)
+		pki_part_step(t->part, line);
+	t->at = after + 1;
+	t->lines++;
+	*len = n;
+	return line;
+}
+
+const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
+			      struct pki_tree_row **row)
+{
+	uint32_t id = t->last_row ? t->row_of[t->last_row].next : 0;
+	const char *line;
+	uint64_t hash;
+
+	if (!(line = line_of_row(t, id, len))) {
+		if ((line = scanned_line(t, len, &hash)))
+			;
+		else if ((line = pki_tree_line(t, len)))
+			hash = row_hash(line, *len);
+		else
+			return NULL;
+		id = row_id(t, line, *len, hash);
+	}
+	if (t->last_row)
+		t->row_of[t->last_row].next = id;
+	t->last_row = id;
+	*row = id ? &t->row_of[id] : NULL;
+	return line;
 }
 
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -464,18 +603,20 @@ static int self_at(struct pki_tree *t, size_t depth, uint32_t location,
 
 int pki_tree_read_self_rows(struct pki_tree *t)
 {
+	struct pki_tree_row own, *row;
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	while (!rc && (line = pki_tree_line(t, &len))) {
-		struct pki_tree_row own = { 0 }, *row;
+	while (!rc && (line = pki_tree_next_row(t, &len, &row))) {
 		int64_t value;
 
 		if (!len)
 			continue;
-		if (!(row = pki_tree_row(t, line, len)))
+		if (!row) {
+			memset(&own, 0, sizeof(own));
 			row = &own;
+		}
 		if (!row->read) {
 			if ((rc = t->rows_of->read_row(t, line, len, row)))
 				break;
