@@ -61,6 +61,7 @@ struct sample_reader {
 	int64_t pid;		/* of the header; -1 without one */
 	struct pk_strbuf module;
 	int ended;		/* at the call graph's end */
+	int thread_begun;	/* the line before was a thread's */
 };
 
 /* A row's flags: a thread's (its location is the thread's labels), a
@@ -70,6 +71,9 @@ enum { THREAD_ROW = 1, WAITING_ROW = 2 };
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
 {
+	/* a thread's call graph with a warning is read each time */
+	pki_tree_subtree_spoil(&r->t);
+	r->thread_begun = 0;
 	pki_part_warn_few(r->t.part, r->t.ctx, &r->t.counted,
 			  "%s: line %llu: %s: '%.*s'", pk_input_name(r->t.in),
 			  (unsigned long long)pki_tree_lineno(&r->t), why,
@@ -268,6 +272,18 @@ static int read_graph_line(struct sample_reader *r, const char *line, size_t len
 	return 0;
 }
 
+/* Whether a line is read as a thread's: "    COUNT NAME" */
+static int starts_thread(const char *line, size_t len)
+{
+	size_t i = 4;
+
+	if (len <= i || memcmp(line, "    ", 4) != 0)
+		return 0;
+	while (i < len && line[i] >= '0' && line[i] <= '9')
+		i++;
+	return i > 4 && i < len && line[i] == ' ';
+}
+
 static int graph_line(struct sample_reader *r, const char *line, size_t len,
 		      struct pki_tree_row *row)
 {
@@ -278,12 +294,19 @@ static int graph_line(struct sample_reader *r, const char *line, size_t len,
 		row = &own;
 	if (!row->read && ((rc = read_graph_line(r, line, len, row)) || !row->read))
 		return rc;
-	if (!(row->flags & THREAD_ROW))
+	if (!(row->flags & THREAD_ROW)) {
+		/* a thread's call graph met again is added whole */
+		if (r->thread_begun && row != &own &&
+		    (rc = pki_tree_subtree_begin(&r->t, row, starts_thread)))
+			return rc < 0 ? rc : 0;
+		r->thread_begun = 0;
 		return pki_tree_inclusive_row(&r->t, row, row->flags & WAITING_ROW);
+	}
 	/* the last thread's nodes leave with its labels */
-	if ((rc = pki_tree_finish(&r->t)))
+	if ((rc = pki_tree_subtree_end(&r->t, line)))
 		return rc;
 	r->t.labels = row->location;
+	r->thread_begun = 1;
 	return pki_tree_inclusive(&r->t, 0, 0, row->mantissa, 0);
 }
 

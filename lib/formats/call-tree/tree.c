@@ -41,6 +41,11 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->name.s);
 	pki_memo_free(&t->row_memo);
 	free(t->row_of);
+	while (t->nsubtrees)
+		free(t->subtrees[--t->nsubtrees].text);
+	free(t->subtrees);
+	free(t->subtree_of);
+	free(t->replay);
 }
 
 static void warn_cut(struct pki_tree *t)
@@ -567,12 +572,17 @@ static uint32_t path_stack(struct pki_tree *t, size_t depth)
 	for (d = depth; d-- > 0 && n <= max;)
 		if (t->path[d].location)
 			t->stack[n++] = t->path[d].location;
+	/* a subtree replayed would not count the cut again */
+	if (n > max)
+		t->recording.spoiled = 1;
 	stack = pk_profile_intern_stack(t->p, t->stack, n);
 	/* a stack cut is counted each time: it is interned each time */
 	if (id && n <= max)
 		t->path_stacks[id] = stack;
 	return stack;
 }
+
+static void record_sample(struct pki_tree *t, uint32_t stack, int64_t value);
 
 /* A sample of values for the first depth nodes of the path. */
 static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
@@ -582,6 +592,9 @@ static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
 	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, values,
 					    t->ncolumns))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	/* a subtree's samples, not its root's own */
+	if (t->recording.row && depth > 1)
+		record_sample(t, stack, values[t->column]);
 	return 0;
 }
 
@@ -700,6 +713,139 @@ int pki_tree_finish(struct pki_tree *t)
 
 	while (!rc && t->depth)
 		rc = leave(t);
+	return rc;
+}
+
+/* ---- subtrees met again ---- */
+
+/* The subtrees' texts and samples kept, past which none is recorded: a
+ * copy of the text read, where no subtree comes again (a real report's
+ * threads, each once but for idle twins), so less than the rows'. */
+#define SUBTREES_MAX_BYTES ((size_t)16 << 20)
+
+static void record_sample(struct pki_tree *t, uint32_t stack, int64_t value)
+{
+	size_t need = (t->nreplay + 1 - t->recording.first) * sizeof(*t->replay);
+
+	if (t->recording.spoiled || need > SUBTREES_MAX_BYTES - t->subtree_bytes ||
+	    pki_grow(&t->replay, &t->replay_cap, t->nreplay + 1,
+		     sizeof(*t->replay)) < 0) {
+		t->recording.spoiled = 1;
+		return;
+	}
+	t->replay[t->nreplay].stack = stack;
+	t->replay[t->nreplay++].value = value;
+}
+
+/* No subtree recorded any longer: its samples' room is free again. */
+static void drop_recording(struct pki_tree *t)
+{
+	if (t->recording.row)
+		t->nreplay = t->recording.first;
+	t->recording.row = 0;
+}
+
+/* Whether the text read next is s's, a root's line after it. */
+static int comes_again(const struct pki_tree *t, const struct pki_tree_subtree *s,
+		       int (*is_root)(const char *line, size_t len))
+{
+	const char *after = t->at + s->len, *next;
+
+	if ((size_t)(t->end - t->at) <= s->len || memcmp(t->at, s->text, s->len))
+		return 0;
+	return is_root(after, pki_text_line(after, t->end, &next, NULL));
+}
+
+/* s's samples added again below the root, and its text passed. */
+static int replay(struct pki_tree *t, const struct pki_tree_subtree *s)
+{
+	int64_t values[64] = { 0 };
+	size_t i;
+
+	for (i = s->first; i < s->first + s->nsamples; i++) {
+		values[t->column] = t->replay[i].value;
+		if (pk_profile_add_sample(t->p, t->replay[i].stack, t->labels, 0,
+					  values, t->ncolumns))
+			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	}
+	t->path[0].callees = s->callees;
+	t->rows += s->rows;
+	t->lines += s->lines;
+	t->at += s->len;
+	if (t->part)
+		pki_part_step(t->part, t->at);
+	t->last_row = 0;
+	return 1;
+}
+
+int pki_tree_subtree_begin(struct pki_tree *t, struct pki_tree_row *row,
+			   int (*is_root)(const char *line, size_t len))
+{
+	uint32_t id, k;
+
+	drop_recording(t);
+	/* a mapped text (a stream's lines do not stay), the root alone on
+	 * the path, as its line left it */
+	if (!row || !t->at || t->depth != 1 || t->path[0].callees ||
+	    t->column < 0 || t->ncolumns > 64 || (size_t)t->column >= t->ncolumns)
+		return 0;
+	id = (uint32_t)(row - t->row_of);
+	k = id < t->subtree_of_cap ? t->subtree_of[id] : 0;
+	if (k && comes_again(t, &t->subtrees[k - 1], is_root))
+		return replay(t, &t->subtrees[k - 1]);
+	t->recording.row = id;
+	t->recording.text = t->at;
+	t->recording.lines = t->lines;
+	t->recording.rows = t->rows;
+	t->recording.first = t->nreplay;
+	t->recording.spoiled = 0;
+	return 0;
+}
+
+void pki_tree_subtree_spoil(struct pki_tree *t)
+{
+	t->recording.spoiled = 1;
+}
+
+/* The subtree recorded up to line, where a root starts, kept. */
+static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
+{
+	size_t len = (size_t)(line - t->recording.text), first = t->recording.first;
+	uint32_t id = t->recording.row;
+	struct pki_tree_subtree *s;
+	char *text;
+
+	if (len > SUBTREES_MAX_BYTES - t->subtree_bytes ||
+	    pki_grow(&t->subtrees, &t->subtrees_cap, t->nsubtrees + 1,
+		     sizeof(*t->subtrees)) < 0 ||
+	    pki_grow_zeroed(&t->subtree_of, &t->subtree_of_cap, (size_t)id + 1,
+			    sizeof(*t->subtree_of)) < 0 ||
+	    !(text = malloc(len ? len : 1)))
+		return;
+	memcpy(text, t->recording.text, len);
+	s = &t->subtrees[t->nsubtrees++];
+	s->text = text;
+	s->len = len;
+	/* the root's line is read: not the subtree's */
+	s->lines = t->lines - 1 - t->recording.lines;
+	s->rows = t->rows - t->recording.rows;
+	s->callees = callees;
+	s->first = first;
+	s->nsamples = t->nreplay - first;
+	t->subtree_bytes += len + sizeof(*s) + s->nsamples * sizeof(*t->replay);
+	t->subtree_of[id] = (uint32_t)t->nsubtrees;
+	t->recording.row = 0;	/* its samples stay */
+}
+
+int pki_tree_subtree_end(struct pki_tree *t, const char *line)
+{
+	int64_t callees = t->depth ? t->path[0].callees : 0;
+	int rc = pki_tree_finish(t);
+
+	if (!rc && t->recording.row && !t->recording.spoiled &&
+	    t->nsubtrees < UINT32_MAX)
+		keep_subtree(t, line, callees);
+	drop_recording(t);
 	return rc;
 }
 
