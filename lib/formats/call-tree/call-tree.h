@@ -124,6 +124,7 @@ struct pki_tree_subtree {
 	size_t len;
 	uint64_t lines, rows;	/* its lines and nodes, the first row's too */
 	int64_t callees;	/* what the root's callees took of it */
+	uint32_t last_row;	/* the memo id of its last line */
 	size_t first, nsamples;	/* its samples in the tree's replay */
 };
 
@@ -159,6 +160,7 @@ struct pki_tree {
 	struct pki_tree_row *row_of;	/* by memo id */
 	size_t row_of_cap;
 	uint32_t last_row;		/* the memo id of the line read last */
+	uint32_t row_before;		/* ...and of the line before it */
 	/* subtrees (pki_tree_subtree_begin), by their first row's memo
 	 * id (index + 1), their samples, and the one recorded now */
 	struct pki_tree_subtree *subtrees;

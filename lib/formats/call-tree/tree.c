@@ -247,6 +247,7 @@ const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
 	}
 	if (t->last_row)
 		t->row_of[t->last_row].next = id;
+	t->row_before = t->last_row;
 	t->last_row = id;
 	*row = id ? &t->row_of[id] : NULL;
 	return line;
@@ -774,7 +775,8 @@ static int replay(struct pki_tree *t, const struct pki_tree_subtree *s)
 	t->at += s->len;
 	if (t->part)
 		pki_part_step(t->part, t->at);
-	t->last_row = 0;
+	/* the next root's line as it came after the subtree last time */
+	t->last_row = s->last_row;
 	return 1;
 }
 
@@ -830,6 +832,7 @@ static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
 	s->lines = t->lines - 1 - t->recording.lines;
 	s->rows = t->rows - t->recording.rows;
 	s->callees = callees;
+	s->last_row = t->row_before;	/* the root's line is the last */
 	s->first = first;
 	s->nsamples = t->nreplay - first;
 	t->subtree_bytes += len + sizeof(*s) + s->nsamples * sizeof(*t->replay);
