@@ -28,11 +28,25 @@
 
 enum state { UNKNOWN, RUNNABLE, OTHER };
 
+/* Threads seen lately, by their tid and name: every dump names the same
+ * threads again, their label sets are taken from here, not interned
+ * again. A slot is shared by the threads whose ids hash to it (the one
+ * seen last kept). */
+#define RECENT_THREADS 64
+
+struct recent_thread {
+	int64_t tid;
+	uint32_t labels;	/* 0: none kept */
+	char *name;
+	size_t name_len, name_cap;
+};
+
 struct jstack_reader {
 	struct st_reader st;
 	char *name;
 	size_t name_cap;
 	enum state state;
+	struct recent_thread recent[RECENT_THREADS];
 };
 
 /* "\tat Stacks.mix(Stacks.java:15)": where the method starts, or 0. */
@@ -142,12 +156,37 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	return 0;
 }
 
+/* A running thread's stack, a sample of the label set its tid and name
+ * had last time. */
+static int sample_thread(struct jstack_reader *r)
+{
+	const struct st_thread *t = &r->st.thread;
+	struct recent_thread *recent;
+	int rc;
+
+	if (!t->comm)
+		return st_sample(&r->st, t, 1);
+	recent = &r->recent[((uint64_t)t->tid * 31 + t->comm_len) % RECENT_THREADS];
+	if (!recent->labels || recent->tid != t->tid || recent->name_len != t->comm_len ||
+	    memcmp(recent->name, t->comm, t->comm_len) != 0) {
+		recent->labels = 0;
+		if (pki_grow(&recent->name, &recent->name_cap, t->comm_len + 1, 1) < 0)
+			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
+			return rc;
+		memcpy(recent->name, t->comm, t->comm_len);
+		recent->name_len = t->comm_len;
+		recent->tid = t->tid;
+	}
+	return st_sample_labeled(&r->st, recent->labels, 1, 1);
+}
+
 static int end_thread(struct jstack_reader *r)
 {
 	int rc = 0;
 
 	if (r->state == RUNNABLE)
-		rc = st_sample(&r->st, &r->st.thread, 1);
+		rc = sample_thread(r);
 	r->st.nframes = 0;
 	r->state = UNKNOWN;
 	r->st.thread.comm = NULL;
@@ -155,12 +194,33 @@ static int end_thread(struct jstack_reader *r)
 	return rc;
 }
 
+/* "   java.lang.Thread.State: RUNNABLE" (anywhere in a line; a frame's
+ * line searched from its method on, which no blank nor "at " starts):
+ * whether s is one, and the thread's state if not known yet. */
+static int state_line(struct jstack_reader *r, const char *s, size_t len)
+{
+	static const char state[] = "java.lang.Thread.State: ";
+	/* its ':' is rarer than its 'j' in the frames' lines */
+	const char *t = st_find_by(s, len, state, strlen(state), strlen(state) - 2);
+	size_t n, w;
+
+	if (!t)
+		return 0;
+	n = (size_t)(s + len - t) - strlen(state);
+	t += strlen(state);
+	for (w = 0; w < n && !st_is_blank(t[w]); w++)
+		;
+	if (r->state == UNKNOWN)
+		r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+	return 1;
+}
+
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	static const char state[] = "java.lang.Thread.State: ";
-	const char *t;
-	size_t at;
+	const char *open;
+	size_t at, method;
+	uint32_t loc;
 
 	if (len && s[0] == '#')
 		return 0;
@@ -168,28 +228,25 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_thread(r);
 	if (s[0] == '"')
 		return thread_line(r, s, len);
-	/* its ':' is rarer than its 'j' in the frames' lines */
-	if ((t = st_find_by(s, len, state, strlen(state), strlen(state) - 2))) {
-		size_t n = (size_t)(s + len - t) - strlen(state), w;
-
-		t += strlen(state);
-		for (w = 0; w < n && !st_is_blank(t[w]); w++)
-			;
+	/* other lines ("- locked <0x...>", the date, "Full thread dump")
+	 * are no frames, and their state line changes a known state not */
+	if (!(at = at_line(s, len))) {
 		if (r->state == UNKNOWN)
-			r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+			state_line(r, s, len);
 		return 0;
 	}
-	if ((at = at_line(s, len))) {
-		const char *open = memchr(s + at, '(', len - at);
-		size_t method = open ? (size_t)(open - s - at) : len - at;
-
-		/* once OTHER, the thread's stack is dropped at its end */
-		if (r->state != OTHER && is_waiting(s + at, method))
-			r->state = OTHER;
-		return st_push(&r->st, st_frame_loc(&r->st, s + at, len - at, 0,
-						    locate_frame, &r->st));
-	}
-	return 0;	/* "- locked <0x...>", the date, "Full thread dump", ... */
+	if (state_line(r, s + at, len - at))
+		return 0;
+	loc = st_frame_loc(st, s + at, len - at, 0, locate_frame, st);
+	/* once OTHER, the thread's stack is dropped at its end: its frames
+	 * are located (the profile has always held them), not pushed */
+	if (r->state == OTHER)
+		return loc ? 0 : pk_error_set(st->ctx, PK_ENOMEM, "out of memory");
+	open = memchr(s + at, '(', len - at);
+	method = open ? (size_t)(open - s - at) : len - at;
+	if (is_waiting(s + at, method))
+		r->state = OTHER;
+	return st_push(st, loc);
 }
 
 /* A thread ends at a blank line: what follows is read anew. */
@@ -203,10 +260,11 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 }
 
 /*
- * A thread's frames, once its state is read (the state line changes
- * nothing after that), end at the empty line that ends the thread or at
- * the next thread's line. A block of a waiting method's frame turns the
- * state OTHER, its stack dropped: such a block is never remembered.
+ * A running thread's frames, once its state is read (the state line
+ * changes nothing after that), end at the empty line that ends the
+ * thread or at the next thread's line. A block of a waiting method's
+ * frame turns the state OTHER, its stack dropped: such a block is never
+ * remembered, nor is one of a thread not running (not looked for).
  */
 static int block_end(const char *s, size_t len)
 {
@@ -215,7 +273,7 @@ static int block_end(const char *s, size_t len)
 
 static int block_ready(const struct st_reader *st)
 {
-	return ((const struct jstack_reader *)st)->state != UNKNOWN;
+	return ((const struct jstack_reader *)st)->state == RUNNABLE;
 }
 
 static int at_end(struct st_reader *st)
@@ -225,7 +283,12 @@ static int at_end(struct st_reader *st)
 
 static void release(struct st_reader *st)
 {
-	free(((struct jstack_reader *)st)->name);
+	struct jstack_reader *r = (struct jstack_reader *)st;
+	size_t i;
+
+	free(r->name);
+	for (i = 0; i < RECENT_THREADS; i++)
+		free(r->recent[i].name);
 }
 
 static const struct st_format jstack = {
