@@ -28,6 +28,8 @@
 
 enum state { UNKNOWN, RUNNABLE, OTHER };
 
+static const char state_text[] = "java.lang.Thread.State: ";
+
 /* Threads seen lately, by their tid and name: every dump names the same
  * threads again, their label sets are taken from here, not interned
  * again. A slot is shared by the threads whose ids hash to it (the one
@@ -46,8 +48,15 @@ struct jstack_reader {
 	char *name;
 	size_t name_cap;
 	enum state state;
+	int waiting;	/* a frame of a waiting method read */
 	struct recent_thread recent[RECENT_THREADS];
+	/* what an "at" line's text is, by its id in st.memo (AT_*; 0:
+	 * not known yet): the same text is the same kind of line */
+	unsigned char *kinds;
+	size_t kinds_cap;
 };
+
+enum at_kind { AT_FRAME = 1, AT_WAITING, AT_STATE };
 
 /* "\tat Stacks.mix(Stacks.java:15)": where the method starts, or 0. */
 static size_t at_line(const char *s, size_t len)
@@ -123,6 +132,10 @@ static int is_background(const char *s, size_t len)
 {
 	const char *c = s;
 
+	/* each name has a blank: most threads' names ("main", "pool-1-
+	 * thread-2") are none of them at one look */
+	if (!memchr(s, ' ', len))
+		return 0;
 	while ((c = st_find(c, (size_t)(s + len - c), "CompilerThread", 14)))
 		if (c - s >= 3 && c[-3] == 'C' && c[-1] == ' ')
 			return 1;
@@ -148,7 +161,9 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	memcpy(r->name, name, n);
 	r->st.thread.comm = r->name;
 	r->st.thread.comm_len = n;
-	nid = st_find_by(s, len, " nid=", 5, 4);	/* fewer '=' than ' ' */
+	/* its 'n' is the first after the name in most headers ("daemon"
+	 * aside), where '=' comes six times */
+	nid = st_find_by(s, len, " nid=", 5, 1);
 	r->st.thread.tid = nid && st_hex_prefix(nid + 5, len - (size_t)(nid + 5 - s), &id) &&
 			id <= INT64_MAX ? (int64_t)id : -1;
 	if (is_background(name, full))
@@ -181,14 +196,20 @@ static int sample_thread(struct jstack_reader *r)
 	return st_sample_labeled(&r->st, recent->labels, 1, 1);
 }
 
+/* A thread ends: a running one is a sample; the frames of one not
+ * running are dropped, remembered whole (st_drop) where no waiting
+ * method's frame made it so, as the next time it may run. */
 static int end_thread(struct jstack_reader *r)
 {
 	int rc = 0;
 
 	if (r->state == RUNNABLE)
 		rc = sample_thread(r);
+	else if (r->state == OTHER && !r->waiting)
+		st_drop(&r->st);
 	r->st.nframes = 0;
 	r->state = UNKNOWN;
+	r->waiting = 0;
 	r->st.thread.comm = NULL;
 	r->st.thread.tid = -1;
 	return rc;
@@ -199,15 +220,15 @@ static int end_thread(struct jstack_reader *r)
  * whether s is one, and the thread's state if not known yet. */
 static int state_line(struct jstack_reader *r, const char *s, size_t len)
 {
-	static const char state[] = "java.lang.Thread.State: ";
 	/* its ':' is rarer than its 'j' in the frames' lines */
-	const char *t = st_find_by(s, len, state, strlen(state), strlen(state) - 2);
+	const char *t = st_find_by(s, len, state_text, strlen(state_text),
+				   strlen(state_text) - 2);
 	size_t n, w;
 
 	if (!t)
 		return 0;
-	n = (size_t)(s + len - t) - strlen(state);
-	t += strlen(state);
+	n = (size_t)(s + len - t) - strlen(state_text);
+	t += strlen(state_text);
 	for (w = 0; w < n && !st_is_blank(t[w]); w++)
 		;
 	if (r->state == UNKNOWN)
@@ -215,12 +236,52 @@ static int state_line(struct jstack_reader *r, const char *s, size_t len)
 	return 1;
 }
 
+/* What the text of an "at" line (after "at ") is: a state line (the
+ * state's text found anywhere in it), a waiting method's frame or
+ * another frame. */
+static enum at_kind at_kind(const char *s, size_t len)
+{
+	const char *open;
+
+	if (st_find_by(s, len, state_text, strlen(state_text), strlen(state_text) - 2))
+		return AT_STATE;
+	open = memchr(s, '(', len);
+	return is_waiting(s, open ? (size_t)(open - s) : len) ? AT_WAITING : AT_FRAME;
+}
+
+/* "\tat Stacks.mix(Stacks.java:15)" from "Stacks.mix(...)" on: its text's
+ * kind and location remembered by its id in the frames' memo. */
+static int at_text(struct jstack_reader *r, const char *s, size_t len)
+{
+	uint32_t id = pki_memo_id(&r->st.memo, s, len);
+	enum at_kind kind;
+
+	if (!id) {
+		kind = at_kind(s, len);
+	} else if (pki_grow_zeroed(&r->kinds, &r->kinds_cap, (size_t)id + 1, 1) < 0) {
+		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+	} else {
+		if (!r->kinds[id])
+			r->kinds[id] = (unsigned char)at_kind(s, len);
+		kind = r->kinds[id];
+	}
+	if (kind == AT_STATE) {
+		state_line(r, s, len);
+		return 0;
+	}
+	/* once OTHER, the thread's stack is dropped at its end */
+	if (kind == AT_WAITING) {
+		r->waiting = 1;
+		r->state = OTHER;
+	}
+	return st_push(&r->st, id ? st_frame_by_id(&r->st, id, 0, locate_frame, &r->st) :
+			       locate_frame(&r->st, s, len, 0));
+}
+
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	const char *open;
-	size_t at, method;
-	uint32_t loc;
+	size_t at;
 
 	if (len && s[0] == '#')
 		return 0;
@@ -228,25 +289,13 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_thread(r);
 	if (s[0] == '"')
 		return thread_line(r, s, len);
+	if ((at = at_line(s, len)))
+		return at_text(r, s + at, len - at);
 	/* other lines ("- locked <0x...>", the date, "Full thread dump")
 	 * are no frames, and their state line changes a known state not */
-	if (!(at = at_line(s, len))) {
-		if (r->state == UNKNOWN)
-			state_line(r, s, len);
-		return 0;
-	}
-	if (state_line(r, s + at, len - at))
-		return 0;
-	loc = st_frame_loc(st, s + at, len - at, 0, locate_frame, st);
-	/* once OTHER, the thread's stack is dropped at its end: its frames
-	 * are located (the profile has always held them), not pushed */
-	if (r->state == OTHER)
-		return loc ? 0 : pk_error_set(st->ctx, PK_ENOMEM, "out of memory");
-	open = memchr(s + at, '(', len - at);
-	method = open ? (size_t)(open - s - at) : len - at;
-	if (is_waiting(s + at, method))
-		r->state = OTHER;
-	return st_push(st, loc);
+	if (r->state == UNKNOWN)
+		state_line(r, s, len);
+	return 0;
 }
 
 /* A thread ends at a blank line: what follows is read anew. */
@@ -260,11 +309,11 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 }
 
 /*
- * A running thread's frames, once its state is read (the state line
- * changes nothing after that), end at the empty line that ends the
- * thread or at the next thread's line. A block of a waiting method's
- * frame turns the state OTHER, its stack dropped: such a block is never
- * remembered, nor is one of a thread not running (not looked for).
+ * A thread's frames, once its state is read (the state line changes
+ * nothing after that), end at the empty line that ends the thread or at
+ * the next thread's line. A block of a waiting method's frame turns the
+ * state OTHER, its stack dropped: such a block is never remembered (one
+ * of a thread not running for another reason is, by st_drop).
  */
 static int block_end(const char *s, size_t len)
 {
@@ -273,7 +322,7 @@ static int block_end(const char *s, size_t len)
 
 static int block_ready(const struct st_reader *st)
 {
-	return ((const struct jstack_reader *)st)->state == RUNNABLE;
+	return ((const struct jstack_reader *)st)->state != UNKNOWN;
 }
 
 static int at_end(struct st_reader *st)
@@ -287,6 +336,7 @@ static void release(struct st_reader *st)
 	size_t i;
 
 	free(r->name);
+	free(r->kinds);
 	for (i = 0; i < RECENT_THREADS; i++)
 		free(r->recent[i].name);
 }
