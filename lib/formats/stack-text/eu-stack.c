@@ -79,19 +79,22 @@ struct eu_stack_reader {
 /* "PID 123 - process", "TID 123:": 'P' or 'T', the number in *id (NULL:
  * not wanted); 0 for any other line (or a number past INT64_MAX). Every
  * line is asked (block_end), most more than once: the first byte
- * decides for most, and the digits are read once. */
+ * decides for most, and the digits are read once, where wanted or where
+ * they may be too many. */
 static int id_line(const char *s, size_t len, int64_t *id)
 {
 	size_t n = 4;
 	uint64_t value = 0;
 	int64_t large;
 
-	if (len < 5 || (s[0] != 'P' && s[0] != 'T') || memcmp(s + 1, "ID ", 3) != 0)
+	if (len < 5 || (s[0] != 'P' && s[0] != 'T') || memcmp(s + 1, "ID ", 3) != 0 ||
+	    s[4] < '0' || s[4] > '9')
 		return 0;
+	/* too short a line for 19 digits: a number, not one too large */
+	if (!id && len - 4 < 19)
+		return s[0];
 	for (; n < len && s[n] >= '0' && s[n] <= '9'; n++)
 		value = value * 10 + (uint64_t)(s[n] - '0');
-	if (n == 4)
-		return 0;
 	/* 18 digits never pass INT64_MAX (nor wrap value) */
 	if (n - 4 > 18) {
 		if (st_parse_count(s + 4, n - 4, &large) < 0)
