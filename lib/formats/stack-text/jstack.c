@@ -127,22 +127,29 @@ static int is_waiting(const char *s, size_t len)
 }
 
 /* The JVM's own threads, never running Java code (the script's
- * /C. CompilerThread/ and others, lines 139-142). */
+ * /C. CompilerThread/ and others, lines 139-142). Each name has a blank:
+ * they are looked for where the thread's name has one, most names
+ * ("main", "pool-1-thread-2") none. */
 static int is_background(const char *s, size_t len)
 {
-	const char *c = s;
+	static const struct { const char *name; size_t blank; } own[] = {
+		{ "Signal Dispatcher", 6 }, { "Service Thread", 7 }, { "Attach Listener", 6 },
+	};
+	const char *end = s + len, *p;
+	size_t i, n;
 
-	/* each name has a blank: most threads' names ("main", "pool-1-
-	 * thread-2") are none of them at one look */
-	if (!memchr(s, ' ', len))
-		return 0;
-	while ((c = st_find(c, (size_t)(s + len - c), "CompilerThread", 14)))
-		if (c - s >= 3 && c[-3] == 'C' && c[-1] == ' ')
+	for (p = s; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
+		if (p - s >= 2 && p[-2] == 'C' && end - p > 14 &&
+		    memcmp(p + 1, "CompilerThread", 14) == 0)
 			return 1;
-		else
-			c++;
-	return contains(s, len, "Signal Dispatcher") || contains(s, len, "Service Thread") ||
-	       contains(s, len, "Attach Listener");
+		for (i = 0; i < PK_ARRAY_SIZE(own); i++) {
+			n = strlen(own[i].name);
+			if ((size_t)(p - s) >= own[i].blank && (size_t)(end - p) >= n - own[i].blank &&
+			    memcmp(p - own[i].blank, own[i].name, n) == 0)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 /* '"pool-1-thread-1" #12 ... nid=0x6bf3 runnable': name and native id. */
@@ -220,11 +227,16 @@ static int end_thread(struct jstack_reader *r)
  * whether s is one, and the thread's state if not known yet. */
 static int state_line(struct jstack_reader *r, const char *s, size_t len)
 {
-	/* its ':' is rarer than its 'j' in the frames' lines */
-	const char *t = st_find_by(s, len, state_text, strlen(state_text),
-				   strlen(state_text) - 2);
-	size_t n, w;
+	size_t blanks = st_blanks(s, len), n, w;
+	const char *t;
 
+	/* where jstack puts it, after blanks (so first); else anywhere, by
+	 * its ':', rarer than its 'j' in the frames' lines */
+	if (len - blanks >= strlen(state_text) &&
+	    memcmp(s + blanks, state_text, strlen(state_text)) == 0)
+		t = s + blanks;
+	else
+		t = st_find_by(s, len, state_text, strlen(state_text), strlen(state_text) - 2);
 	if (!t)
 		return 0;
 	n = (size_t)(s + len - t) - strlen(state_text);
