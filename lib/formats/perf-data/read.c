@@ -20,8 +20,10 @@
  * symbolizer to resolve later from the mappings' files and build ids.
  *
  * File mode needs the feature sections before the data. A regular file
- * is read in place with pread; stdin or gzip input is read into memory,
- * within the memory limit.
+ * is mapped and its records taken where they lie (queued by address,
+ * its pages given back round by round), or read with pread when it
+ * cannot be mapped; stdin or gzip input is read into memory, within the
+ * memory limit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +50,8 @@
 
 struct queued {
 	uint64_t time, seq, offset;
-	size_t at;		/* in the arena */
+	const unsigned char *data;	/* in the file in memory, or NULL */
+	size_t at;		/* else in the arena */
 	uint32_t size;
 	uint32_t attr;
 };
@@ -58,21 +61,28 @@ struct pd_reader {
 	struct pk_input *in;
 	int pipe;
 
-	/* file mode: the file itself (fd) or all of it in memory */
+	/* file mode: the file itself (fd) or all of it in memory, mapped
+	 * (the input's) or read whole (slurped, ours to free) */
 	int fd;
-	unsigned char *mem;
+	const unsigned char *mem;
 	size_t mem_size;
+	unsigned char *slurped;
 	uint64_t file_size;
+	size_t released;	/* mapped bytes before this given back */
 
-	/* the record stream: bytes [pos, end) of buf precede offset next */
+	/* the record stream: bytes [pos, end) of data precede offset next;
+	 * data is buf, or the file in memory itself (in_place) */
+	const unsigned char *data;
 	unsigned char *buf;
 	size_t cap, pos, end;
 	uint64_t next, limit;
-	int eof;
+	int eof, in_place;
 
-	/* the current round, waiting to be sorted by time */
+	/* the current round, waiting to be sorted by time: its records
+	 * in memory where they lie, the others copied to the arena */
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
+	size_t queued_bytes;	/* of all its records */
 	struct queued *queue;
 	size_t nqueue, queue_cap;
 	uint64_t seq;
@@ -219,6 +229,7 @@ static int stream_need(struct pd_reader *r, size_t n)
 			if (pki_grow(&r->buf, &r->cap, cap, 1) < 0)
 				return nomem(r);
 		}
+		r->data = r->buf;
 		got = stream_read(r, r->buf + r->end, r->cap - r->end);
 		if (got < 0)
 			return (int)got;
@@ -346,10 +357,65 @@ static int sort_queue(struct pd_reader *r)
 	return 0;
 }
 
+static const unsigned char *queued_data(const struct pd_reader *r,
+				       const struct queued *q)
+{
+	return q->data ? q->data : r->arena + q->at;
+}
+
+/*
+ * Give back the mapped pages of the records before the one at pos, all
+ * delivered or copied: memory follows the round, not the file. In steps
+ * of 1 MiB from the map's start, whole pages, so that no page is left
+ * between two, and few calls.
+ */
+static void release_delivered(struct pd_reader *r)
+{
+	static const size_t step = (size_t)1 << 20;
+	size_t upto;
+
+	if (!r->in_place || r->pos < r->released + step)
+		return;
+	upto = (r->pos - r->released) / step * step + r->released;
+	pki_input_unmap_part(r->in, r->mem + r->released, upto - r->released);
+	r->released = upto;
+}
+
+/* Keep the queued records from n on, copied to the start of a new
+ * arena: then no record waits in memory that is given back. 0, or -1
+ * without memory. */
+static int keep_queued(struct pd_reader *r, size_t n)
+{
+	size_t i, len = 0, keep = r->nqueue - n;
+	unsigned char *packed;
+
+	if (!keep) {
+		r->arena_len = r->queued_bytes = r->nqueue = 0;
+		return 0;
+	}
+	if (!(packed = malloc(r->queued_bytes)))
+		return -1;
+	for (i = 0; i < keep; i++) {
+		struct queued *q = &r->queue[n + i];
+
+		memcpy(packed + len, queued_data(r, q), q->size);
+		q->data = NULL;
+		q->at = len;
+		len += q->size;
+		r->queue[i] = *q;
+	}
+	free(r->arena);
+	r->arena = packed;
+	r->arena_cap = r->queued_bytes;
+	r->arena_len = r->queued_bytes = len;
+	r->nqueue = keep;
+	return 0;
+}
+
 /* Sort the round and deliver its oldest n records. */
 static int flush_queue(struct pd_reader *r, size_t n)
 {
-	size_t i, keep;
+	size_t i;
 	int rc = 0;
 
 	if (!r->nqueue)
@@ -360,7 +426,7 @@ static int flush_queue(struct pd_reader *r, size_t n)
 		const struct queued *q = &r->queue[i];
 		struct pd_rec rec;
 
-		rec.data = r->arena + q->at;
+		rec.data = queued_data(r, q);
 		rec.type = pd_u32(rec.data, r->st.big);
 		rec.misc = pd_u16(rec.data + 4, r->st.big);
 		rec.size = (uint16_t)q->size;
@@ -369,29 +435,9 @@ static int flush_queue(struct pd_reader *r, size_t n)
 	}
 	if (rc)
 		return rc;
-	/* keep the rest, packed at the start of the arena */
-	keep = r->nqueue - n;
-	if (keep) {
-		unsigned char *packed = malloc(r->arena_cap);
-		size_t len = 0;
-
-		if (!packed)
-			return nomem(r);
-		for (i = 0; i < keep; i++) {
-			struct queued *q = &r->queue[n + i];
-
-			memcpy(packed + len, r->arena + q->at, q->size);
-			q->at = len;
-			len += q->size;
-			r->queue[i] = *q;
-		}
-		free(r->arena);
-		r->arena = packed;
-		r->arena_len = len;
-	} else {
-		r->arena_len = 0;
-	}
-	r->nqueue = keep;
+	if (keep_queued(r, n) < 0)
+		return nomem(r);
+	release_delivered(r);
 	return 0;
 }
 
@@ -410,22 +456,30 @@ static int enqueue(struct pd_reader *r, const struct pd_rec *rec,
 	struct queued *q;
 	int rc;
 
-	if (r->arena_len + rec->size > queue_limit(r) &&
+	/* a record of the file in memory stays there, till the round's end */
+	int in_place = r->in_place && !r->in_decomp;
+
+	if (r->queued_bytes + rec->size > queue_limit(r) &&
 	    (rc = flush_queue(r, r->nqueue / 2 + 1)))
 		return rc;
-	if (pki_grow(&r->arena, &r->arena_cap, r->arena_len + rec->size, 1) < 0 ||
+	if ((!in_place && pki_grow(&r->arena, &r->arena_cap,
+				   r->arena_len + rec->size, 1) < 0) ||
 	    pki_grow(&r->queue, &r->queue_cap, r->nqueue + 1,
 		    sizeof(*r->queue)) < 0)
 		return nomem(r);
-	memcpy(r->arena + r->arena_len, rec->data, rec->size);
 	q = &r->queue[r->nqueue++];
 	q->time = time;
 	q->seq = r->seq++;
 	q->offset = rec->offset;
+	q->data = in_place ? rec->data : NULL;
 	q->at = r->arena_len;
 	q->size = rec->size;
 	q->attr = attr;
-	r->arena_len += rec->size;
+	if (!in_place) {
+		memcpy(r->arena + r->arena_len, rec->data, rec->size);
+		r->arena_len += rec->size;
+	}
+	r->queued_bytes += rec->size;
 	return 0;
 }
 
@@ -682,7 +736,7 @@ static int tracing_payload(struct pd_reader *r, uint64_t size)
 	rc = stream_need(r, (size_t)size);
 	if (rc)
 		return rc;
-	rc = pd_read_tracing_data(&r->st, r->buf + r->pos, (size_t)size);
+	rc = pd_read_tracing_data(&r->st, r->data + r->pos, (size_t)size);
 	r->pos += (size_t)size;
 	return rc;
 }
@@ -701,7 +755,7 @@ static int read_records(struct pd_reader *r)
 				warn_truncated(r, "the last record");
 			return 0;
 		}
-		rec.data = r->buf + r->pos;
+		rec.data = r->data + r->pos;
 		rec.type = pd_u32(rec.data, r->st.big);
 		rec.misc = pd_u16(rec.data + 4, r->st.big);
 		rec.size = pd_u16(rec.data + 6, r->st.big);
@@ -720,7 +774,7 @@ static int read_records(struct pd_reader *r)
 			warn_truncated(r, "the last record");
 			return 0;
 		}
-		rec.data = r->buf + r->pos;
+		rec.data = r->data + r->pos;
 		if ((rc = handle_record(r, &rec, &payload)))
 			return rc;
 		r->pos += rec.size;
@@ -739,7 +793,27 @@ static int read_records(struct pd_reader *r)
 
 /* ---- file mode ---- */
 
-/* A regular file is read where it lies; anything else into memory. */
+/* The input mapped, when it is the file fd has open, whole (only the
+ * 16 bytes at head peeked at): then it is read in memory. */
+static void map_file(struct pd_reader *r, const unsigned char *head)
+{
+	const unsigned char *map;
+	size_t size;
+
+	map = pki_input_map(r->in, &size);
+	if (!map || size != r->file_size || memcmp(map, head, 16) != 0)
+		return;
+	r->mem = map;
+	r->mem_size = size;
+	close(r->fd);
+	r->fd = -1;
+}
+
+/*
+ * A regular file is read where it lies, mapped: its records are taken
+ * there, not copied; when it cannot be mapped, with pread. Anything else
+ * is read into memory.
+ */
 static int open_file(struct pd_reader *r, const unsigned char *head)
 {
 	int64_t size = pk_input_file_size(r->in);
@@ -756,6 +830,7 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 			r->file_size = (uint64_t)size;
 			r->st.file_mtime_ns = (int64_t)st.st_mtim.tv_sec *
 					      1000000000 + st.st_mtim.tv_nsec;
+			map_file(r, head);
 			return 0;
 		}
 		if (r->fd >= 0)
@@ -763,8 +838,9 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 		r->fd = -1;
 	}
 	if (pk_input_slurp(r->in, (size_t)pk_context_max_memory(r->st.ctx),
-			   &r->mem, &got))
+			   &r->slurped, &got))
 		return pk_context_error(r->st.ctx)->code;
+	r->mem = r->slurped;
 	r->mem_size = got;
 	r->file_size = got;
 	return 0;
@@ -908,6 +984,15 @@ static int read_file_mode(struct pd_reader *r, const unsigned char *head)
 	}
 	r->next = data_off;
 	r->limit = data_off + data_size;
+	if (r->mem) {
+		/* the stream is the data section where it lies */
+		r->in_place = 1;
+		r->data = r->mem;
+		r->pos = (size_t)data_off;
+		r->end = (size_t)r->limit;
+		r->next = r->limit;
+		r->eof = 1;
+	}
 	/* set_times (model.c) puts the samples on the wall clock */
 	if (r->st.file_mtime_ns || r->st.has_clock_data)
 		pki_profile_set_wall_clock(r->st.p);
@@ -978,7 +1063,7 @@ static void reader_release(struct pd_reader *r)
 #ifdef HAVE_ZSTD
 	ZSTD_freeDStream(r->zstd);
 #endif
-	free(r->mem);
+	free(r->slurped);
 	free(r->buf);
 	free(r->arena);
 	free(r->queue);
