@@ -589,7 +589,7 @@ static struct recent_payload *recent_slot(struct pd_tracing *tr,
 		return NULL;
 	for (i = 0; i < nbase; i++)
 		h = h * 31 + ((uint64_t)base[i].str << 32 ^ (uint64_t)base[i].num);
-	h = pki_hash_bytes(s->raw + start, s->raw_size - start, h);
+	h = pd_hash_words(s->raw + start, s->raw_size - start, h);
 	return &tr->recent[h & (RECENT_SLOTS - 1)];
 }
 
