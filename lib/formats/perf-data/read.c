@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,28 @@ struct queued {
 	size_t at;		/* else in the arena */
 	uint32_t size;
 	uint32_t attr;
+};
+
+/* A round the scout found (see "the next rounds ..." below), sorted. */
+struct scout_round {
+	struct queued *queue;
+	size_t n;
+	uint64_t records;	/* the records it is made of, FINISHED_ROUND too */
+	size_t end;		/* the stream position after them */
+	struct scout_round *next;
+};
+
+struct pd_scout {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct scout_round *first, *last;	/* found, not taken */
+	size_t nrounds;
+	size_t from;		/* where it starts */
+	int done;		/* it stopped: no more rounds */
+	int stop;		/* it is asked to */
+	int wanted;		/* a round ended: one may be sent again */
+	unsigned runs;
 };
 
 struct pd_reader {
@@ -94,6 +117,7 @@ struct pd_reader {
 	int in_decomp;
 
 	struct pd_model mo;
+	struct pd_scout scout;
 
 	uint64_t records, unknown_id, lost, lost_samples;
 	int truncated;
@@ -326,10 +350,10 @@ static size_t run_end(const struct queued *q, size_t from, size_t n)
  * runs pass by pass takes a few passes where a general sort took log n.
  * 0, or -1 when out of memory.
  */
-static int sort_queue(struct pd_reader *r)
+static int sort_queue(struct queued *queue, size_t n)
 {
-	struct queued *from = r->queue, *to, *swap, *spare;
-	size_t n = r->nqueue, a, b, c, i, j, k;
+	struct queued *from = queue, *to, *swap, *spare;
+	size_t a, b, c, i, j, k;
 
 	if (run_end(from, 0, n) == n)
 		return 0;
@@ -352,7 +376,7 @@ static int sort_queue(struct pd_reader *r)
 		to = swap;
 	} while (run_end(from, 0, n) < n);
 	if (from == spare)
-		memcpy(r->queue, spare, n * sizeof(*spare));
+		memcpy(queue, spare, n * sizeof(*spare));
 	free(spare);
 	return 0;
 }
@@ -412,18 +436,15 @@ static int keep_queued(struct pd_reader *r, size_t n)
 	return 0;
 }
 
-/* Sort the round and deliver its oldest n records. */
-static int flush_queue(struct pd_reader *r, size_t n)
+/* Deliver the n records of a sorted queue: 0 or a pk_err. */
+static int deliver_queued(struct pd_reader *r, const struct queued *queue,
+			  size_t n)
 {
 	size_t i;
 	int rc = 0;
 
-	if (!r->nqueue)
-		return 0;
-	if (sort_queue(r) < 0)
-		return nomem(r);
 	for (i = 0; i < n && !rc; i++) {
-		const struct queued *q = &r->queue[i];
+		const struct queued *q = &queue[i];
 		struct pd_rec rec;
 
 		rec.data = queued_data(r, q);
@@ -433,7 +454,19 @@ static int flush_queue(struct pd_reader *r, size_t n)
 		rec.offset = q->offset;
 		rc = deliver(r, &rec, q->attr);
 	}
-	if (rc)
+	return rc;
+}
+
+/* Sort the round and deliver its oldest n records. */
+static int flush_queue(struct pd_reader *r, size_t n)
+{
+	int rc;
+
+	if (!r->nqueue)
+		return 0;
+	if (sort_queue(r->queue, r->nqueue) < 0)
+		return nomem(r);
+	if ((rc = deliver_queued(r, r->queue, n)))
 		return rc;
 	if (keep_queued(r, n) < 0)
 		return nomem(r);
@@ -509,6 +542,199 @@ static int kernel_record(struct pd_reader *r, const struct pd_rec *rec)
 			   rec->type, r->st.big, &time) == 0)
 		return enqueue(r, rec, (uint32_t)attr, time);
 	return deliver(r, rec, (uint32_t)attr);
+}
+
+/* ---- the next rounds found on a second thread ---- */
+
+/*
+ * In a file read in place, a second thread (the scout) finds the next
+ * rounds while this one delivers the last: finding a record's event and
+ * time, queueing and sorting a round took a fifth of a large
+ * recording's time. The scout changes nothing but its own rounds, and
+ * stops where a record asks for more (one perf wrote other than
+ * FINISHED_ROUND, one without a time or of no known event, a round past
+ * the queue's limit, the end): this thread goes on from there as
+ * without it, so every record is handled, and every warning given, in
+ * the same order. A FINISHED_ROUND so handled sends it out again (the
+ * first sends it first: what perf writes before is not rounds).
+ */
+#define SCOUT_MIN_DATA ((uint64_t)4 << 20)	/* less is read alone */
+#define SCOUT_AHEAD 4		/* rounds found and not yet taken */
+#define SCOUT_RUNS 16		/* times it is sent out, at most */
+
+/* A round of records from *at to a FINISHED_ROUND, sorted, and *at past
+ * it; NULL when the scout must stop before its end. */
+static struct scout_round *scout_round(struct pd_reader *r, size_t *at)
+{
+	struct scout_round *round = calloc(1, sizeof(*round));
+	size_t pos = *at, cap = 0, bytes = 0;
+	int big = r->st.big;
+
+	while (round && r->end - pos >= 8) {
+		const unsigned char *d = r->mem + pos;
+		uint32_t type = pd_u32(d, big);
+		uint16_t size = pd_u16(d + 6, big);
+		uint64_t time;
+		int attr;
+
+		if (size < 8 || size > r->end - pos)
+			break;
+		round->records++;
+		if (type == PD_RECORD_FINISHED_ROUND) {
+			if (sort_queue(round->queue, round->n) < 0)
+				break;
+			*at = round->end = pos + size;
+			return round;
+		}
+		if (type >= PD_RECORD_USER_START || !r->st.ev.nattrs ||
+		    (attr = pd_evlist_find(&r->st, d, size, type)) < 0 ||
+		    pd_record_time(&r->st.ev.attrs[attr], d, size, type, big,
+				   &time) < 0 ||
+		    (bytes += size) > queue_limit(r) ||
+		    pki_grow(&round->queue, &cap, round->n + 1,
+			     sizeof(*round->queue)) < 0)
+			break;
+		round->queue[round->n] = (struct queued){
+			time, round->n, pos, d, 0, size, (uint32_t)attr
+		};
+		round->n++;
+		pos += size;
+	}
+	if (round)
+		free(round->queue);
+	free(round);
+	return NULL;
+}
+
+/* Hand a round over, waiting while SCOUT_AHEAD wait: 0 when asked to
+ * stop (the round is freed). */
+static int scout_hand(struct pd_scout *sc, struct scout_round *round)
+{
+	int taken = 0;
+
+	pthread_mutex_lock(&sc->lock);
+	while (sc->nrounds >= SCOUT_AHEAD && !sc->stop)
+		pthread_cond_wait(&sc->changed, &sc->lock);
+	if (!sc->stop) {
+		if (sc->last)
+			sc->last->next = round;
+		else
+			sc->first = round;
+		sc->last = round;
+		sc->nrounds++;
+		taken = 1;
+		pthread_cond_broadcast(&sc->changed);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	if (!taken) {
+		free(round->queue);
+		free(round);
+	}
+	return taken;
+}
+
+static void *scout_main(void *arg)
+{
+	struct pd_reader *r = arg;
+	struct pd_scout *sc = &r->scout;
+	struct scout_round *round;
+	size_t at = sc->from;
+
+	while ((round = scout_round(r, &at)) && scout_hand(sc, round))
+		;
+	pthread_mutex_lock(&sc->lock);
+	sc->done = 1;
+	pthread_cond_broadcast(&sc->changed);
+	pthread_mutex_unlock(&sc->lock);
+	return NULL;
+}
+
+/* The next round found, or NULL once the scout stopped. */
+static struct scout_round *scout_take(struct pd_scout *sc)
+{
+	struct scout_round *round;
+
+	pthread_mutex_lock(&sc->lock);
+	while (!sc->first && !sc->done)
+		pthread_cond_wait(&sc->changed, &sc->lock);
+	if ((round = sc->first)) {
+		if (!(sc->first = round->next))
+			sc->last = NULL;
+		sc->nrounds--;
+		pthread_cond_broadcast(&sc->changed);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	return round;
+}
+
+/* Stop the scout, and free what it found that was not taken. */
+static void scout_end(struct pd_scout *sc)
+{
+	struct scout_round *round;
+
+	pthread_mutex_lock(&sc->lock);
+	sc->stop = 1;
+	pthread_cond_broadcast(&sc->changed);
+	pthread_mutex_unlock(&sc->lock);
+	pthread_join(sc->thread, NULL);
+	while ((round = sc->first)) {
+		sc->first = round->next;
+		free(round->queue);
+		free(round);
+	}
+	pthread_cond_destroy(&sc->changed);
+	pthread_mutex_destroy(&sc->lock);
+}
+
+/* Is the scout to be sent from here? With --threads=N, unless N is 1;
+ * else for a large file on more than one core. */
+static int scout_wanted(const struct pd_reader *r)
+{
+	const struct pd_scout *sc = &r->scout;
+	unsigned threads = r->st.opts ? r->st.opts->threads : 0;
+
+	if (!r->in_place || !sc->wanted || r->nqueue ||
+	    sc->runs >= SCOUT_RUNS || threads == 1)
+		return 0;
+	return threads || (r->end - r->pos >= SCOUT_MIN_DATA &&
+			   sysconf(_SC_NPROCESSORS_ONLN) > 1);
+}
+
+/* Deliver the rounds a scout finds from pos on; pos is where it stopped
+ * then. 0 (also when no thread could be made) or a pk_err. */
+static int scouted_rounds(struct pd_reader *r)
+{
+	struct pd_scout *sc = &r->scout;
+	struct scout_round *round;
+	size_t rounds = 0;
+	int rc = 0;
+
+	*sc = (struct pd_scout){ .from = r->pos, .runs = sc->runs + 1 };
+	if (pthread_mutex_init(&sc->lock, NULL))
+		return 0;
+	if (pthread_cond_init(&sc->changed, NULL)) {
+		pthread_mutex_destroy(&sc->lock);
+		return 0;
+	}
+	if (pthread_create(&sc->thread, NULL, scout_main, r)) {
+		pthread_cond_destroy(&sc->changed);
+		pthread_mutex_destroy(&sc->lock);
+		return 0;
+	}
+	while (!rc && (round = scout_take(sc))) {
+		rc = deliver_queued(r, round->queue, round->n);
+		r->records += round->records;
+		r->pos = round->end;
+		release_delivered(r);
+		free(round->queue);
+		free(round);
+		rounds++;
+	}
+	scout_end(sc);
+	/* one that found nothing (compressed records, say) counts for half */
+	if (!rounds)
+		sc->runs += SCOUT_RUNS / 2;
+	return rc;
 }
 
 /* ---- records perf writes itself ---- */
@@ -675,6 +901,7 @@ static int user_record(struct pd_reader *r, const struct pd_rec *rec,
 	case PD_RECORD_HEADER_BUILD_ID:
 		return pd_read_build_ids(&r->st, d, rec->size);
 	case PD_RECORD_FINISHED_ROUND:
+		r->scout.wanted = 1;
 		return flush_queue(r, r->nqueue);
 	case PD_RECORD_ID_INDEX:
 		return id_index(r, rec);
@@ -746,9 +973,11 @@ static int read_records(struct pd_reader *r)
 	for (;;) {
 		struct pd_rec rec;
 		uint64_t payload = 0;
-		int rc = stream_need(r, 8);
+		int rc;
 
-		if (rc < 0)
+		if (scout_wanted(r) && (rc = scouted_rounds(r)))
+			return rc;
+		if ((rc = stream_need(r, 8)) < 0)
 			return rc;
 		if (rc > 0) {
 			if (r->end > r->pos)
