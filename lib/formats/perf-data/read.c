@@ -355,7 +355,8 @@ static int sort_queue(struct queued *queue, size_t n)
 	struct queued *from = queue, *to, *swap, *spare;
 	size_t a, b, c, i, j, k;
 
-	if (run_end(from, 0, n) == n)
+	/* a scout's round may be empty (FINISHED_ROUND after another) */
+	if (n < 2 || run_end(from, 0, n) == n)
 		return 0;
 	if (!(spare = malloc(n * sizeof(*spare))))
 		return -1;
