@@ -1405,7 +1405,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	int summed = !pki_profile_keeps_order(p);
 	int by_stack = summed && !labels && stack <= p->nstacks;
 	uint64_t hash = 0;
-	size_t slot = 0, n = p->ntypes;
+	size_t slot = 0, n = p->ntypes, k;
 	struct pk_sample *s;
 	uint32_t id = 0;
 
@@ -1439,10 +1439,10 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	s->stack = stack;
 	s->labels = labels;
 	s->time = time;
-	if (n) {
-		memset(&p->values[p->nsamples * n], 0, n * sizeof(*p->values));
-		memcpy(&p->values[p->nsamples * n], values, nvalues * sizeof(*values));
-	}
+	/* a loop, not memset and memcpy: a row is a value or two, and a
+	 * sample kept in order comes here each */
+	for (k = 0; k < n; k++)
+		p->values[p->nsamples * n + k] = k < nvalues ? values[k] : 0;
 	p->nsamples++;
 	return 0;
 }

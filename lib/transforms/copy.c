@@ -487,19 +487,22 @@ static int columns_same(const struct pk_copy *c)
 static int append_samples_in_order(struct pk_copy *c)
 {
 	size_t n = pk_profile_sample_count(c->src), i, k;
+	size_t nstacks = pk_profile_stack_count(c->src);
+	size_t nlabels = pki_profile_label_set_count(c->src);
 	size_t ncols = pk_profile_sample_type_count(c->src);
 	size_t dcols = pk_profile_sample_type_count(c->dst);
 	int64_t *values;
+	const int64_t *src_values;
+	const struct pk_sample *kept = pki_profile_samples(c->src, &src_values);
 	struct pk_sample *s = pki_profile_add_samples(c->dst, n, &values);
 
 	if (!s)
 		return PK_ENOMEM;
 	if (columns_same(c) && ncols)
-		memcpy(values, pk_profile_sample_values(c->src, 0),
-		       n * ncols * sizeof(*values));
+		memcpy(values, src_values, n * ncols * sizeof(*values));
 	else if (dcols)
 		for (i = 0; i < n; i++) {
-			const int64_t *v = pk_profile_sample_values(c->src, i);
+			const int64_t *v = &src_values[i * ncols];
 
 			memset(&values[i * dcols], 0, dcols * sizeof(*values));
 			for (k = 0; k < ncols; k++)
@@ -507,10 +510,15 @@ static int append_samples_in_order(struct pk_copy *c)
 					values[i * dcols + (size_t)c->columns[k]] = v[k];
 		}
 	for (i = 0; i < n; i++) {
-		const struct pk_sample *from = pk_profile_sample(c->src, i);
+		const struct pk_sample *from = &kept[i];
+		uint32_t stack = from->stack, labels = from->labels;
 
-		s[i].stack = pki_copy_stack(c, from->stack);
-		s[i].labels = pki_copy_labels(c, from->labels);
+		/* the maps read here, the functions asked only for what is
+		 * not mapped yet: a part's samples come here each */
+		s[i].stack = stack <= nstacks && c->stacks[stack] ?
+			     c->stacks[stack] : pki_copy_stack(c, stack);
+		s[i].labels = labels <= nlabels && c->label_sets[labels] ?
+			      c->label_sets[labels] : pki_copy_labels(c, labels);
 		s[i].time = from->time;
 		if (!s[i].stack) {	/* the empty stack, out of memory */
 			memset(&s[i], 0, (n - i) * sizeof(*s));

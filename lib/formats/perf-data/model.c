@@ -283,24 +283,6 @@ struct pd_chain_memo {
 	uint32_t stack;
 };
 
-/*
- * A callchain's hash: each entry's multiply is apart from the others, so
- * a long chain is not hashed one multiply's latency an entry (collisions
- * only cost a chain made again: chain_is compares the bytes).
- */
-static uint64_t chain_hash(const unsigned char *chain, size_t len,
-			   int64_t space)
-{
-	uint64_t h = (uint64_t)space, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, chain + i, 8);
-		h = ((h << 23) | (h >> 41)) + w * 0x9e3779b97f4a7c15ULL;
-	}
-	return pki_hash_u64(h ^ len);
-}
-
 static int chain_is(const struct pd_model *mo, const struct pd_chain_memo *c,
 		    uint64_t generation, uint64_t hash, int64_t space,
 		    const unsigned char *chain, size_t len)
@@ -337,7 +319,7 @@ static int chain_stack(struct pd_model *mo, const struct pd_sample *s,
 	const unsigned char *chain = s->callchain;
 	size_t len = (size_t)s->nr_callchain * 8, n = 0;
 	int64_t space = pd_space_key(t);
-	uint64_t hash = chain_hash(chain, len, space);
+	uint64_t hash = pd_hash_words(chain, len, (uint64_t)space);
 	struct pd_chain_memo *c;
 	int has_user = 0, rc;
 

@@ -217,18 +217,21 @@ int pd_offcpu_switch(struct pd_model *mo, const struct pd_sample *s,
 		     const struct pd_thread *t, uint32_t stack,
 		     uint32_t labels)
 {
-	const struct pk_label *next = pk_profile_label_find(mo->st->p, labels,
-							    mo->off.key_next_pid);
+	const struct pk_label *next;
 	struct pd_blocked *b;
 	int rc;
 
 	if (!s->time)
 		return 0;
 	/* only system-wide (or per-CPU) recordings trace the idle task, and
-	 * only they see every switch-in of a thread */
+	 * only they see every switch-in of a thread: the others' next_pid
+	 * is not looked for */
 	if (t->tid == 0)
 		mo->off.system_wide = 1;
-	if (mo->off.system_wide && next && !next->str && next->num > 0 &&
+	if (mo->off.system_wide &&
+	    (next = pk_profile_label_find(mo->st->p, labels,
+					  mo->off.key_next_pid)) &&
+	    !next->str && next->num > 0 &&
 	    (rc = switch_in(mo, (int32_t)next->num, s->time)))
 		return rc;
 	if (t->tid <= 0)	/* the idle task does not block */

@@ -20,11 +20,14 @@
  * symbolizer to resolve later from the mappings' files and build ids.
  *
  * File mode needs the feature sections before the data. A regular file
- * is read in place with pread; stdin or gzip input is read into memory,
- * within the memory limit.
+ * is mapped and its records taken where they lie (queued by address,
+ * its pages given back round by round), or read with pread when it
+ * cannot be mapped; stdin or gzip input is read into memory, within the
+ * memory limit.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +51,32 @@
 
 struct queued {
 	uint64_t time, seq, offset;
-	size_t at;		/* in the arena */
+	const unsigned char *data;	/* in the file in memory, or NULL */
+	size_t at;		/* else in the arena */
 	uint32_t size;
 	uint32_t attr;
+};
+
+/* A round the scout found (see "the next rounds ..." below), sorted. */
+struct scout_round {
+	struct queued *queue;
+	size_t n;
+	uint64_t records;	/* the records it is made of, FINISHED_ROUND too */
+	size_t end;		/* the stream position after them */
+	struct scout_round *next;
+};
+
+struct pd_scout {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct scout_round *first, *last;	/* found, not taken */
+	size_t nrounds;
+	size_t from;		/* where it starts */
+	int done;		/* it stopped: no more rounds */
+	int stop;		/* it is asked to */
+	int wanted;		/* a round ended: one may be sent again */
+	unsigned runs;
 };
 
 struct pd_reader {
@@ -58,21 +84,28 @@ struct pd_reader {
 	struct pk_input *in;
 	int pipe;
 
-	/* file mode: the file itself (fd) or all of it in memory */
+	/* file mode: the file itself (fd) or all of it in memory, mapped
+	 * (the input's) or read whole (slurped, ours to free) */
 	int fd;
-	unsigned char *mem;
+	const unsigned char *mem;
 	size_t mem_size;
+	unsigned char *slurped;
 	uint64_t file_size;
+	size_t released;	/* mapped bytes before this given back */
 
-	/* the record stream: bytes [pos, end) of buf precede offset next */
+	/* the record stream: bytes [pos, end) of data precede offset next;
+	 * data is buf, or the file in memory itself (in_place) */
+	const unsigned char *data;
 	unsigned char *buf;
 	size_t cap, pos, end;
 	uint64_t next, limit;
-	int eof;
+	int eof, in_place;
 
-	/* the current round, waiting to be sorted by time */
+	/* the current round, waiting to be sorted by time: its records
+	 * in memory where they lie, the others copied to the arena */
 	unsigned char *arena;
 	size_t arena_len, arena_cap;
+	size_t queued_bytes;	/* of all its records */
 	struct queued *queue;
 	size_t nqueue, queue_cap;
 	uint64_t seq;
@@ -84,6 +117,7 @@ struct pd_reader {
 	int in_decomp;
 
 	struct pd_model mo;
+	struct pd_scout scout;
 
 	uint64_t records, unknown_id, lost, lost_samples;
 	int truncated;
@@ -219,6 +253,7 @@ static int stream_need(struct pd_reader *r, size_t n)
 			if (pki_grow(&r->buf, &r->cap, cap, 1) < 0)
 				return nomem(r);
 		}
+		r->data = r->buf;
 		got = stream_read(r, r->buf + r->end, r->cap - r->end);
 		if (got < 0)
 			return (int)got;
@@ -315,12 +350,13 @@ static size_t run_end(const struct queued *q, size_t from, size_t n)
  * runs pass by pass takes a few passes where a general sort took log n.
  * 0, or -1 when out of memory.
  */
-static int sort_queue(struct pd_reader *r)
+static int sort_queue(struct queued *queue, size_t n)
 {
-	struct queued *from = r->queue, *to, *swap, *spare;
-	size_t n = r->nqueue, a, b, c, i, j, k;
+	struct queued *from = queue, *to, *swap, *spare;
+	size_t a, b, c, i, j, k;
 
-	if (run_end(from, 0, n) == n)
+	/* a scout's round may be empty (FINISHED_ROUND after another) */
+	if (n < 2 || run_end(from, 0, n) == n)
 		return 0;
 	if (!(spare = malloc(n * sizeof(*spare))))
 		return -1;
@@ -341,57 +377,101 @@ static int sort_queue(struct pd_reader *r)
 		to = swap;
 	} while (run_end(from, 0, n) < n);
 	if (from == spare)
-		memcpy(r->queue, spare, n * sizeof(*spare));
+		memcpy(queue, spare, n * sizeof(*spare));
 	free(spare);
 	return 0;
 }
 
-/* Sort the round and deliver its oldest n records. */
-static int flush_queue(struct pd_reader *r, size_t n)
+static const unsigned char *queued_data(const struct pd_reader *r,
+				       const struct queued *q)
 {
-	size_t i, keep;
+	return q->data ? q->data : r->arena + q->at;
+}
+
+/*
+ * Give back the mapped pages of the records before the one at pos, all
+ * delivered or copied: memory follows the round, not the file. In steps
+ * of 1 MiB from the map's start, whole pages, so that no page is left
+ * between two, and few calls.
+ */
+static void release_delivered(struct pd_reader *r)
+{
+	static const size_t step = (size_t)1 << 20;
+	size_t upto;
+
+	if (!r->in_place || r->pos < r->released + step)
+		return;
+	upto = (r->pos - r->released) / step * step + r->released;
+	pki_input_unmap_part(r->in, r->mem + r->released, upto - r->released);
+	r->released = upto;
+}
+
+/* Keep the queued records from n on, copied to the start of a new
+ * arena: then no record waits in memory that is given back. 0, or -1
+ * without memory. */
+static int keep_queued(struct pd_reader *r, size_t n)
+{
+	size_t i, len = 0, keep = r->nqueue - n;
+	unsigned char *packed;
+
+	if (!keep) {
+		r->arena_len = r->queued_bytes = r->nqueue = 0;
+		return 0;
+	}
+	if (!(packed = malloc(r->queued_bytes)))
+		return -1;
+	for (i = 0; i < keep; i++) {
+		struct queued *q = &r->queue[n + i];
+
+		memcpy(packed + len, queued_data(r, q), q->size);
+		q->data = NULL;
+		q->at = len;
+		len += q->size;
+		r->queue[i] = *q;
+	}
+	free(r->arena);
+	r->arena = packed;
+	r->arena_cap = r->queued_bytes;
+	r->arena_len = r->queued_bytes = len;
+	r->nqueue = keep;
+	return 0;
+}
+
+/* Deliver the n records of a sorted queue: 0 or a pk_err. */
+static int deliver_queued(struct pd_reader *r, const struct queued *queue,
+			  size_t n)
+{
+	size_t i;
 	int rc = 0;
 
-	if (!r->nqueue)
-		return 0;
-	if (sort_queue(r) < 0)
-		return nomem(r);
 	for (i = 0; i < n && !rc; i++) {
-		const struct queued *q = &r->queue[i];
+		const struct queued *q = &queue[i];
 		struct pd_rec rec;
 
-		rec.data = r->arena + q->at;
+		rec.data = queued_data(r, q);
 		rec.type = pd_u32(rec.data, r->st.big);
 		rec.misc = pd_u16(rec.data + 4, r->st.big);
 		rec.size = (uint16_t)q->size;
 		rec.offset = q->offset;
 		rc = deliver(r, &rec, q->attr);
 	}
-	if (rc)
+	return rc;
+}
+
+/* Sort the round and deliver its oldest n records. */
+static int flush_queue(struct pd_reader *r, size_t n)
+{
+	int rc;
+
+	if (!r->nqueue)
+		return 0;
+	if (sort_queue(r->queue, r->nqueue) < 0)
+		return nomem(r);
+	if ((rc = deliver_queued(r, r->queue, n)))
 		return rc;
-	/* keep the rest, packed at the start of the arena */
-	keep = r->nqueue - n;
-	if (keep) {
-		unsigned char *packed = malloc(r->arena_cap);
-		size_t len = 0;
-
-		if (!packed)
-			return nomem(r);
-		for (i = 0; i < keep; i++) {
-			struct queued *q = &r->queue[n + i];
-
-			memcpy(packed + len, r->arena + q->at, q->size);
-			q->at = len;
-			len += q->size;
-			r->queue[i] = *q;
-		}
-		free(r->arena);
-		r->arena = packed;
-		r->arena_len = len;
-	} else {
-		r->arena_len = 0;
-	}
-	r->nqueue = keep;
+	if (keep_queued(r, n) < 0)
+		return nomem(r);
+	release_delivered(r);
 	return 0;
 }
 
@@ -410,22 +490,30 @@ static int enqueue(struct pd_reader *r, const struct pd_rec *rec,
 	struct queued *q;
 	int rc;
 
-	if (r->arena_len + rec->size > queue_limit(r) &&
+	/* a record of the file in memory stays there, till the round's end */
+	int in_place = r->in_place && !r->in_decomp;
+
+	if (r->queued_bytes + rec->size > queue_limit(r) &&
 	    (rc = flush_queue(r, r->nqueue / 2 + 1)))
 		return rc;
-	if (pki_grow(&r->arena, &r->arena_cap, r->arena_len + rec->size, 1) < 0 ||
+	if ((!in_place && pki_grow(&r->arena, &r->arena_cap,
+				   r->arena_len + rec->size, 1) < 0) ||
 	    pki_grow(&r->queue, &r->queue_cap, r->nqueue + 1,
 		    sizeof(*r->queue)) < 0)
 		return nomem(r);
-	memcpy(r->arena + r->arena_len, rec->data, rec->size);
 	q = &r->queue[r->nqueue++];
 	q->time = time;
 	q->seq = r->seq++;
 	q->offset = rec->offset;
+	q->data = in_place ? rec->data : NULL;
 	q->at = r->arena_len;
 	q->size = rec->size;
 	q->attr = attr;
-	r->arena_len += rec->size;
+	if (!in_place) {
+		memcpy(r->arena + r->arena_len, rec->data, rec->size);
+		r->arena_len += rec->size;
+	}
+	r->queued_bytes += rec->size;
 	return 0;
 }
 
@@ -455,6 +543,199 @@ static int kernel_record(struct pd_reader *r, const struct pd_rec *rec)
 			   rec->type, r->st.big, &time) == 0)
 		return enqueue(r, rec, (uint32_t)attr, time);
 	return deliver(r, rec, (uint32_t)attr);
+}
+
+/* ---- the next rounds found on a second thread ---- */
+
+/*
+ * In a file read in place, a second thread (the scout) finds the next
+ * rounds while this one delivers the last: finding a record's event and
+ * time, queueing and sorting a round took a fifth of a large
+ * recording's time. The scout changes nothing but its own rounds, and
+ * stops where a record asks for more (one perf wrote other than
+ * FINISHED_ROUND, one without a time or of no known event, a round past
+ * the queue's limit, the end): this thread goes on from there as
+ * without it, so every record is handled, and every warning given, in
+ * the same order. A FINISHED_ROUND so handled sends it out again (the
+ * first sends it first: what perf writes before is not rounds).
+ */
+#define SCOUT_MIN_DATA ((uint64_t)4 << 20)	/* less is read alone */
+#define SCOUT_AHEAD 4		/* rounds found and not yet taken */
+#define SCOUT_RUNS 16		/* times it is sent out, at most */
+
+/* A round of records from *at to a FINISHED_ROUND, sorted, and *at past
+ * it; NULL when the scout must stop before its end. */
+static struct scout_round *scout_round(struct pd_reader *r, size_t *at)
+{
+	struct scout_round *round = calloc(1, sizeof(*round));
+	size_t pos = *at, cap = 0, bytes = 0;
+	int big = r->st.big;
+
+	while (round && r->end - pos >= 8) {
+		const unsigned char *d = r->mem + pos;
+		uint32_t type = pd_u32(d, big);
+		uint16_t size = pd_u16(d + 6, big);
+		uint64_t time;
+		int attr;
+
+		if (size < 8 || size > r->end - pos)
+			break;
+		round->records++;
+		if (type == PD_RECORD_FINISHED_ROUND) {
+			if (sort_queue(round->queue, round->n) < 0)
+				break;
+			*at = round->end = pos + size;
+			return round;
+		}
+		if (type >= PD_RECORD_USER_START || !r->st.ev.nattrs ||
+		    (attr = pd_evlist_find(&r->st, d, size, type)) < 0 ||
+		    pd_record_time(&r->st.ev.attrs[attr], d, size, type, big,
+				   &time) < 0 ||
+		    (bytes += size) > queue_limit(r) ||
+		    pki_grow(&round->queue, &cap, round->n + 1,
+			     sizeof(*round->queue)) < 0)
+			break;
+		round->queue[round->n] = (struct queued){
+			time, round->n, pos, d, 0, size, (uint32_t)attr
+		};
+		round->n++;
+		pos += size;
+	}
+	if (round)
+		free(round->queue);
+	free(round);
+	return NULL;
+}
+
+/* Hand a round over, waiting while SCOUT_AHEAD wait: 0 when asked to
+ * stop (the round is freed). */
+static int scout_hand(struct pd_scout *sc, struct scout_round *round)
+{
+	int taken = 0;
+
+	pthread_mutex_lock(&sc->lock);
+	while (sc->nrounds >= SCOUT_AHEAD && !sc->stop)
+		pthread_cond_wait(&sc->changed, &sc->lock);
+	if (!sc->stop) {
+		if (sc->last)
+			sc->last->next = round;
+		else
+			sc->first = round;
+		sc->last = round;
+		sc->nrounds++;
+		taken = 1;
+		pthread_cond_broadcast(&sc->changed);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	if (!taken) {
+		free(round->queue);
+		free(round);
+	}
+	return taken;
+}
+
+static void *scout_main(void *arg)
+{
+	struct pd_reader *r = arg;
+	struct pd_scout *sc = &r->scout;
+	struct scout_round *round;
+	size_t at = sc->from;
+
+	while ((round = scout_round(r, &at)) && scout_hand(sc, round))
+		;
+	pthread_mutex_lock(&sc->lock);
+	sc->done = 1;
+	pthread_cond_broadcast(&sc->changed);
+	pthread_mutex_unlock(&sc->lock);
+	return NULL;
+}
+
+/* The next round found, or NULL once the scout stopped. */
+static struct scout_round *scout_take(struct pd_scout *sc)
+{
+	struct scout_round *round;
+
+	pthread_mutex_lock(&sc->lock);
+	while (!sc->first && !sc->done)
+		pthread_cond_wait(&sc->changed, &sc->lock);
+	if ((round = sc->first)) {
+		if (!(sc->first = round->next))
+			sc->last = NULL;
+		sc->nrounds--;
+		pthread_cond_broadcast(&sc->changed);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	return round;
+}
+
+/* Stop the scout, and free what it found that was not taken. */
+static void scout_end(struct pd_scout *sc)
+{
+	struct scout_round *round;
+
+	pthread_mutex_lock(&sc->lock);
+	sc->stop = 1;
+	pthread_cond_broadcast(&sc->changed);
+	pthread_mutex_unlock(&sc->lock);
+	pthread_join(sc->thread, NULL);
+	while ((round = sc->first)) {
+		sc->first = round->next;
+		free(round->queue);
+		free(round);
+	}
+	pthread_cond_destroy(&sc->changed);
+	pthread_mutex_destroy(&sc->lock);
+}
+
+/* Is the scout to be sent from here? With --threads=N, unless N is 1;
+ * else for a large file on more than one core. */
+static int scout_wanted(const struct pd_reader *r)
+{
+	const struct pd_scout *sc = &r->scout;
+	unsigned threads = r->st.opts ? r->st.opts->threads : 0;
+
+	if (!r->in_place || !sc->wanted || r->nqueue ||
+	    sc->runs >= SCOUT_RUNS || threads == 1)
+		return 0;
+	return threads || (r->end - r->pos >= SCOUT_MIN_DATA &&
+			   sysconf(_SC_NPROCESSORS_ONLN) > 1);
+}
+
+/* Deliver the rounds a scout finds from pos on; pos is where it stopped
+ * then. 0 (also when no thread could be made) or a pk_err. */
+static int scouted_rounds(struct pd_reader *r)
+{
+	struct pd_scout *sc = &r->scout;
+	struct scout_round *round;
+	size_t rounds = 0;
+	int rc = 0;
+
+	*sc = (struct pd_scout){ .from = r->pos, .runs = sc->runs + 1 };
+	if (pthread_mutex_init(&sc->lock, NULL))
+		return 0;
+	if (pthread_cond_init(&sc->changed, NULL)) {
+		pthread_mutex_destroy(&sc->lock);
+		return 0;
+	}
+	if (pthread_create(&sc->thread, NULL, scout_main, r)) {
+		pthread_cond_destroy(&sc->changed);
+		pthread_mutex_destroy(&sc->lock);
+		return 0;
+	}
+	while (!rc && (round = scout_take(sc))) {
+		rc = deliver_queued(r, round->queue, round->n);
+		r->records += round->records;
+		r->pos = round->end;
+		release_delivered(r);
+		free(round->queue);
+		free(round);
+		rounds++;
+	}
+	scout_end(sc);
+	/* one that found nothing (compressed records, say) counts for half */
+	if (!rounds)
+		sc->runs += SCOUT_RUNS / 2;
+	return rc;
 }
 
 /* ---- records perf writes itself ---- */
@@ -621,6 +902,7 @@ static int user_record(struct pd_reader *r, const struct pd_rec *rec,
 	case PD_RECORD_HEADER_BUILD_ID:
 		return pd_read_build_ids(&r->st, d, rec->size);
 	case PD_RECORD_FINISHED_ROUND:
+		r->scout.wanted = 1;
 		return flush_queue(r, r->nqueue);
 	case PD_RECORD_ID_INDEX:
 		return id_index(r, rec);
@@ -682,7 +964,7 @@ static int tracing_payload(struct pd_reader *r, uint64_t size)
 	rc = stream_need(r, (size_t)size);
 	if (rc)
 		return rc;
-	rc = pd_read_tracing_data(&r->st, r->buf + r->pos, (size_t)size);
+	rc = pd_read_tracing_data(&r->st, r->data + r->pos, (size_t)size);
 	r->pos += (size_t)size;
 	return rc;
 }
@@ -692,16 +974,18 @@ static int read_records(struct pd_reader *r)
 	for (;;) {
 		struct pd_rec rec;
 		uint64_t payload = 0;
-		int rc = stream_need(r, 8);
+		int rc;
 
-		if (rc < 0)
+		if (scout_wanted(r) && (rc = scouted_rounds(r)))
+			return rc;
+		if ((rc = stream_need(r, 8)) < 0)
 			return rc;
 		if (rc > 0) {
 			if (r->end > r->pos)
 				warn_truncated(r, "the last record");
 			return 0;
 		}
-		rec.data = r->buf + r->pos;
+		rec.data = r->data + r->pos;
 		rec.type = pd_u32(rec.data, r->st.big);
 		rec.misc = pd_u16(rec.data + 4, r->st.big);
 		rec.size = pd_u16(rec.data + 6, r->st.big);
@@ -720,7 +1004,7 @@ static int read_records(struct pd_reader *r)
 			warn_truncated(r, "the last record");
 			return 0;
 		}
-		rec.data = r->buf + r->pos;
+		rec.data = r->data + r->pos;
 		if ((rc = handle_record(r, &rec, &payload)))
 			return rc;
 		r->pos += rec.size;
@@ -739,7 +1023,27 @@ static int read_records(struct pd_reader *r)
 
 /* ---- file mode ---- */
 
-/* A regular file is read where it lies; anything else into memory. */
+/* The input mapped, when it is the file fd has open, whole (only the
+ * 16 bytes at head peeked at): then it is read in memory. */
+static void map_file(struct pd_reader *r, const unsigned char *head)
+{
+	const unsigned char *map;
+	size_t size;
+
+	map = pki_input_map(r->in, &size);
+	if (!map || size != r->file_size || memcmp(map, head, 16) != 0)
+		return;
+	r->mem = map;
+	r->mem_size = size;
+	close(r->fd);
+	r->fd = -1;
+}
+
+/*
+ * A regular file is read where it lies, mapped: its records are taken
+ * there, not copied; when it cannot be mapped, with pread. Anything else
+ * is read into memory.
+ */
 static int open_file(struct pd_reader *r, const unsigned char *head)
 {
 	int64_t size = pk_input_file_size(r->in);
@@ -756,6 +1060,7 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 			r->file_size = (uint64_t)size;
 			r->st.file_mtime_ns = (int64_t)st.st_mtim.tv_sec *
 					      1000000000 + st.st_mtim.tv_nsec;
+			map_file(r, head);
 			return 0;
 		}
 		if (r->fd >= 0)
@@ -763,8 +1068,9 @@ static int open_file(struct pd_reader *r, const unsigned char *head)
 		r->fd = -1;
 	}
 	if (pk_input_slurp(r->in, (size_t)pk_context_max_memory(r->st.ctx),
-			   &r->mem, &got))
+			   &r->slurped, &got))
 		return pk_context_error(r->st.ctx)->code;
+	r->mem = r->slurped;
 	r->mem_size = got;
 	r->file_size = got;
 	return 0;
@@ -908,6 +1214,15 @@ static int read_file_mode(struct pd_reader *r, const unsigned char *head)
 	}
 	r->next = data_off;
 	r->limit = data_off + data_size;
+	if (r->mem) {
+		/* the stream is the data section where it lies */
+		r->in_place = 1;
+		r->data = r->mem;
+		r->pos = (size_t)data_off;
+		r->end = (size_t)r->limit;
+		r->next = r->limit;
+		r->eof = 1;
+	}
 	/* set_times (model.c) puts the samples on the wall clock */
 	if (r->st.file_mtime_ns || r->st.has_clock_data)
 		pki_profile_set_wall_clock(r->st.p);
@@ -978,7 +1293,7 @@ static void reader_release(struct pd_reader *r)
 #ifdef HAVE_ZSTD
 	ZSTD_freeDStream(r->zstd);
 #endif
-	free(r->mem);
+	free(r->slurped);
 	free(r->buf);
 	free(r->arena);
 	free(r->queue);

@@ -67,6 +67,7 @@ struct pd_tracing {
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
 	struct pd_label_cache memo;
+	struct recent_payload *recent;	/* RECENT_SLOTS of them */
 
 	/* the event of the last sample's, as every sample needs it */
 	struct event_shape {
@@ -84,6 +85,25 @@ struct pd_tracing {
  * pointers) must not hold one copy per sample. */
 #define PAYLOADS_KEPT (1u << 20)
 #define PAYLOAD_BYTES_KEPT ((size_t)64 << 20)
+
+/*
+ * The label sets of the last payloads met, direct-mapped by a hash of
+ * their bytes and the sample's own labels: a thread that switches out
+ * the same way as before finds its set here, checked byte for byte,
+ * without the payload interned to find its id, its labels copied or
+ * their set looked up (five times the cost of a sample without
+ * tracepoint data). Payloads longer than RECENT_BYTES are not kept.
+ */
+#define RECENT_SLOTS 256
+#define RECENT_BYTES 64
+
+struct recent_payload {
+	uint32_t set;		/* 0: empty */
+	int event;
+	size_t len, nbase;
+	struct pk_label base[4];
+	unsigned char bytes[RECENT_BYTES];
+};
 
 /* Zeros after the copy of a sample's raw data libtraceevent reads: the
  * end of a string, or of a sockaddr's family at the very end. */
@@ -103,6 +123,7 @@ void pd_tracing_free(struct pd_tracing *tr)
 	free(tr->raw);
 	free(tr->labels);
 	pk_profile_free(tr->payloads);
+	free(tr->recent);
 	free(tr->key);
 	free(tr->payload_labels);
 	free(tr->pool);
@@ -481,6 +502,14 @@ static const struct event_shape *sample_event(struct pd_state *st,
 	return sh;
 }
 
+/* Where the payload starts: the bytes of the sample's raw data after
+ * the common fields, which vary and are not shown. */
+static size_t payload_start(const struct event_shape *sh,
+			    const struct pd_sample *s)
+{
+	return sh->start < s->raw_size ? sh->start : s->raw_size;
+}
+
 /*
  * The labels of a payload decoded before (they depend on its bytes
  * only) after base in tr->labels, or 0 when it is new: then *id is its
@@ -490,7 +519,7 @@ static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
 			  const struct pd_sample *s, size_t nbase, uint32_t *id)
 {
 	const struct tep_event *ev = sh->ev;
-	size_t first, n, start = sh->start < s->raw_size ? sh->start : s->raw_size;
+	size_t first, n, start = payload_start(sh, s);
 
 	*id = 0;
 	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
@@ -541,23 +570,75 @@ static uint32_t memo_label_set(struct pd_state *st, struct pd_tracing *tr,
 	return pd_label_set(st->p, &tr->memo, id, tr->labels, nbase, n);
 }
 
-uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
-			   uint64_t offset, const struct pk_label *base,
-			   size_t nbase)
+/* The slot of the payload of event ev in raw[start, size) with the
+ * sample's own labels base, or NULL when it cannot be kept there. */
+static struct recent_payload *recent_slot(struct pd_tracing *tr,
+					  const struct event_shape *sh,
+					  const struct pd_sample *s,
+					  const struct pk_label *base,
+					  size_t nbase)
 {
-	struct pd_tracing *tr = st->tracing;
-	const struct event_shape *sh = NULL;
-	uint32_t id;
-	size_t n;
+	size_t start = payload_start(sh, s);
+	uint64_t h = (uint64_t)(unsigned)sh->ev->id;
+	size_t i;
 
-	if (tr && s->raw)
-		sh = sample_event(st, tr, s, offset);
-	if (!sh)
-		return pk_profile_intern_labels(st->p, base, nbase);
-	n = nbase + 1 + sh->nfields;
+	if (s->raw_size - start > RECENT_BYTES ||
+	    nbase > PK_ARRAY_SIZE(tr->recent->base) ||
+	    (!tr->recent &&
+	     !(tr->recent = calloc(RECENT_SLOTS, sizeof(*tr->recent)))))
+		return NULL;
+	for (i = 0; i < nbase; i++)
+		h = h * 31 + ((uint64_t)base[i].str << 32 ^ (uint64_t)base[i].num);
+	h = pd_hash_words(s->raw + start, s->raw_size - start, h);
+	return &tr->recent[h & (RECENT_SLOTS - 1)];
+}
+
+static int recent_is(const struct recent_payload *r,
+		     const struct event_shape *sh, const struct pd_sample *s,
+		     const struct pk_label *base, size_t nbase)
+{
+	size_t start = payload_start(sh, s);
+
+	return r->set && r->event == sh->ev->id && r->nbase == nbase &&
+	       r->len == s->raw_size - start &&
+	       memcmp(r->bytes, s->raw + start, r->len) == 0 &&
+	       memcmp(r->base, base, nbase * sizeof(*base)) == 0;
+}
+
+static void remember_recent(struct recent_payload *r,
+			    const struct event_shape *sh,
+			    const struct pd_sample *s,
+			    const struct pk_label *base, size_t nbase,
+			    uint32_t set)
+{
+	size_t start = payload_start(sh, s);
+
+	r->set = set;
+	r->event = sh->ev->id;
+	r->nbase = nbase;
+	r->len = s->raw_size - start;
+	memcpy(r->bytes, s->raw + start, r->len);
+	memcpy(r->base, base, nbase * sizeof(*base));
+}
+
+/* The set of the labels of a payload not met lately: base and the
+ * payload's, from those kept for it or decoded now; *whole is 0 when
+ * memory ran out for the payload's. */
+static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
+			       const struct event_shape *sh,
+			       const struct pd_sample *s,
+			       const struct pk_label *base, size_t nbase,
+			       int *whole)
+{
+	uint32_t id;
+	size_t n = nbase + 1 + sh->nfields;
+
+	*whole = 1;
 	if (pki_grow(&tr->labels, &tr->labels_cap, n, sizeof(*tr->labels)) < 0 ||
-	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size + RAW_PAD, 1) < 0)
+	    pki_grow(&tr->raw, &tr->raw_cap, s->raw_size + RAW_PAD, 1) < 0) {
+		*whole = 0;
 		return pk_profile_intern_labels(st->p, base, nbase);
+	}
 	memcpy(tr->labels, base, nbase * sizeof(*base));
 	n = kept_labels(tr, sh, s, nbase, &id);
 	if (n)
@@ -568,4 +649,27 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 	if (id)
 		keep_labels(tr, id, nbase, n);
 	return pk_profile_intern_labels(st->p, tr->labels, n);
+}
+
+uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
+			   uint64_t offset, const struct pk_label *base,
+			   size_t nbase)
+{
+	struct pd_tracing *tr = st->tracing;
+	const struct event_shape *sh = NULL;
+	struct recent_payload *r;
+	uint32_t set;
+	int whole;
+
+	if (tr && s->raw)
+		sh = sample_event(st, tr, s, offset);
+	if (!sh)
+		return pk_profile_intern_labels(st->p, base, nbase);
+	r = recent_slot(tr, sh, s, base, nbase);
+	if (r && recent_is(r, sh, s, base, nbase))
+		return r->set;
+	set = payload_labels(st, tr, sh, s, base, nbase, &whole);
+	if (r && set && whole)
+		remember_recent(r, sh, s, base, nbase, set);
+	return set;
 }
