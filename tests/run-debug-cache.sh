@@ -14,7 +14,7 @@ c_fp_id=2890d92fe4cd60efeaa6b2a36912f117c14eff25	# c-fp and c-fp-stripped
 
 command -v objcopy >/dev/null 2>&1 && command -v readelf >/dev/null 2>&1 ||
 	skip_all "no objcopy and readelf (binutils)"
-plan 18
+plan 19
 
 root=$tmpdir/root
 mkdir -p "$root/tmp/rec2" "$tmpdir/sym/.build-id/28"
@@ -111,6 +111,20 @@ same_output "no cache: inflated in memory as the file never compressed" \
 [ -z "$(ls -A "$tmpdir/tmp")" ] &&
 	pass "no cache: nothing left in \$TMPDIR" ||
 	fail "no cache: nothing left in \$TMPDIR"
+
+# Unwound (--call-graph dwarf) to folded stacks: names alone, so the copy
+# in memory of cxx-dwarf's compressed debug file, begun while unwinding,
+# leaves out the line programs; the inlined frames are those its own
+# DWARF gives (perf-data/cxx-dwarf.folded, as run-perf-data-folded.sh)
+id=$(readelf -n "$bin/cxx-dwarf" | sed -n 's/.*Build ID: *//p')
+mkdir -p "$root/tmp/rec" "$tmpdir/sym/.build-id/${id%"${id#??}"}"
+objcopy --strip-debug "$bin/cxx-dwarf" "$root/tmp/rec/cxx-dwarf" &&
+	objcopy --only-keep-debug --compress-debug-sections=zlib "$bin/cxx-dwarf" \
+		"$tmpdir/sym/.build-id/${id%"${id#??}"}/${id#??}.debug" || exit 99
+testrun_compare "unwound, names only: the inlined frames without line programs" \
+	$d/cxx-dwarf.folded env HOME="$tmpdir" PROFKIT_CACHE_DIR= profkit-convert -q \
+	--symfs="$root" --symbol-path="$tmpdir/sym" --kallsyms=$d/kallsyms \
+	--to=folded $d/cxx-dwarf.perf.data
 
 # Files no copy would serve are not copied at all, not written and then
 # thrown away on every run. Built from the zlib file: its .debug_loclists

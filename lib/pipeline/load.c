@@ -29,6 +29,20 @@ static int same_kernel(const struct pk_profile *p)
 	return recorded && uname(&u) == 0 && strcmp(recorded, u.release) == 0;
 }
 
+/* What naming p needs, whatever its input: the files to look in, and
+ * whether names alone are wanted. */
+static void naming_options(struct pk_symbolize_options *so,
+			   const struct pk_profile *p,
+			   const struct pk_options *opts)
+{
+	pki_symbolize_options_init(so);
+	so->binary = opts->binary;
+	so->symbol_path = opts->symbol_path;
+	so->symfs = opts->symfs;
+	so->kallsyms = opts->kallsyms;
+	so->names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
+}
+
 /*
  * Name the addresses of p as the input's own tool does: pprof's names for
  * what users read with pprof; perf script's frames for perf's inputs,
@@ -44,17 +58,12 @@ static int symbolize(struct pk_context *ctx, struct pk_profile *p,
 	struct pk_symbolizer *s;
 	int rc;
 
-	pki_symbolize_options_init(&so);
-	so.binary = opts->binary;
-	so.symbol_path = opts->symbol_path;
-	so.symfs = opts->symfs;
-	so.kallsyms = opts->kallsyms;
+	naming_options(&so, p, opts);
 	so.local_kernel = same_kernel(p);
 	so.demangle = pki_demangle_style(opts, flags & PKI_READ_PPROF_NAMES ?
 					 PK_DEMANGLE_SIMPLE : PK_DEMANGLE_SHORT);
 	so.no_inline = !opts->inline_frames &&
 		       (flags & PKI_READ_NO_INLINE) && !unwound;
-	so.names_only = (pk_profile_flags(p) & PK_PROFILE_NAMES_ONLY) != 0;
 	s = pki_symbolizer_new(ctx, &so);
 	if (!s)
 		return pk_context_error(ctx)->code;
@@ -137,6 +146,7 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 {
 	const struct pk_reader *reader = NULL;
 	char *earlier = strdup(unwinding_fact(p));
+	struct pk_symbolize_options so;
 	int rc, unwound;
 
 	if (!earlier)
@@ -144,6 +154,10 @@ static int load_input(struct pk_context *ctx, struct pk_input *in,
 	if (*earlier)
 		pk_profile_set_meta(p, PK_META_DWARF_UNWINDING, "");
 	rc = find_reader(ctx, in, opts, &reader);
+	/* the files a reader finds (unwinding) are copied for that naming */
+	naming_options(&so, p, opts);
+	if (!rc && reader && !opts->no_symbolize)
+		rc = pki_symbolize_expect(ctx, &so);
 	if (!rc)
 		rc = pk_read(ctx, in, reader, p, opts);
 	unwound = *unwinding_fact(p) != '\0';

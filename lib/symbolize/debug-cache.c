@@ -92,19 +92,32 @@ static int worth_a_copy(const unsigned char *image, size_t size,
 	return any;
 }
 
+/* What a copy leaves out of the file's sections. */
+enum leave_out {
+	KEEP_ALL,		/* a copy in the cache, for any later use */
+	LEAVE_UNREAD,		/* in memory: what nothing here reads */
+	LEAVE_UNREAD_LINES,	/* the same, names alone being wanted */
+};
+
 /*
  * Sections nothing here reads (location lists and macros are for
- * debuggers): a copy kept in memory leaves them out, as SHT_NOBITS,
- * which libdw passes over. One in the cache keeps them.
+ * debuggers), and with names_only the line programs (libc's 1.3 MB,
+ * half of what its copy inflates besides .debug_info): a copy kept in
+ * memory leaves them out, as SHT_NOBITS, which libdw passes over. One
+ * in the cache keeps them.
  */
-static int unread_section(const char *name)
+static int unread_section(const char *name, enum leave_out leave)
 {
 	static const char *const unread[] = {
 		".debug_loc", ".debug_loclists", ".debug_macro", ".debug_macinfo",
 	};
 	size_t i;
 
-	for (i = 0; name && i < sizeof(unread) / sizeof(unread[0]); i++)
+	if (!name)
+		return 0;
+	if (leave == LEAVE_UNREAD_LINES && strcmp(name, ".debug_line") == 0)
+		return 1;
+	for (i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
 		if (strcmp(name, unread[i]) == 0)
 			return 1;
 	return 0;
@@ -206,7 +219,7 @@ static int make_room(const struct plain_work *w, uint64_t at, uint64_t n)
  * of them once asked_all is set (sym_debug_plain_finish). */
 struct sym_debug_job {
 	const char *cache_dir;
-	int in_memory, fd, plain, cut;
+	int in_memory, names_only, fd, plain, cut;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t asked;	/* signalled when asked_all is set */
@@ -518,7 +531,7 @@ static void *make_parts(void *arg)
  * -1; *end is where the section headers go.
  */
 static ssize_t plan_parts(Elf *elf, const unsigned char *image, size_t size,
-			  Elf64_Shdr *sh, size_t nsec, int in_memory,
+			  Elf64_Shdr *sh, size_t nsec, enum leave_out leave,
 			  struct plain_part *parts, uint64_t *end)
 {
 	struct byte_range *holes = malloc((nsec + 1) * sizeof(*holes));
@@ -526,7 +539,7 @@ static ssize_t plan_parts(Elf *elf, const unsigned char *image, size_t size,
 	size_t i, nholes = 0, shstrndx = 0, n = 0;
 	Elf64_Chdr ch;
 
-	if (!holes || (in_memory && elf_getshdrstrndx(elf, &shstrndx) < 0)) {
+	if (!holes || (leave != KEEP_ALL && elf_getshdrstrndx(elf, &shstrndx) < 0)) {
 		free(holes);
 		return -1;
 	}
@@ -535,8 +548,9 @@ static ssize_t plan_parts(Elf *elf, const unsigned char *image, size_t size,
 			continue;
 		holes[nholes].from = sh[i].sh_offset;
 		holes[nholes++].to = sh[i].sh_offset + sh[i].sh_size;
-		if (in_memory &&
-		    unread_section(elf_strptr(elf, shstrndx, sh[i].sh_name))) {
+		if (leave != KEEP_ALL &&
+		    unread_section(elf_strptr(elf, shstrndx, sh[i].sh_name),
+				   leave)) {
 			sh[i].sh_type = SHT_NOBITS;
 		} else {
 			if (ch.ch_addralign > 1 && at % ch.ch_addralign)
@@ -580,6 +594,9 @@ static int write_plain(int out, Elf *elf, const unsigned char *image,
 {
 	struct plain_work w = { image, out, in_memory, MAP_FAILED, size, file_sh,
 				NULL, 0, 0, NULL, 0, PTHREAD_MUTEX_INITIALIZER };
+	enum leave_out leave = !in_memory ? KEEP_ALL :
+			       job && job->names_only ? LEAVE_UNREAD_LINES :
+			       LEAVE_UNREAD;
 	uint64_t shoff = 0, total = 0;
 	ssize_t n;
 	Elf64_Shdr *sh = malloc(nsec * sizeof(*sh));
@@ -591,7 +608,7 @@ static int write_plain(int out, Elf *elf, const unsigned char *image,
 	w.parts = malloc((2 * nsec + 1) * sizeof(*w.parts));
 	if (sh)
 		memcpy(sh, file_sh, nsec * sizeof(*sh));
-	n = w.parts && sh ? plan_parts(elf, image, size, sh, nsec, in_memory,
+	n = w.parts && sh ? plan_parts(elf, image, size, sh, nsec, leave,
 				 w.parts, &shoff) : -1;
 	total = shoff + nsec * sizeof(*sh);
 	if (n < 0 || total > SIZE_MAX || ftruncate(out, (off_t)total) < 0 ||
@@ -622,7 +639,9 @@ done:
 	if (w.cut)
 		release_cut(w.cut);
 	if (job && !w.failed)
-		job->cut = w.cut && w.cut->end < w.cut->part->to_size;
+		job->cut = (w.cut && w.cut->end < w.cut->part->to_size ?
+			    SYM_DEBUG_CUT_UNITS : 0) |
+			   (leave == LEAVE_UNREAD_LINES ? SYM_DEBUG_CUT_LINES : 0);
 	if (w.map != MAP_FAILED)
 		munmap(w.map, total);
 	free(w.parts);
@@ -798,13 +817,15 @@ static void *run_job(void *arg)
 }
 
 struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
-					     int in_memory, int fd)
+					     int in_memory, int names_only,
+					     int fd)
 {
 	struct sym_debug_job *job = calloc(1, sizeof(*job));
 
 	if (job) {
 		job->cache_dir = cache_dir;
 		job->in_memory = in_memory;
+		job->names_only = names_only;
 		job->fd = fd;
 		job->plain = -1;
 		pthread_mutex_init(&job->lock, NULL);

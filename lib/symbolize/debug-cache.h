@@ -28,11 +28,14 @@ int sym_debug_plain(const char *cache_dir, int in_memory, int fd);
  * The same on a thread of its own, started now, so that it is made while
  * the caller goes on (the perf.data reader unwinding): fd is taken (NULL
  * when out of memory or threads, fd closed). sym_debug_plain_finish
- * waits for it, returns the copy's fd (or -1) and frees the job.
+ * waits for it, returns the copy's fd (or -1) and frees the job. With
+ * names_only (no files or lines will be read) a copy made in memory
+ * leaves out the line programs.
  */
 struct sym_debug_job;
 struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
-					     int in_memory, int fd);
+					     int in_memory, int names_only,
+					     int fd);
 /*
  * The DWARF addresses (the file's link-time ones) that will be looked
  * up in the copy, before it is finished; may be called more than once.
@@ -42,8 +45,13 @@ struct sym_debug_job *sym_debug_plain_start(const char *cache_dir,
  */
 void sym_debug_plain_ask(struct sym_debug_job *job, const uint64_t *addrs,
 			 size_t n);
-/* *cut: the copy holds only what the asked addresses need, and no
- * other may be looked up in it. */
+/*
+ * *cut: what the copy lacks, so that a later pass asking for more needs
+ * another, whole one (0: nothing).
+ */
+#define SYM_DEBUG_CUT_UNITS 1	/* .debug_info beyond the units asked for:
+				 * no other address may be looked up */
+#define SYM_DEBUG_CUT_LINES 2	/* .debug_line: names alone were wanted */
 int sym_debug_plain_finish(struct sym_debug_job *job, int *cut);
 
 #endif

@@ -35,6 +35,7 @@ struct sym_finder {
 	char *cache_dir;	/* plain copies of debug files, or NULL */
 	int dwarf_wanted;	/* sym_finder_want_dwarf was called */
 	int symbols_first;	/* sym_finder_symbols_first was called */
+	int names_only;		/* sym_finder_names_only's last word */
 	int use_debuginfod;	/* $DEBUGINFOD_URLS names servers */
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *debuginfod;	/* made when first needed */
@@ -58,8 +59,9 @@ struct found {
 	 * and that file's path */
 	struct sym_debug_job *plain_job;
 	char *plain_of;
-	/* the copy in use holds only the units a pass asked for; a later
-	 * pass reports the file anew, the Dwfls before kept here */
+	/* what the copy in use lacks (SYM_DEBUG_CUT_*: the units a pass
+	 * did not ask for, the line programs); a later pass reports the
+	 * file anew, the Dwfls before kept here */
 	int cut;
 	Dwfl **retired;
 	size_t nretired, retired_cap;
@@ -747,7 +749,8 @@ static void start_plain_copy(struct found *fo)
 	    has_own_dwarf(&fo->pub) ||
 	    (fd = debug_by_build_id_only(fo, &fo->plain_of)) < 0)
 		return;
-	fo->plain_job = sym_debug_plain_start(f->cache_dir, f->dwarf_wanted, fd);
+	fo->plain_job = sym_debug_plain_start(f->cache_dir, f->dwarf_wanted,
+					      f->names_only, fd);
 	if (!fo->plain_job) {
 		free(fo->plain_of);
 		fo->plain_of = NULL;
@@ -1006,6 +1009,11 @@ void sym_finder_symbols_first(struct sym_finder *f)
 	f->symbols_first = 1;
 }
 
+void sym_finder_names_only(struct sym_finder *f, int names_only)
+{
+	f->names_only = names_only;
+}
+
 /*
  * A file whose copy holds only the units an earlier pass asked for,
  * asked about again: reported anew to a Dwfl of its own, whose debug
@@ -1038,18 +1046,18 @@ static int report_whole(struct found *fo)
 
 int sym_file_dwarf_cut(const struct sym_file *sf)
 {
-	return ((const struct found *)sf)->cut;
+	return (((const struct found *)sf)->cut & SYM_DEBUG_CUT_UNITS) != 0;
 }
 
 int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
 			const uint64_t *addrs, size_t n)
 {
 	struct found *fo = (struct found *)sf;
+	int lacking = fo->cut & (f->names_only ? SYM_DEBUG_CUT_UNITS : ~0);
 
-	(void)f;
 	if (fo->plain_job)
 		sym_debug_plain_ask(fo->plain_job, addrs, n);
-	else if (fo->cut && n)
+	else if (lacking && n)
 		return report_whole(fo);
 	return 0;
 }

@@ -107,17 +107,22 @@ void sym_finder_want_dwarf(struct sym_finder *f);
  * cannot: the plain copy of a debug file is then made when libdwfl asks
  * for it, not begun as soon as its file is found. */
 void sym_finder_symbols_first(struct sym_finder *f);
+/* Whether the addresses of the files found from now on will be named
+ * without files or lines: their copies in memory then leave out the
+ * line programs (libc's 1.3 MB). */
+void sym_finder_names_only(struct sym_finder *f, int names_only);
 
 /*
  * The link-time addresses of sf whose DWARF a pass will look up, said
  * before it reads any (may be said in several calls): a copy made in
  * memory of its compressed debug file then inflates only the units they
- * need. A file whose copy was cut so for an earlier pass is reported
- * anew, with a whole copy: returns 1 then (sf->mod changed), else 0.
+ * need. A file whose copy was cut so for an earlier pass (or left
+ * without its line programs) is reported anew, with a whole copy:
+ * returns 1 then (sf->mod changed), else 0.
  */
 int sym_finder_will_ask(struct sym_finder *f, const struct sym_file *sf,
 			const uint64_t *addrs, size_t n);
-/* Whether the DWARF read for sf is such a cut copy. */
+/* Whether the DWARF read for sf is such a copy cut after the units. */
 int sym_file_dwarf_cut(const struct sym_file *sf);
 /* The file the module's symbol table is read from, open (*is_debug: a
  * debug file), or -1 when only libdwfl's search can tell. */

@@ -945,6 +945,7 @@ struct pk_symbolizer *pki_symbolizer_new(struct pk_context *ctx,
 		sym_finder_want_dwarf(s->finder);
 	else
 		sym_finder_symbols_first(s->finder);
+	sym_finder_names_only(s->finder, s->o.names_only);
 	s->o.binary = s->o.symfs = s->o.kallsyms = s->o.symbol_path = NULL;
 	s->debug = getenv("PROFKIT_DEBUG") &&
 		   strcmp(getenv("PROFKIT_DEBUG"), "symbols") == 0;
@@ -955,6 +956,18 @@ nomem:
 	pki_symbolizer_free(s);
 	pk_error_set(ctx, PK_ENOMEM, "symbolize: out of memory");
 	return NULL;
+}
+
+int pki_symbolize_expect(struct pk_context *ctx,
+			 const struct pk_symbolize_options *o)
+{
+	struct sym_finder *f = sym_finder_get(ctx, o->binary, o->symfs,
+					      o->symbol_path);
+
+	if (!f)
+		return pk_error_set(ctx, PK_ENOMEM, "symbolize: out of memory");
+	sym_finder_names_only(f, o->names_only);
+	return 0;
 }
 
 void pki_symbolizer_free(struct pk_symbolizer *s)

@@ -60,6 +60,15 @@ struct pk_symbolize_options {
 
 void pki_symbolize_options_init(struct pk_symbolize_options *o);
 
+/*
+ * Before an input is read: the naming its symbolizer will do (o's
+ * files and names_only), for the debug files its reader finds while it
+ * unwinds, whose copies are begun then. 0, or a negative pk_err with
+ * the error in ctx.
+ */
+int pki_symbolize_expect(struct pk_context *ctx,
+			 const struct pk_symbolize_options *o);
+
 struct pk_symbolizer;
 
 /* NULL on failure, with the error in ctx. o may be NULL for defaults. */
