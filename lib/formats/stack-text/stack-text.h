@@ -197,6 +197,16 @@ int st_push(struct st_reader *r, uint32_t loc);
 /* Add the stack read so far, count times, for thread t; start a new
  * one. An empty stack of no thread counts nothing. */
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
+/*
+ * st_sample in two halves, for a format that remembers a thread's label
+ * set: st_thread_labels gives t's (0: none; also when the stack read so
+ * far counts nothing: empty, and t without a name), st_sample_labeled
+ * adds the stack with it (named: whether the thread has a name).
+ */
+int st_thread_labels(struct st_reader *r, const struct st_thread *t,
+		     uint32_t *labels);
+int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
+		      int64_t count);
 
 /* "   1234", a count line of counted stacks (stackcollapse.pl's
  * /^\s*(\d+)+$/): whether s is one, and its count or whether that is

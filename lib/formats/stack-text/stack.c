@@ -96,6 +96,9 @@ static int read_stream(struct st_reader *r)
 	return rc;
 }
 
+/* Sample types a text may count in. */
+#define ST_MAX_COLUMNS 64
+
 /* Blocks longer are read line by line each time (and their lines
  * counted in 32 bits). */
 #define BLOCK_MAX_BYTES ((size_t)64 << 10)
@@ -529,25 +532,57 @@ static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
 	return id ? id : 0;
 }
 
+/* The counts' column, made on the first sample (before its labels, as
+ * the profile's strings have always been interned in that order). */
+static int ensure_column(struct st_reader *r)
+{
+	if (r->column < 0 && st_event(r, NULL))
+		return pk_context_error(r->ctx)->code;
+	if (r->column >= ST_MAX_COLUMNS)
+		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+	return 0;
+}
+
+int st_thread_labels(struct st_reader *r, const struct st_thread *t,
+		     uint32_t *labels)
+{
+	int rc;
+
+	*labels = 0;
+	if (!r->nframes && !t->comm)
+		return 0;	/* counts nothing */
+	if ((rc = ensure_column(r)))
+		return rc;
+	if (t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) {
+		*labels = thread_labels(r, t);
+		if (!*labels)
+			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	int64_t values[64];	/* the first column + 1 zeroed, those passed on */
-	uint32_t stack, labels = 0, known = r->known;
+	uint32_t labels;
+	int rc = st_thread_labels(r, t, &labels);
+
+	return rc ? rc : st_sample_labeled(r, labels, t->comm != NULL, count);
+}
+
+int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
+		      int64_t count)
+{
+	int64_t values[ST_MAX_COLUMNS];	/* the first column + 1 zeroed, those passed on */
+	uint32_t stack, known = r->known;
 	size_t depth = r->nframes;
+	int rc;
 
 	r->nframes = r->nheld = 0;
 	r->known = 0;
-	if (!depth && !t->comm)
+	if (!depth && !named)
 		return 0;
-	if (r->column < 0 && st_event(r, NULL))
-		return pk_context_error(r->ctx)->code;
-	if (r->column >= (int)PK_ARRAY_SIZE(values))
-		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
-	if (t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) {
-		labels = thread_labels(r, t);
-		if (!labels)
-			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	}
+	if ((rc = ensure_column(r)))
+		return rc;
 	if (known && r->blocks[known - 1].depth == depth) {
 		stack = r->blocks[known - 1].stack;
 	} else {
