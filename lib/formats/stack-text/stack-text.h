@@ -69,6 +69,10 @@ struct st_reader {
 	/* frame text -> location, one per variant (kernel or not), each
 	 * in 32 bits of the value */
 	struct pki_memo memo;
+	/* the last module st_location met and its mapping: a stack's
+	 * frames share few modules */
+	struct pk_strbuf last_module;
+	uint32_t last_mapping;
 
 	/* the label set of the last sample (threads repeat) */
 	struct st_thread last_thread;

@@ -59,6 +59,9 @@ static void release(struct st_reader *r)
 	free(r->held);
 	free(r->last_comm);
 	free(r->labels);
+	free(r->last_module.s);
+	r->last_module.s = NULL;
+	r->last_mapping = 0;
 	r->frames = NULL;
 	r->held = NULL;
 	r->last_comm = NULL;
@@ -395,9 +398,16 @@ uint32_t st_location(struct st_reader *r, const struct st_frame *f)
 	struct pk_line line = { 0 };
 	uint32_t mapping = 0;
 
-	if (f->module) {
+	if (f->module && r->last_mapping && r->last_module.len == f->module_len &&
+	    memcmp(r->last_module.s, f->module, f->module_len) == 0) {
+		mapping = r->last_mapping;
+	} else if (f->module) {
 		m.file = pk_profile_intern(r->p, f->module, f->module_len);
 		mapping = pk_profile_intern_mapping(r->p, &m);
+		r->last_module.len = 0;
+		r->last_mapping = mapping &&
+			!pki_strbuf_add(&r->last_module, f->module, f->module_len) ?
+			mapping : 0;
 	}
 	if (!f->name_len)
 		return pk_profile_intern_location(r->p, mapping, f->address, NULL, 0);
