@@ -573,10 +573,14 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	uint32_t labels;
-	int rc = st_thread_labels(r, t, &labels);
+	uint32_t labels = 0;
+	int rc;
 
-	return rc ? rc : st_sample_labeled(r, labels, t->comm != NULL, count);
+	/* counted stacks mostly have no thread: no call for its labels */
+	if ((t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) &&
+	    (rc = st_thread_labels(r, t, &labels)))
+		return rc;
+	return st_sample_labeled(r, labels, t->comm != NULL, count);
 }
 
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
@@ -637,10 +641,11 @@ int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
 
 int st_is_count_line(const char *s, size_t len)
 {
-	int64_t count;
-	int too_large;
+	/* st_count_line's test, the count not parsed: a block's end is
+	 * looked for on every line, and a known block's end read again */
+	size_t i = st_blanks(s, len);
 
-	return st_count_line(s, len, &count, &too_large);
+	return i < len && st_digits(s + i, len - i) == len - i;
 }
 
 int st_after_count_line(const char *prev, size_t prev_len, const char *line,
