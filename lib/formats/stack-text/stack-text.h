@@ -52,6 +52,9 @@ struct st_thread {
 
 #define ST_NO_THREAD { NULL, 0, -1, -1, NULL, 0 }
 
+/* Sample types a text may count in. */
+#define ST_MAX_COLUMNS 64
+
 struct st_reader {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -84,6 +87,8 @@ struct st_reader {
 
 	uint64_t samples;
 	uint64_t skipped;	/* lines, the first few warned of */
+	/* a sample's values: all 0 but the column of one being added */
+	int64_t values[ST_MAX_COLUMNS];
 
 	/* the text in memory, read in parts (core/parts.h) */
 	const struct st_format *format;

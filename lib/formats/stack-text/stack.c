@@ -99,9 +99,6 @@ static int read_stream(struct st_reader *r)
 	return rc;
 }
 
-/* Sample types a text may count in. */
-#define ST_MAX_COLUMNS 64
-
 /* Blocks longer are read line by line each time (and their lines
  * counted in 32 bits). */
 #define BLOCK_MAX_BYTES ((size_t)64 << 10)
@@ -586,7 +583,6 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count)
 {
-	int64_t values[ST_MAX_COLUMNS];	/* the first column + 1 zeroed, those passed on */
 	uint32_t stack, known = r->known;
 	size_t depth = r->nframes;
 	int rc;
@@ -604,13 +600,12 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		if (stack && r->block_read.id && r->line_at == r->block_read.end)
 			remember_block(r, stack, depth);
 	}
-	memset(values, 0, ((size_t)r->column + 1) * sizeof(*values));
-	values[r->column] = count;
+	r->values[r->column] = count;
 	r->samples++;
-	if (!stack || pk_profile_add_sample(r->p, stack, labels, 0, values,
-					    (size_t)r->column + 1))
-		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	return 0;
+	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
+					     (size_t)r->column + 1);
+	r->values[r->column] = 0;
+	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
 }
 
 int st_parse_count(const char *s, size_t len, int64_t *count)
