@@ -10,7 +10,7 @@
 # counts, macOS sample's), an error there, more bad lines than are
 # warned of, a macOS call graph or ljp's traces that end before the
 # text does (its text after the end read by no part), a cut last line,
-# CRLF.
+# CRLF; a macOS thread's call graph met again.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 # rows_again FILE HEADER-LINES TIMES: FILE's header once, then its rows
@@ -69,6 +69,23 @@ for f in testdata/macos-sample/*.txt; do
 	set -- "$@" "$in/$name-cut.txt:macos-sample"
 done
 
+# macOS sample: a thread's call graph met again is added whole where the
+# file is mapped (a stream reads it again), but not where it differs:
+# its thread's count, its last line, a bad line inside
+f=testdata/macos-sample/demo.txt
+again=$in/macos-sample-again.txt
+{ sed -n '1,/^Call graph:/p' "$f"
+  graph "$f"
+  graph "$f"
+  graph "$f" | sed 's/^    120 Thread_1001/    130 Thread_1001/'
+  graph "$f" | sed '$s/$/ x/'
+  graph "$f" | sed '3a\
+    +   bad line'
+  graph "$f"
+  graph "$f"
+  sed -n '/^Total number in stack/,$p' "$f"; } >"$again"
+set -- "$@" "$again:macos-sample"
+
 # ljp: the traces again and again, bad lines between them, and traces
 # after the total that no reader reads
 traces() {
@@ -86,10 +103,13 @@ traces() {
 head -c $(($(wc -c <"$in/ljp.txt") * 2 / 3)) "$in/ljp.txt" >"$in/ljp-cut.txt"
 set -- "$@" "$in/ljp.txt:ljp" "$in/ljp-cut.txt:ljp"
 
-plan $(($# + 1))
+plan $(($# + 2))
 for f; do
 	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
+# a stack cut is counted each time, in a call graph met again too
+same_as_stream "macos-sample-again.txt --max-stack=3" "$again" "folded pprof" \
+	--from=macos-sample --max-stack=3
 
 # the error of a later part names its line in the file
 in=$tmpdir/in/vsprof-too-many.csv

@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 27
+plan 29
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -64,6 +64,23 @@ printf 'main;App.main;App.work 1\n' >"$tmpdir/want"
 like_file "jstack: the last thread without a blank line after it" "$tmpdir/want" "$tmpdir/cut.jstack"
 : >"$tmpdir/want"
 script_gives "jstack: the script loses it" stackcollapse-jstack.pl "$tmpdir/cut.jstack" "$tmpdir/want"
+# a stack met first in a thread not running is skipped whole the next
+# time, and counted where its thread runs; a waiting method's stack is
+# dropped each time, whatever the state line says
+jstack_thread() {	# NAME NID STATE FRAMES
+	printf '"%s" #1 prio=5 os_prio=0 tid=0x1 nid=%s runnable  [0x3]\n   java.lang.Thread.State: %s\n%b\n' "$@"
+}
+park='\tat App.park(App.java:3)\n\t- parking to wait for  <0x5> (a App$Lock)\n\tat App.run(App.java:9)\n'
+poll='\tat sun.nio.ch.EPoll.wait(Native Method)\n\tat App.run(App.java:9)\n'
+for state in WAITING RUNNABLE; do
+	jstack_thread pool-1-thread-1 0x10 "$state" "$park"
+	jstack_thread poller 0x12 "$state" "$poll"
+	jstack_thread poller 0x12 RUNNABLE "$poll"
+	jstack_thread pool-1-thread-2 0x11 RUNNABLE "$park"
+done >"$tmpdir/dropped.jstack"
+printf 'pool-1-thread;App.run;App.park 3\n' >"$tmpdir/want"
+like_file "jstack: a stack not running, then running" "$tmpdir/want" --threads=1 "$tmpdir/dropped.jstack"
+script_gives "jstack: the script's the same" stackcollapse-jstack.pl "$tmpdir/dropped.jstack" "$tmpdir/want"
 
 # ---- Java exceptions: stackcollapse-java-exceptions.pl ----
 d=testdata/java-exceptions

@@ -44,6 +44,7 @@ struct pki_tree_row {
 	int64_t value;
 	uint32_t parent_path;	/* the path the row was last below... */
 	uint32_t path;		/* ...and its own there (0: none yet) */
+	uint32_t next;		/* the row of the line after it last time */
 };
 
 struct pki_tree;
@@ -116,6 +117,23 @@ struct pki_tree_path {
 	uint32_t parent, location, id;
 };
 
+/* A subtree below a root, remembered by its first row (a thread's call
+ * graph met again): its text after that row, up to the next root. */
+struct pki_tree_subtree {
+	char *text;
+	size_t len;
+	uint64_t lines, rows;	/* its lines and nodes, the first row's too */
+	int64_t callees;	/* what the root's callees took of it */
+	uint32_t last_row;	/* the memo id of its last line */
+	size_t first, nsamples;	/* its samples in the tree's replay */
+};
+
+/* A sample a subtree added. */
+struct pki_tree_replay {
+	uint32_t stack;
+	int64_t value;
+};
+
 struct pki_tree {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -141,6 +159,24 @@ struct pki_tree {
 	struct pki_memo row_memo;
 	struct pki_tree_row *row_of;	/* by memo id */
 	size_t row_of_cap;
+	uint32_t last_row;		/* the memo id of the line read last */
+	uint32_t row_before;		/* ...and of the line before it */
+	/* subtrees (pki_tree_subtree_begin), by their first row's memo
+	 * id (index + 1), their samples, and the one recorded now */
+	struct pki_tree_subtree *subtrees;
+	size_t nsubtrees, subtrees_cap;
+	uint32_t *subtree_of;
+	size_t subtree_of_cap;
+	struct pki_tree_replay *replay;
+	size_t nreplay, replay_cap;
+	size_t subtree_bytes;		/* held, against a limit */
+	struct {
+		uint32_t row;		/* its first row's memo id; 0: none */
+		const char *text;	/* the text after that row */
+		uint64_t lines, rows;	/* the counts before it */
+		size_t first;		/* its first sample in replay */
+		int spoiled;		/* a warning, a stack cut: not kept */
+	} recording;
 	uint64_t rows;			/* nodes read */
 	/* a mapped input (pki_input_map): the text not read yet, and the
 	 * lines read; else at is NULL and pk_input_line reads */
@@ -165,13 +201,17 @@ const char *pki_tree_line(struct pki_tree *t, size_t *len);
 uint64_t pki_tree_lineno(const struct pki_tree *t);
 
 /*
- * The row remembered for a line's text, its read 0 the first time: the
- * format reads the line into it and sets read (a line it rejects stays
- * unread, and is read, and rejected, again each time). NULL when the
- * memo is full: read the line into a row of the caller's each time. The
- * pointer is valid until the next call.
+ * The next line (pki_tree_line) and the row remembered for its text, its
+ * read 0 the first time: the format reads the line into it and sets read
+ * (a line it rejects stays unread, and is read, and rejected, again each
+ * time). *row is NULL when the memo is full: read the line into a row of
+ * the caller's each time; else valid until the next call. Rows come in
+ * the runs they came in before (a subtree met again): a line that is the
+ * one that followed the line before it last time is known by its bytes
+ * alone, without its end searched, its hash or a lookup.
  */
-struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len);
+const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
+			      struct pki_tree_row **row);
 
 /* PK_EINPUT with "INPUT: line N: " before the message. */
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -207,6 +247,24 @@ int pki_tree_inclusive(struct pki_tree *t, size_t depth, uint32_t location,
 int pki_tree_inclusive_row(struct pki_tree *t, struct pki_tree_row *row,
 			   int waiting);
 int pki_tree_finish(struct pki_tree *t);
+
+/*
+ * Inclusive formats whose roots are lines of their own (macOS sample's
+ * threads): a root's subtree met again (a thread's call graph, whole)
+ * costs a comparison of its text and its samples added again, not its
+ * reading. row is the first row after a root line (at depth 1, not read
+ * yet into the path); is_root says whether a line starts a root. 1: the
+ * subtree was the one that row began before, and is added whole (the
+ * text up to the next root read); 0: read it, it is recorded; <0 an
+ * error.
+ */
+int pki_tree_subtree_begin(struct pki_tree *t, struct pki_tree_row *row,
+			   int (*is_root)(const char *line, size_t len));
+/* A line that is no row (a warning): the subtree recorded is not kept. */
+void pki_tree_subtree_spoil(struct pki_tree *t);
+/* At a root's line (line): pki_tree_finish, and the subtree recorded
+ * kept. */
+int pki_tree_subtree_end(struct pki_tree *t, const char *line);
 
 /*
  * An unsigned decimal "12", "0.016612" as fixed point: *mantissa with

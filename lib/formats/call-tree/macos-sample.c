@@ -61,6 +61,7 @@ struct sample_reader {
 	int64_t pid;		/* of the header; -1 without one */
 	struct pk_strbuf module;
 	int ended;		/* at the call graph's end */
+	int thread_begun;	/* the line before was a thread's */
 };
 
 /* A row's flags: a thread's (its location is the thread's labels), a
@@ -70,6 +71,9 @@ enum { THREAD_ROW = 1, WAITING_ROW = 2 };
 static void bad_line(struct sample_reader *r, const char *line, size_t len,
 		     const char *why)
 {
+	/* a thread's call graph with a warning is read each time */
+	pki_tree_subtree_spoil(&r->t);
+	r->thread_begun = 0;
 	pki_part_warn_few(r->t.part, r->t.ctx, &r->t.counted,
 			  "%s: line %llu: %s: '%.*s'", pk_input_name(r->t.in),
 			  (unsigned long long)pki_tree_lineno(&r->t), why,
@@ -268,38 +272,59 @@ static int read_graph_line(struct sample_reader *r, const char *line, size_t len
 	return 0;
 }
 
-static int graph_line(struct sample_reader *r, const char *line, size_t len)
+/* Whether a line is read as a thread's: "    COUNT NAME" */
+static int starts_thread(const char *line, size_t len)
 {
-	struct pki_tree_row own = { 0 }, *row = pki_tree_row(&r->t, line, len);
+	size_t i = 4;
+
+	if (len <= i || memcmp(line, "    ", 4) != 0)
+		return 0;
+	while (i < len && line[i] >= '0' && line[i] <= '9')
+		i++;
+	return i > 4 && i < len && line[i] == ' ';
+}
+
+static int graph_line(struct sample_reader *r, const char *line, size_t len,
+		      struct pki_tree_row *row)
+{
+	struct pki_tree_row own = { 0 };
 	int rc;
 
 	if (!row)
 		row = &own;
 	if (!row->read && ((rc = read_graph_line(r, line, len, row)) || !row->read))
 		return rc;
-	if (!(row->flags & THREAD_ROW))
+	if (!(row->flags & THREAD_ROW)) {
+		/* a thread's call graph met again is added whole */
+		if (r->thread_begun && row != &own &&
+		    (rc = pki_tree_subtree_begin(&r->t, row, starts_thread)))
+			return rc < 0 ? rc : 0;
+		r->thread_begun = 0;
 		return pki_tree_inclusive_row(&r->t, row, row->flags & WAITING_ROW);
+	}
 	/* the last thread's nodes leave with its labels */
-	if ((rc = pki_tree_finish(&r->t)))
+	if ((rc = pki_tree_subtree_end(&r->t, line)))
 		return rc;
 	r->t.labels = row->location;
+	r->thread_begun = 1;
 	return pki_tree_inclusive(&r->t, 0, 0, row->mantissa, 0);
 }
 
 static int read_rows(struct pki_tree *t)
 {
 	struct sample_reader *r = (struct sample_reader *)t;
+	struct pki_tree_row *row;
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	while (!rc && (line = pki_tree_line(t, &len))) {
+	while (!rc && (line = pki_tree_next_row(t, &len, &row))) {
 		if (pki_starts_with_n(line, len, GRAPH_END)) {
 			r->ended = 1;
 			break;
 		}
 		if (len >= 4 && memcmp(line, "    ", 4) == 0)
-			rc = graph_line(r, line, len);
+			rc = graph_line(r, line, len, row);
 		else if (len)
 			bad_line(r, line, len, "not a call graph line");
 	}

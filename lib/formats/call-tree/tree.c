@@ -41,6 +41,11 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->name.s);
 	pki_memo_free(&t->row_memo);
 	free(t->row_of);
+	while (t->nsubtrees)
+		free(t->subtrees[--t->nsubtrees].text);
+	free(t->subtrees);
+	free(t->subtree_of);
+	free(t->replay);
 }
 
 static void warn_cut(struct pki_tree *t)
@@ -98,14 +103,154 @@ uint64_t pki_tree_lineno(const struct pki_tree *t)
 	return t->at ? t->lines : pk_input_lineno(t->in);
 }
 
-struct pki_tree_row *pki_tree_row(struct pki_tree *t, const char *line, size_t len)
+/*
+ * The rows' memo hashes a line as it looks for the line's end, in one
+ * pass over its bytes, a word at a time: row_hash and scan_line hash
+ * alike, the whole words of a text, then its last bytes zero-filled
+ * into one more word.
+ */
+#define BYTES_OF(c) (0x0101010101010101ULL * (unsigned char)(c))
+
+static inline uint64_t mix_word(uint64_t h, uint64_t w)
 {
-	uint32_t id = pki_memo_id(&t->row_memo, line, len);
+	h = (h ^ w) * 0x100000001b3ULL;
+	return h ^ h >> 29;
+}
+
+static inline uint64_t last_word(uint64_t h, const char *bytes, size_t n,
+				 size_t len)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, bytes, n);
+	h = mix_word(h, w) ^ len;
+	h *= 0xd6e8feb86659fd93ULL;
+	return h ^ h >> 32;
+}
+
+#define ROW_HASH_SEED 0xcbf29ce484222325ULL
+
+static uint64_t row_hash(const char *text, size_t len)
+{
+	uint64_t h = ROW_HASH_SEED, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, text + i, 8);
+		h = mix_word(h, w);
+	}
+	return last_word(h, text + i, len - i, len);
+}
+
+/*
+ * The newline that ends the line at s, and the hash of the bytes before
+ * it (row_hash's); NULL when there is none but in the text's last seven
+ * bytes, which a word read would pass.
+ */
+static const char *scan_line(const char *s, const char *end, uint64_t *hash)
+{
+	uint64_t h = ROW_HASH_SEED, w, x;
+	const char *p, *nl;
+
+	for (p = s; end - p >= 8; p += 8) {
+		memcpy(&w, p, 8);
+		x = w ^ BYTES_OF('\n');
+		/* a zero byte of x, a newline of w */
+		if ((x - BYTES_OF(1)) & ~x & BYTES_OF(0x80)) {
+			for (nl = p; *nl != '\n'; nl++)
+				;
+			*hash = last_word(h, p, (size_t)(nl - p), (size_t)(nl - s));
+			return nl;
+		}
+		h = mix_word(h, w);
+	}
+	return NULL;
+}
+
+/* The memo id of a line's row, 0 when the memo is full. */
+static uint32_t row_id(struct pki_tree *t, const char *line, size_t len,
+		       uint64_t hash)
+{
+	uint32_t id = pki_memo_id_hashed(&t->row_memo, line, len, hash);
 
 	if (!id || pki_grow_zeroed(&t->row_of, &t->row_of_cap, (size_t)id + 1,
 				   sizeof(*t->row_of)) < 0)
+		return 0;
+	return id;
+}
+
+/*
+ * The mapped text's next line, as mapped_line reads it, and the hash of
+ * its text, where scan_line finds its end; else NULL.
+ */
+static const char *scanned_line(struct pki_tree *t, size_t *len, uint64_t *hash)
+{
+	const char *line = t->at, *nl;
+
+	if (!line || !(nl = scan_line(line, t->end, hash)) ||
+	    nl - line >= MAX_LINE - 1)
 		return NULL;
-	return &t->row_of[id];
+	*len = (size_t)(nl - line);
+	if (*len && line[*len - 1] == '\r')
+		*hash = row_hash(line, --*len);
+	if (t->part)
+		pki_part_step(t->part, line);
+	t->at = nl + 1;
+	t->lines++;
+	return line;
+}
+
+/*
+ * The mapped text's next line when it is the text of row id (its newline,
+ * or a '\r' and a newline, after it), read as mapped_line reads it;
+ * else NULL. A line's text has no newline: bytes equal up to one are
+ * the whole line.
+ */
+static const char *line_of_row(struct pki_tree *t, uint32_t id, size_t *len)
+{
+	const char *line = t->at, *after, *text;
+	size_t n;
+
+	if (!id || !line)
+		return NULL;
+	text = pki_memo_text(&t->row_memo, id, &n);
+	if ((size_t)(t->end - line) <= n || memcmp(line, text, n) != 0)
+		return NULL;
+	after = line + n;
+	if (*after == '\r' && after + 1 < t->end)
+		after++;
+	if (*after != '\n')
+		return NULL;
+	if (t->part)
+		pki_part_step(t->part, line);
+	t->at = after + 1;
+	t->lines++;
+	*len = n;
+	return line;
+}
+
+const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
+			      struct pki_tree_row **row)
+{
+	uint32_t id = t->last_row ? t->row_of[t->last_row].next : 0;
+	const char *line;
+	uint64_t hash;
+
+	if (!(line = line_of_row(t, id, len))) {
+		if ((line = scanned_line(t, len, &hash)))
+			;
+		else if ((line = pki_tree_line(t, len)))
+			hash = row_hash(line, *len);
+		else
+			return NULL;
+		id = row_id(t, line, *len, hash);
+	}
+	if (t->last_row)
+		t->row_of[t->last_row].next = id;
+	t->row_before = t->last_row;
+	t->last_row = id;
+	*row = id ? &t->row_of[id] : NULL;
+	return line;
 }
 
 int pki_tree_error(struct pki_tree *t, const char *fmt, ...)
@@ -428,12 +573,17 @@ static uint32_t path_stack(struct pki_tree *t, size_t depth)
 	for (d = depth; d-- > 0 && n <= max;)
 		if (t->path[d].location)
 			t->stack[n++] = t->path[d].location;
+	/* a subtree replayed would not count the cut again */
+	if (n > max)
+		t->recording.spoiled = 1;
 	stack = pk_profile_intern_stack(t->p, t->stack, n);
 	/* a stack cut is counted each time: it is interned each time */
 	if (id && n <= max)
 		t->path_stacks[id] = stack;
 	return stack;
 }
+
+static void record_sample(struct pki_tree *t, uint32_t stack, int64_t value);
 
 /* A sample of values for the first depth nodes of the path. */
 static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
@@ -443,6 +593,9 @@ static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
 	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, values,
 					    t->ncolumns))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	/* a subtree's samples, not its root's own */
+	if (t->recording.row && depth > 1)
+		record_sample(t, stack, values[t->column]);
 	return 0;
 }
 
@@ -464,18 +617,20 @@ static int self_at(struct pki_tree *t, size_t depth, uint32_t location,
 
 int pki_tree_read_self_rows(struct pki_tree *t)
 {
+	struct pki_tree_row own, *row;
 	const char *line;
 	size_t len;
 	int rc = 0;
 
-	while (!rc && (line = pki_tree_line(t, &len))) {
-		struct pki_tree_row own = { 0 }, *row;
+	while (!rc && (line = pki_tree_next_row(t, &len, &row))) {
 		int64_t value;
 
 		if (!len)
 			continue;
-		if (!(row = pki_tree_row(t, line, len)))
+		if (!row) {
+			memset(&own, 0, sizeof(own));
 			row = &own;
+		}
 		if (!row->read) {
 			if ((rc = t->rows_of->read_row(t, line, len, row)))
 				break;
@@ -559,6 +714,141 @@ int pki_tree_finish(struct pki_tree *t)
 
 	while (!rc && t->depth)
 		rc = leave(t);
+	return rc;
+}
+
+/* ---- subtrees met again ---- */
+
+/* The subtrees' texts and samples kept, past which none is recorded: a
+ * copy of the text read, where no subtree comes again (a real report's
+ * threads, each once but for idle twins), so less than the rows'. */
+#define SUBTREES_MAX_BYTES ((size_t)16 << 20)
+
+static void record_sample(struct pki_tree *t, uint32_t stack, int64_t value)
+{
+	size_t need = (t->nreplay + 1 - t->recording.first) * sizeof(*t->replay);
+
+	if (t->recording.spoiled || need > SUBTREES_MAX_BYTES - t->subtree_bytes ||
+	    pki_grow(&t->replay, &t->replay_cap, t->nreplay + 1,
+		     sizeof(*t->replay)) < 0) {
+		t->recording.spoiled = 1;
+		return;
+	}
+	t->replay[t->nreplay].stack = stack;
+	t->replay[t->nreplay++].value = value;
+}
+
+/* No subtree recorded any longer: its samples' room is free again. */
+static void drop_recording(struct pki_tree *t)
+{
+	if (t->recording.row)
+		t->nreplay = t->recording.first;
+	t->recording.row = 0;
+}
+
+/* Whether the text read next is s's, a root's line after it. */
+static int comes_again(const struct pki_tree *t, const struct pki_tree_subtree *s,
+		       int (*is_root)(const char *line, size_t len))
+{
+	const char *after = t->at + s->len, *next;
+
+	if ((size_t)(t->end - t->at) <= s->len || memcmp(t->at, s->text, s->len))
+		return 0;
+	return is_root(after, pki_text_line(after, t->end, &next, NULL));
+}
+
+/* s's samples added again below the root, and its text passed. */
+static int replay(struct pki_tree *t, const struct pki_tree_subtree *s)
+{
+	int64_t values[64] = { 0 };
+	size_t i;
+
+	for (i = s->first; i < s->first + s->nsamples; i++) {
+		values[t->column] = t->replay[i].value;
+		if (pk_profile_add_sample(t->p, t->replay[i].stack, t->labels, 0,
+					  values, t->ncolumns))
+			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	}
+	t->path[0].callees = s->callees;
+	t->rows += s->rows;
+	t->lines += s->lines;
+	t->at += s->len;
+	if (t->part)
+		pki_part_step(t->part, t->at);
+	/* the next root's line as it came after the subtree last time */
+	t->last_row = s->last_row;
+	return 1;
+}
+
+int pki_tree_subtree_begin(struct pki_tree *t, struct pki_tree_row *row,
+			   int (*is_root)(const char *line, size_t len))
+{
+	uint32_t id, k;
+
+	drop_recording(t);
+	/* a mapped text (a stream's lines do not stay), the root alone on
+	 * the path, as its line left it */
+	if (!row || !t->at || t->depth != 1 || t->path[0].callees ||
+	    t->column < 0 || t->ncolumns > 64 || (size_t)t->column >= t->ncolumns)
+		return 0;
+	id = (uint32_t)(row - t->row_of);
+	k = id < t->subtree_of_cap ? t->subtree_of[id] : 0;
+	if (k && comes_again(t, &t->subtrees[k - 1], is_root))
+		return replay(t, &t->subtrees[k - 1]);
+	t->recording.row = id;
+	t->recording.text = t->at;
+	t->recording.lines = t->lines;
+	t->recording.rows = t->rows;
+	t->recording.first = t->nreplay;
+	t->recording.spoiled = 0;
+	return 0;
+}
+
+void pki_tree_subtree_spoil(struct pki_tree *t)
+{
+	t->recording.spoiled = 1;
+}
+
+/* The subtree recorded up to line, where a root starts, kept. */
+static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
+{
+	size_t len = (size_t)(line - t->recording.text), first = t->recording.first;
+	uint32_t id = t->recording.row;
+	struct pki_tree_subtree *s;
+	char *text;
+
+	if (len > SUBTREES_MAX_BYTES - t->subtree_bytes ||
+	    pki_grow(&t->subtrees, &t->subtrees_cap, t->nsubtrees + 1,
+		     sizeof(*t->subtrees)) < 0 ||
+	    pki_grow_zeroed(&t->subtree_of, &t->subtree_of_cap, (size_t)id + 1,
+			    sizeof(*t->subtree_of)) < 0 ||
+	    !(text = malloc(len ? len : 1)))
+		return;
+	memcpy(text, t->recording.text, len);
+	s = &t->subtrees[t->nsubtrees++];
+	s->text = text;
+	s->len = len;
+	/* the root's line is read: not the subtree's */
+	s->lines = t->lines - 1 - t->recording.lines;
+	s->rows = t->rows - t->recording.rows;
+	s->callees = callees;
+	s->last_row = t->row_before;	/* the root's line is the last */
+	s->first = first;
+	s->nsamples = t->nreplay - first;
+	t->subtree_bytes += len + sizeof(*s) + s->nsamples * sizeof(*t->replay);
+	t->subtree_of[id] = (uint32_t)t->nsubtrees;
+	t->recording.row = 0;	/* its samples stay */
+}
+
+int pki_tree_subtree_end(struct pki_tree *t, const char *line)
+{
+	int64_t callees = t->depth ? t->path[0].callees : 0;
+	int rc = pki_tree_finish(t);
+
+	if (!rc && t->recording.row && !t->recording.spoiled &&
+	    t->nsubtrees < UINT32_MAX)
+		keep_subtree(t, line, callees);
+	drop_recording(t);
 	return rc;
 }
 

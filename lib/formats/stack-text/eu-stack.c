@@ -62,40 +62,90 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
-/* "PID 123 - process", "TID 123:": the number, or -1. */
-static int64_t id_line(const char *s, size_t len, const char *what)
-{
-	int64_t id;
-	size_t n = 4;
+/* Threads seen lately, by their pid and tid: each sample names the same
+ * threads again, their label sets are taken from here, not interned
+ * again. A slot is shared by the threads whose ids hash to it (the one
+ * seen last kept). */
+#define RECENT_THREADS 64
 
-	if (!pki_starts_with_n(s, len, what))
-		return -1;
-	while (n < len && s[n] >= '0' && s[n] <= '9')
-		n++;
-	return n > 4 && st_parse_count(s + 4, n - 4, &id) == 0 ? id : -1;
+struct eu_stack_reader {
+	struct st_reader st;
+	struct recent_thread {
+		int64_t pid, tid;
+		uint32_t labels;	/* 0: none kept */
+	} recent[RECENT_THREADS];
+};
+
+/* "PID 123 - process", "TID 123:": 'P' or 'T', the number in *id (NULL:
+ * not wanted); 0 for any other line (or a number past INT64_MAX). Every
+ * line is asked (block_end), most more than once: the first byte
+ * decides for most, and the digits are read once, where wanted or where
+ * they may be too many. */
+static int id_line(const char *s, size_t len, int64_t *id)
+{
+	size_t n = 4;
+	uint64_t value = 0;
+	int64_t large;
+
+	if (len < 5 || (s[0] != 'P' && s[0] != 'T') || memcmp(s + 1, "ID ", 3) != 0 ||
+	    s[4] < '0' || s[4] > '9')
+		return 0;
+	/* too short a line for 19 digits: a number, not one too large */
+	if (!id && len - 4 < 19)
+		return s[0];
+	for (; n < len && s[n] >= '0' && s[n] <= '9'; n++)
+		value = value * 10 + (uint64_t)(s[n] - '0');
+	/* 18 digits never pass INT64_MAX (nor wrap value) */
+	if (n - 4 > 18) {
+		if (st_parse_count(s + 4, n - 4, &large) < 0)
+			return 0;
+		value = (uint64_t)large;
+	}
+	if (id)
+		*id = (int64_t)value;
+	return s[0];
 }
 
-static int handle_line(struct st_reader *r, const char *s, size_t len)
+/* The thread's stack, a sample of it, of the label set its pid and tid
+ * had last time. */
+static int end_thread(struct eu_stack_reader *r)
 {
-	size_t n = st_frame_number(s, len);
-	int64_t pid, tid;
+	const struct st_thread *t = &r->st.thread;
+	struct recent_thread *recent;
 	int rc;
 
+	if (!r->st.nframes || (t->pid < 0 && t->tid < 0))
+		return st_sample(&r->st, t, 1);
+	recent = &r->recent[((uint64_t)t->tid * 31 + (uint64_t)t->pid) % RECENT_THREADS];
+	if (!recent->labels || recent->pid != t->pid || recent->tid != t->tid) {
+		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
+			return rc;
+		recent->pid = t->pid;
+		recent->tid = t->tid;
+	}
+	return st_sample_labeled(&r->st, recent->labels, 0, 1);
+}
+
+static int handle_line(struct st_reader *st, const char *s, size_t len)
+{
+	struct eu_stack_reader *r = (struct eu_stack_reader *)st;
+	size_t n = st_frame_number(s, len);
+	int64_t id;
+	int kind, rc;
+
 	if (n && n + 2 < len && s[n] == '0' && s[n + 1] == 'x')
-		return st_push(r, st_frame_loc(r, s + n, len - n, 0,
-						    locate_frame, r));
-	pid = id_line(s, len, "PID ");
-	tid = id_line(s, len, "TID ");
-	if (pid < 0 && tid < 0)
+		return st_push(st, st_frame_loc(st, s + n, len - n, 0,
+						    locate_frame, st));
+	if (!(kind = id_line(s, len, &id)))
 		return 0;
 	/* a thread ends where the next one or the next sample starts */
-	if ((rc = st_sample(r, &r->thread, 1)))
+	if ((rc = end_thread(r)))
 		return rc;
-	if (pid >= 0) {
-		r->thread.pid = pid;
-		r->thread.tid = -1;
+	if (kind == 'P') {
+		st->thread.pid = id;
+		st->thread.tid = -1;
 	} else {
-		r->thread.tid = tid;
+		st->thread.tid = id;
 	}
 	return 0;
 }
@@ -107,24 +157,24 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 {
 	(void)prev;
 	(void)prev_len;
-	return id_line(line, len, "PID ") >= 0;
+	return id_line(line, len, NULL) == 'P';
 }
 
 /* A thread's frames end at the next thread or sample. */
 static int block_end(const char *s, size_t len)
 {
-	return id_line(s, len, "PID ") >= 0 || id_line(s, len, "TID ") >= 0;
+	return id_line(s, len, NULL) != 0;
 }
 
 static int at_end(struct st_reader *st)
 {
-	return st_sample(st, &st->thread, 1);
+	return end_thread((struct eu_stack_reader *)st);
 }
 
 static const struct st_format eu_stack = {
 	.what = "eu-stack",
 	.expected = "'TID 123:' lines and '#0  0x... function' frames",
-	.size = sizeof(struct st_reader),
+	.size = sizeof(struct eu_stack_reader),
 	.line = handle_line, .end = at_end,
 	.record_start = record_start, .block_end = block_end,
 };
@@ -145,10 +195,10 @@ static int eu_stack_probe(const unsigned char *buf, size_t len)
 
 	st_probe_start(&pr, buf, len);
 	while (st_probe_line(&pr, &s, &n)) {
-		if (id_line(s, n, "PID ") >= 0 && n > 10 &&
+		if (id_line(s, n, NULL) == 'P' && n > 10 &&
 		    memcmp(s + n - 10, " - process", 10) == 0)
 			process = 1;
-		else if (id_line(s, n, "TID ") >= 0 && s[n - 1] == ':')
+		else if (id_line(s, n, NULL) == 'T' && s[n - 1] == ':')
 			threads++;
 		else if ((f = st_frame_number(s, n)) && f + 2 < n && s[f] == '0' &&
 			 s[f + 1] == 'x' && !st_find(s, n, " in ", 4))

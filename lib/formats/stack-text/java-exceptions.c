@@ -53,16 +53,22 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
+/* The stack read so far, a sample of no thread: most lines of a log
+ * end none, and cost no call then. */
+static int end_stack(struct st_reader *r)
+{
+	return r->nframes ? st_sample_labeled(r, 0, 0, 1) : 0;
+}
+
 static int handle_line(struct st_reader *r, const char *s, size_t len)
 {
-	static const struct st_thread none = ST_NO_THREAD;
 	size_t at = at_line(s, len);
 
 	if (at)
 		return st_push(r, st_frame_loc(r, s + at, len - at, 0, locate_frame, r));
 	if (r->nframes && st_find(s, len, "waiting on ", 11))
 		return 0;
-	return st_sample(r, &none, 1);
+	return end_stack(r);
 }
 
 /* A line neither "at" nor "waiting on" ends the stack before it. */
@@ -83,9 +89,7 @@ static int block_end(const char *s, size_t len)
 
 static int at_end(struct st_reader *r)
 {
-	static const struct st_thread none = ST_NO_THREAD;
-
-	return st_sample(r, &none, 1);
+	return end_stack(r);
 }
 
 static const struct st_format java_exceptions = {

@@ -28,12 +28,35 @@
 
 enum state { UNKNOWN, RUNNABLE, OTHER };
 
+static const char state_text[] = "java.lang.Thread.State: ";
+
+/* Threads seen lately, by their tid and name: every dump names the same
+ * threads again, their label sets are taken from here, not interned
+ * again. A slot is shared by the threads whose ids hash to it (the one
+ * seen last kept). */
+#define RECENT_THREADS 64
+
+struct recent_thread {
+	int64_t tid;
+	uint32_t labels;	/* 0: none kept */
+	char *name;
+	size_t name_len, name_cap;
+};
+
 struct jstack_reader {
 	struct st_reader st;
 	char *name;
 	size_t name_cap;
 	enum state state;
+	int waiting;	/* a frame of a waiting method read */
+	struct recent_thread recent[RECENT_THREADS];
+	/* what an "at" line's text is, by its id in st.memo (AT_*; 0:
+	 * not known yet): the same text is the same kind of line */
+	unsigned char *kinds;
+	size_t kinds_cap;
 };
+
+enum at_kind { AT_FRAME = 1, AT_WAITING, AT_STATE };
 
 /* "\tat Stacks.mix(Stacks.java:15)": where the method starts, or 0. */
 static size_t at_line(const char *s, size_t len)
@@ -104,18 +127,29 @@ static int is_waiting(const char *s, size_t len)
 }
 
 /* The JVM's own threads, never running Java code (the script's
- * /C. CompilerThread/ and others, lines 139-142). */
+ * /C. CompilerThread/ and others, lines 139-142). Each name has a blank:
+ * they are looked for where the thread's name has one, most names
+ * ("main", "pool-1-thread-2") none. */
 static int is_background(const char *s, size_t len)
 {
-	const char *c = s;
+	static const struct { const char *name; size_t blank; } own[] = {
+		{ "Signal Dispatcher", 6 }, { "Service Thread", 7 }, { "Attach Listener", 6 },
+	};
+	const char *end = s + len, *p;
+	size_t i, n;
 
-	while ((c = st_find(c, (size_t)(s + len - c), "CompilerThread", 14)))
-		if (c - s >= 3 && c[-3] == 'C' && c[-1] == ' ')
+	for (p = s; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
+		if (p - s >= 2 && p[-2] == 'C' && end - p > 14 &&
+		    memcmp(p + 1, "CompilerThread", 14) == 0)
 			return 1;
-		else
-			c++;
-	return contains(s, len, "Signal Dispatcher") || contains(s, len, "Service Thread") ||
-	       contains(s, len, "Attach Listener");
+		for (i = 0; i < PK_ARRAY_SIZE(own); i++) {
+			n = strlen(own[i].name);
+			if ((size_t)(p - s) >= own[i].blank && (size_t)(end - p) >= n - own[i].blank &&
+			    memcmp(p - own[i].blank, own[i].name, n) == 0)
+				return 1;
+		}
+	}
+	return 0;
 }
 
 /* '"pool-1-thread-1" #12 ... nid=0x6bf3 runnable': name and native id. */
@@ -134,7 +168,9 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	memcpy(r->name, name, n);
 	r->st.thread.comm = r->name;
 	r->st.thread.comm_len = n;
-	nid = st_find_by(s, len, " nid=", 5, 4);	/* fewer '=' than ' ' */
+	/* its 'n' is the first after the name in most headers ("daemon"
+	 * aside), where '=' comes six times */
+	nid = st_find_by(s, len, " nid=", 5, 1);
 	r->st.thread.tid = nid && st_hex_prefix(nid + 5, len - (size_t)(nid + 5 - s), &id) &&
 			id <= INT64_MAX ? (int64_t)id : -1;
 	if (is_background(name, full))
@@ -142,24 +178,121 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	return 0;
 }
 
+/* A running thread's stack, a sample of the label set its tid and name
+ * had last time. */
+static int sample_thread(struct jstack_reader *r)
+{
+	const struct st_thread *t = &r->st.thread;
+	struct recent_thread *recent;
+	int rc;
+
+	if (!t->comm)
+		return st_sample(&r->st, t, 1);
+	recent = &r->recent[((uint64_t)t->tid * 31 + t->comm_len) % RECENT_THREADS];
+	if (!recent->labels || recent->tid != t->tid || recent->name_len != t->comm_len ||
+	    memcmp(recent->name, t->comm, t->comm_len) != 0) {
+		recent->labels = 0;
+		if (pki_grow(&recent->name, &recent->name_cap, t->comm_len + 1, 1) < 0)
+			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
+			return rc;
+		memcpy(recent->name, t->comm, t->comm_len);
+		recent->name_len = t->comm_len;
+		recent->tid = t->tid;
+	}
+	return st_sample_labeled(&r->st, recent->labels, 1, 1);
+}
+
+/* A thread ends: a running one is a sample; the frames of one not
+ * running are dropped, remembered whole (st_drop) where no waiting
+ * method's frame made it so, as the next time it may run. */
 static int end_thread(struct jstack_reader *r)
 {
 	int rc = 0;
 
 	if (r->state == RUNNABLE)
-		rc = st_sample(&r->st, &r->st.thread, 1);
+		rc = sample_thread(r);
+	else if (r->state == OTHER && !r->waiting)
+		st_drop(&r->st);
 	r->st.nframes = 0;
 	r->state = UNKNOWN;
+	r->waiting = 0;
 	r->st.thread.comm = NULL;
 	r->st.thread.tid = -1;
 	return rc;
 }
 
+/* "   java.lang.Thread.State: RUNNABLE" (anywhere in a line; a frame's
+ * line searched from its method on, which no blank nor "at " starts):
+ * whether s is one, and the thread's state if not known yet. */
+static int state_line(struct jstack_reader *r, const char *s, size_t len)
+{
+	size_t blanks = st_blanks(s, len), n, w;
+	const char *t;
+
+	/* where jstack puts it, after blanks (so first); else anywhere, by
+	 * its ':', rarer than its 'j' in the frames' lines */
+	if (len - blanks >= strlen(state_text) &&
+	    memcmp(s + blanks, state_text, strlen(state_text)) == 0)
+		t = s + blanks;
+	else
+		t = st_find_by(s, len, state_text, strlen(state_text), strlen(state_text) - 2);
+	if (!t)
+		return 0;
+	n = (size_t)(s + len - t) - strlen(state_text);
+	t += strlen(state_text);
+	for (w = 0; w < n && !st_is_blank(t[w]); w++)
+		;
+	if (r->state == UNKNOWN)
+		r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+	return 1;
+}
+
+/* What the text of an "at" line (after "at ") is: a state line (the
+ * state's text found anywhere in it), a waiting method's frame or
+ * another frame. */
+static enum at_kind at_kind(const char *s, size_t len)
+{
+	const char *open;
+
+	if (st_find_by(s, len, state_text, strlen(state_text), strlen(state_text) - 2))
+		return AT_STATE;
+	open = memchr(s, '(', len);
+	return is_waiting(s, open ? (size_t)(open - s) : len) ? AT_WAITING : AT_FRAME;
+}
+
+/* "\tat Stacks.mix(Stacks.java:15)" from "Stacks.mix(...)" on: its text's
+ * kind and location remembered by its id in the frames' memo. */
+static int at_text(struct jstack_reader *r, const char *s, size_t len)
+{
+	uint32_t id = pki_memo_id(&r->st.memo, s, len);
+	enum at_kind kind;
+
+	if (!id) {
+		kind = at_kind(s, len);
+	} else if (pki_grow_zeroed(&r->kinds, &r->kinds_cap, (size_t)id + 1, 1) < 0) {
+		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+	} else {
+		if (!r->kinds[id])
+			r->kinds[id] = (unsigned char)at_kind(s, len);
+		kind = r->kinds[id];
+	}
+	if (kind == AT_STATE) {
+		state_line(r, s, len);
+		return 0;
+	}
+	/* once OTHER, the thread's stack is dropped at its end */
+	if (kind == AT_WAITING) {
+		r->waiting = 1;
+		r->state = OTHER;
+	}
+	return st_push(&r->st, id ? st_frame_by_id(&r->st, id, 0, locate_frame, &r->st) :
+			       locate_frame(&r->st, s, len, 0));
+}
+
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	static const char state[] = "java.lang.Thread.State: ";
-	const char *t;
 	size_t at;
 
 	if (len && s[0] == '#')
@@ -168,28 +301,13 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 		return end_thread(r);
 	if (s[0] == '"')
 		return thread_line(r, s, len);
-	/* its ':' is rarer than its 'j' in the frames' lines */
-	if ((t = st_find_by(s, len, state, strlen(state), strlen(state) - 2))) {
-		size_t n = (size_t)(s + len - t) - strlen(state), w;
-
-		t += strlen(state);
-		for (w = 0; w < n && !st_is_blank(t[w]); w++)
-			;
-		if (r->state == UNKNOWN)
-			r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
-		return 0;
-	}
-	if ((at = at_line(s, len))) {
-		const char *open = memchr(s + at, '(', len - at);
-		size_t method = open ? (size_t)(open - s - at) : len - at;
-
-		/* once OTHER, the thread's stack is dropped at its end */
-		if (r->state != OTHER && is_waiting(s + at, method))
-			r->state = OTHER;
-		return st_push(&r->st, st_frame_loc(&r->st, s + at, len - at, 0,
-						    locate_frame, &r->st));
-	}
-	return 0;	/* "- locked <0x...>", the date, "Full thread dump", ... */
+	if ((at = at_line(s, len)))
+		return at_text(r, s + at, len - at);
+	/* other lines ("- locked <0x...>", the date, "Full thread dump")
+	 * are no frames, and their state line changes a known state not */
+	if (r->state == UNKNOWN)
+		state_line(r, s, len);
+	return 0;
 }
 
 /* A thread ends at a blank line: what follows is read anew. */
@@ -206,7 +324,8 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
  * A thread's frames, once its state is read (the state line changes
  * nothing after that), end at the empty line that ends the thread or at
  * the next thread's line. A block of a waiting method's frame turns the
- * state OTHER, its stack dropped: such a block is never remembered.
+ * state OTHER, its stack dropped: such a block is never remembered (one
+ * of a thread not running for another reason is, by st_drop).
  */
 static int block_end(const char *s, size_t len)
 {
@@ -225,7 +344,13 @@ static int at_end(struct st_reader *st)
 
 static void release(struct st_reader *st)
 {
-	free(((struct jstack_reader *)st)->name);
+	struct jstack_reader *r = (struct jstack_reader *)st;
+	size_t i;
+
+	free(r->name);
+	free(r->kinds);
+	for (i = 0; i < RECENT_THREADS; i++)
+		free(r->recent[i].name);
 }
 
 static const struct st_format jstack = {

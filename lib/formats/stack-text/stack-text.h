@@ -140,12 +140,13 @@ struct st_block {
  * which block_end says so. Its lines must only push or hold frames, or be
  * ignored: a line that changes anything else of the reader (a thread, a
  * state) ends it. The line that ends it adds the stack (st_sample),
- * drops it or keeps it; a block remembered is pushed, not held, so a
- * format drops pushed frames wherever it drops held ones. A block
- * remembered the first time its line ending adds its
- * stack (no sample, no warning before) is skipped the next time: its
- * frames pushed and its stack known, the line that ends it read. Without
- * block_end every line is read.
+ * drops it (st_drop, or its frames cleared) or keeps it; a block
+ * remembered is pushed, not held, so a format drops pushed frames
+ * wherever it drops held ones. A block remembered the first time its
+ * line ending adds its stack or drops it by st_drop (no sample, no
+ * warning before) is skipped the next time: its frames pushed and its
+ * stack known, the line that ends it read. Without block_end every line
+ * is read.
  */
 struct st_format {
 	const char *what;	/* "DTrace aggregation": "no ... stacks found" */
@@ -216,6 +217,11 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels);
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count);
+
+/* Drop the stack read so far, as st_sample would add it: a block of it
+ * read line by line is remembered all the same (its stack interned when
+ * a sample first takes it), to be pushed whole the next time. */
+void st_drop(struct st_reader *r);
 
 /* "   1234", a count line of counted stacks (stackcollapse.pl's
  * /^\s*(\d+)+$/): whether s is one, and its count or whether that is

@@ -595,6 +595,9 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		return rc;
 	if (known && r->blocks[known - 1].depth == depth) {
 		stack = r->blocks[known - 1].stack;
+		if (!stack)	/* remembered by st_drop */
+			stack = r->blocks[known - 1].stack =
+				pk_profile_intern_stack(r->p, r->frames, depth);
 	} else {
 		stack = pk_profile_intern_stack(r->p, r->frames, depth);
 		if (stack && r->block_read.id && r->line_at == r->block_read.end)
@@ -606,6 +609,16 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 					     (size_t)r->column + 1);
 	r->values[r->column] = 0;
 	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
+}
+
+void st_drop(struct st_reader *r)
+{
+	size_t depth = r->nframes;
+
+	r->nframes = r->nheld = 0;
+	r->known = 0;
+	if (depth && r->block_read.id && r->line_at == r->block_read.end)
+		remember_block(r, 0, depth);
 }
 
 int st_parse_count(const char *s, size_t len, int64_t *count)
