@@ -55,6 +55,9 @@ struct bt_reader {
 	struct key keys[MAX_KEYS];
 	size_t nkeys;
 	pk_str key_names[MAX_KEYS + 1];	/* "keyN", interned when first used */
+	/* an entry's keys after its last stack key ("comm, 12" of
+	 * ", comm, 12]: 3") by their text: their label set (known_keys) */
+	struct pki_memo keys_memo;
 	unsigned char *held_kind;	/* by held frame: its enum frame_kind */
 	size_t held_kind_cap;
 };
@@ -257,14 +260,60 @@ static unsigned held_is_kernel(struct bt_reader *r, size_t i)
 	return r->stacks > 1 && i < r->first_stack_frames;
 }
 
-/* The entry's count: its frames, leaf first, then the sample. */
-static int end_entry(struct bt_reader *r, const char *count, size_t len)
+/*
+ * The keys of an entry's last line, when they are all its scalar keys
+ * (none before its stack keys), remembered by their text and the place
+ * of the first: threads repeat, and their keys' labels then cost a
+ * lookup. The value: the label set, whether a key names the thread
+ * (bit 32) and that place (from bit 33); 0 until known.
+ */
+#define KEYS_NAMED ((uint64_t)1 << 32)
+#define KEYS_PLACE_SHIFT 33
+
+static uint64_t *known_keys(struct bt_reader *r, const char *s, size_t len)
+{
+	uint64_t *known;
+
+	if (!len || r->nkeys || r->places >= (1u << 30) ||
+	    !(known = pki_memo(&r->keys_memo, s, len)))
+		return NULL;
+	/* the same keys after another number of stack keys: other names */
+	return !*known || *known >> KEYS_PLACE_SHIFT == r->places ? known : NULL;
+}
+
+/* The entry's thread and its label set: remembered in *known, if not
+ * NULL, for the same keys again. */
+static int entry_labels(struct bt_reader *r, uint64_t *known, unsigned place,
+			uint32_t *id, int *named)
 {
 	struct st_thread t = ST_NO_THREAD;
 	struct pk_label labels[MAX_KEYS];
+	int rc;
+
+	if (known && *known) {
+		*id = (uint32_t)*known;
+		*named = (*known & KEYS_NAMED) != 0;
+		return 0;
+	}
+	if ((rc = entry_thread(r, &t, labels)) || (rc = st_thread_labels(&r->st, &t, id)))
+		return rc;
+	*named = t.comm != NULL;
+	if (known && *id)
+		*known = *id | (*named ? KEYS_NAMED : 0) |
+			 (uint64_t)place << KEYS_PLACE_SHIFT;
+	return 0;
+}
+
+/* The entry's count: its frames, leaf first, then the sample (its keys'
+ * labels remembered in known, see known_keys; place: the place of the
+ * first key remembered). */
+static int end_entry(struct bt_reader *r, const char *count, size_t len,
+		     uint64_t *known, unsigned place)
+{
+	uint32_t labels;
 	int64_t n;
 	size_t i;
-	int rc, pass;
+	int rc, pass, named;
 
 	r->in_entry = 0;
 	if (st_parse_count(count, len, &n) < 0) {
@@ -283,9 +332,9 @@ static int end_entry(struct bt_reader *r, const char *count, size_t len)
 			    (rc = st_push_held(&r->st, i, kernel, locate_frame, &r->st)))
 				return rc;
 		}
-	if ((rc = entry_thread(r, &t, labels)))
+	if ((rc = entry_labels(r, known, place, &labels, &named)))
 		return rc;
-	return st_sample(&r->st, &t, n);
+	return st_sample_labeled(&r->st, labels, named, n);
 }
 
 /* "...]: COUNT" at the end of s: where "]" is, or NULL. */
@@ -312,9 +361,16 @@ static int key_line(struct bt_reader *r, const char *s, size_t len)
 
 	if (close) {
 		size_t keys = (size_t)(close - s);
+		uint64_t *known = known_keys(r, s, keys);
+		unsigned place = r->places, stacks = r->stacks;
 
+		if (known && *known)
+			return end_entry(r, count, len, known, place);
 		rc = keys ? add_scalars(r, s, keys) : 0;
-		return rc ? rc : end_entry(r, count, len);
+		/* an empty key is an empty stack key: not only labels */
+		if (r->stacks != stacks)
+			known = NULL;
+		return rc ? rc : end_entry(r, count, len, known, place);
 	}
 	/* the keys before a stack key: "a, b, " or nothing */
 	if (len && (len < 2 || memcmp(s + len - 2, ", ", 2) != 0)) {
@@ -410,8 +466,11 @@ static int at_end(struct st_reader *st)
 
 static void release(struct st_reader *st)
 {
-	free(((struct bt_reader *)st)->key_text.s);
-	free(((struct bt_reader *)st)->held_kind);
+	struct bt_reader *r = (struct bt_reader *)st;
+
+	free(r->key_text.s);
+	free(r->held_kind);
+	pki_memo_free(&r->keys_memo);
 }
 
 static const struct st_format bpftrace = {

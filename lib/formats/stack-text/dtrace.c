@@ -35,6 +35,11 @@ struct dt_reader {
 	int past_header;	/* past the first blank line or frame */
 	size_t block;		/* the first held frame of the current block */
 	struct pk_strbuf name, module;
+	/* the last frame's module as read, and its mapping (see
+	 * frame_mapping): a stack's frames share a few modules */
+	struct pk_strbuf last_module;
+	unsigned last_kernel;
+	uint32_t last_mapping;
 	struct pk_line lines[32];	/* of one frame, innermost first */
 };
 
@@ -65,13 +70,10 @@ static int is_offset(const char *s, size_t len)
  */
 static size_t cut_frame(const char *s, size_t len)
 {
-	const char *plus = NULL, *colons;
+	const char *plus = memrchr(s, '+', len), *colons;
 	size_t i, cut;
 	int depth = 0;
 
-	for (i = 0; i < len; i++)
-		if (s[i] == '+')
-			plus = s + i;
 	if (plus && is_offset(plus + 1, (size_t)(s + len - plus - 1)))
 		len = (size_t)(plus - s);
 	colons = len >= 2 ? st_find(s, len, "::", 2) : NULL;
@@ -101,7 +103,7 @@ static uint32_t piece_function(struct dt_reader *r, const char *s, size_t len,
 			       int inlined)
 {
 	struct pk_function f = { 0 };
-	size_t i;
+	char *semi, *end;
 
 	r->name.len = 0;
 	if (len && s[0] == 'L') {
@@ -111,11 +113,35 @@ static uint32_t piece_function(struct dt_reader *r, const char *s, size_t len,
 	if (pki_strbuf_add(&r->name, s, len) ||
 	    (inlined && pki_strbuf_adds(&r->name, "_[i]")))
 		return 0;
-	for (i = 0; i < r->name.len; i++)
-		if (r->name.s[i] == ';')
-			r->name.s[i] = ':';
+	end = r->name.s + r->name.len;
+	for (semi = r->name.s; (semi = memchr(semi, ';', (size_t)(end - semi))); )
+		*semi++ = ':';
 	f.name = f.system_name = pk_profile_intern(r->st.p, r->name.s, r->name.len);
 	return f.name ? pk_profile_intern_function(r->st.p, &f) : 0;
+}
+
+/* The module of a frame (s, mod bytes; none: the kernel's own), as
+ * r->module names it: bracketed in a kernel stack. Its interned name,
+ * 0 when out of memory. */
+static pk_str module_name(struct dt_reader *r, const char *s, size_t mod,
+			  unsigned kernel)
+{
+	r->module.len = 0;
+	if ((kernel && pki_strbuf_adds(&r->module, "[")) ||
+	    (mod ? pki_strbuf_add(&r->module, s, mod) :
+	     pki_strbuf_adds(&r->module, "kernel")) ||
+	    (kernel && pki_strbuf_adds(&r->module, "]")))
+		return 0;
+	return pk_profile_intern(r->st.p, r->module.s, r->module.len);
+}
+
+/* Whether the frame's module (as module_name takes it) is the last
+ * frame's, whose mapping is known. */
+static int same_module(const struct dt_reader *r, const char *s, size_t mod,
+		       unsigned kernel)
+{
+	return r->last_mapping && r->last_kernel == kernel &&
+	       r->last_module.len == mod && memcmp(r->last_module.s, s, mod) == 0;
 }
 
 static uint32_t locate_frame(void *arg, const char *s, size_t len,
@@ -125,18 +151,14 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	struct pk_mapping m = { 0 };
 	size_t n = cut_frame(s, len), mod = module_len(s, len), nlines = 0, i;
 	uint64_t address = 0;
+	uint32_t mapping = 0;
 	const char *piece = s, *end = s + n, *arrow;
 
-	if (mod || kernel) {
-		/* a kernel frame without a module is the kernel's own */
-		r->module.len = 0;
-		if ((kernel && pki_strbuf_adds(&r->module, "[")) ||
-		    (mod ? pki_strbuf_add(&r->module, s, mod) :
-		     pki_strbuf_adds(&r->module, "kernel")) ||
-		    (kernel && pki_strbuf_adds(&r->module, "]")))
-			return 0;
-		m.file = pk_profile_intern(r->st.p, r->module.s, r->module.len);
-	}
+	/* a kernel frame without a module is the kernel's own */
+	if (n && (mod || kernel) && same_module(r, s, mod, kernel))
+		mapping = r->last_mapping;
+	else if ((mod || kernel) && !(m.file = module_name(r, s, mod, kernel)))
+		return 0;
 	st_hex_prefix(s + mod + (mod > 0), len - mod - (mod > 0), &address);
 	if (!n)
 		return st_location(&r->st, &(struct st_frame){ .name = "-", .name_len = 1,
@@ -163,8 +185,16 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 		r->lines[i] = r->lines[nlines - 1 - i];
 		r->lines[nlines - 1 - i] = t;
 	}
-	return pk_profile_intern_location(r->st.p, m.file ? pk_profile_intern_mapping(r->st.p, &m) : 0,
-					  address, r->lines, nlines);
+	/* the mapping after the functions, as it always was */
+	if (m.file) {
+		r->last_module.len = 0;
+		if (!(mapping = pk_profile_intern_mapping(r->st.p, &m)) ||
+		    pki_strbuf_add(&r->last_module, s, mod))
+			return 0;
+		r->last_kernel = kernel;
+		r->last_mapping = mapping;
+	}
+	return pk_profile_intern_location(r->st.p, mapping, address, r->lines, nlines);
 }
 
 /* A stack key ends: its frames go on the stack, the kernel's marked. */
@@ -249,6 +279,7 @@ static void release(struct st_reader *st)
 
 	free(r->name.s);
 	free(r->module.s);
+	free(r->last_module.s);
 }
 
 static const struct st_format dtrace = {

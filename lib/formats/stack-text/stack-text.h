@@ -52,6 +52,9 @@ struct st_thread {
 
 #define ST_NO_THREAD { NULL, 0, -1, -1, NULL, 0 }
 
+/* Sample types a text may count in. */
+#define ST_MAX_COLUMNS 64
+
 struct st_reader {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -69,6 +72,10 @@ struct st_reader {
 	/* frame text -> location, one per variant (kernel or not), each
 	 * in 32 bits of the value */
 	struct pki_memo memo;
+	/* the last module st_location met and its mapping: a stack's
+	 * frames share few modules */
+	struct pk_strbuf last_module;
+	uint32_t last_mapping;
 
 	/* the label set of the last sample (threads repeat) */
 	struct st_thread last_thread;
@@ -80,6 +87,8 @@ struct st_reader {
 
 	uint64_t samples;
 	uint64_t skipped;	/* lines, the first few warned of */
+	/* a sample's values: all 0 but the column of one being added */
+	int64_t values[ST_MAX_COLUMNS];
 
 	/* the text in memory, read in parts (core/parts.h) */
 	const struct st_format *format;

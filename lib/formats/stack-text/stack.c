@@ -59,6 +59,9 @@ static void release(struct st_reader *r)
 	free(r->held);
 	free(r->last_comm);
 	free(r->labels);
+	free(r->last_module.s);
+	r->last_module.s = NULL;
+	r->last_mapping = 0;
 	r->frames = NULL;
 	r->held = NULL;
 	r->last_comm = NULL;
@@ -95,9 +98,6 @@ static int read_stream(struct st_reader *r)
 		rc = r->format->end(r);
 	return rc;
 }
-
-/* Sample types a text may count in. */
-#define ST_MAX_COLUMNS 64
 
 /* Blocks longer are read line by line each time (and their lines
  * counted in 32 bits). */
@@ -395,9 +395,16 @@ uint32_t st_location(struct st_reader *r, const struct st_frame *f)
 	struct pk_line line = { 0 };
 	uint32_t mapping = 0;
 
-	if (f->module) {
+	if (f->module && r->last_mapping && r->last_module.len == f->module_len &&
+	    memcmp(r->last_module.s, f->module, f->module_len) == 0) {
+		mapping = r->last_mapping;
+	} else if (f->module) {
 		m.file = pk_profile_intern(r->p, f->module, f->module_len);
 		mapping = pk_profile_intern_mapping(r->p, &m);
+		r->last_module.len = 0;
+		r->last_mapping = mapping &&
+			!pki_strbuf_add(&r->last_module, f->module, f->module_len) ?
+			mapping : 0;
 	}
 	if (!f->name_len)
 		return pk_profile_intern_location(r->p, mapping, f->address, NULL, 0);
@@ -563,16 +570,19 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	uint32_t labels;
-	int rc = st_thread_labels(r, t, &labels);
+	uint32_t labels = 0;
+	int rc;
 
-	return rc ? rc : st_sample_labeled(r, labels, t->comm != NULL, count);
+	/* counted stacks mostly have no thread: no call for its labels */
+	if ((t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) &&
+	    (rc = st_thread_labels(r, t, &labels)))
+		return rc;
+	return st_sample_labeled(r, labels, t->comm != NULL, count);
 }
 
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count)
 {
-	int64_t values[ST_MAX_COLUMNS];	/* the first column + 1 zeroed, those passed on */
 	uint32_t stack, known = r->known;
 	size_t depth = r->nframes;
 	int rc;
@@ -593,13 +603,12 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		if (stack && r->block_read.id && r->line_at == r->block_read.end)
 			remember_block(r, stack, depth);
 	}
-	memset(values, 0, ((size_t)r->column + 1) * sizeof(*values));
-	values[r->column] = count;
+	r->values[r->column] = count;
 	r->samples++;
-	if (!stack || pk_profile_add_sample(r->p, stack, labels, 0, values,
-					    (size_t)r->column + 1))
-		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	return 0;
+	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
+					     (size_t)r->column + 1);
+	r->values[r->column] = 0;
+	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
 }
 
 void st_drop(struct st_reader *r)
@@ -640,10 +649,11 @@ int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
 
 int st_is_count_line(const char *s, size_t len)
 {
-	int64_t count;
-	int too_large;
+	/* st_count_line's test, the count not parsed: a block's end is
+	 * looked for on every line, and a known block's end read again */
+	size_t i = st_blanks(s, len);
 
-	return st_count_line(s, len, &count, &too_large);
+	return i < len && st_digits(s + i, len - i) == len - i;
 }
 
 int st_after_count_line(const char *prev, size_t prev_len, const char *line,

@@ -31,12 +31,9 @@
  */
 static size_t script_name(const char *s, size_t len, const char **name)
 {
-	const char *plus = NULL;
+	const char *plus = len ? memrchr(s, '+', len) : NULL;
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		if (s[i] == '+')
-			plus = s + i;
 	if (plus)
 		len = (size_t)(plus - s);
 	*name = s;
