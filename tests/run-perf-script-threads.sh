@@ -38,6 +38,13 @@ head -c 200000 $s/c-fp.txt >"$tmpdir/in/cut.txt"
   echo "# cmdline : x y"; } >"$tmpdir/in/comments.txt"
 # callchains without the empty lines between records
 grep -v '^$' $s/threads.txt >"$tmpdir/in/no-empty-lines.txt"
+# 16 MB, a bad line after every 800 KB: cut into parts of 2 MiB or
+# more, more parts than threads, the warnings of the few in many parts
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	cat $s/c-fp.txt $s/threads.txt $s/tp-fields.txt $s/cxx-dwarf.txt
+	echo "bad $i"
+done >"$tmpdir/in/large-bad-lines.txt"
+set -- "$@" "$tmpdir/in/large-bad-lines.txt"
 set -- "$@" "$tmpdir/in/bad-lines.txt" "$tmpdir/in/crlf.txt" "$tmpdir/in/cut.txt" \
 	"$tmpdir/in/comments.txt" "$tmpdir/in/no-empty-lines.txt"
 

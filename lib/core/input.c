@@ -19,6 +19,13 @@
 #include "util/json-read.h"
 
 #define INPUT_CHUNK (1024 * 1024)
+/*
+ * The first read from an input, at most: more than the formats' probes
+ * look at, and little enough that a file mapped after them
+ * (pki_input_map) is not first copied by a megabyte's read into pages
+ * never touched before, on the one thread that runs then.
+ */
+#define FIRST_READ (64 * 1024)
 /* Longer lines are an error: no text format we read needs them. */
 #define MAX_LINE (64 * 1024 * 1024)
 
@@ -176,6 +183,7 @@ static ssize_t stream_read(struct pk_input *in, unsigned char *dst, size_t n)
 /* Read once more into the buffer, growing it when full. <0 on error. */
 static ssize_t stream_more(struct pk_input *in)
 {
+	size_t room;
 	ssize_t got;
 
 	if (in->eof || in->failed)
@@ -198,7 +206,10 @@ static ssize_t stream_more(struct pk_input *in)
 		in->buf = grown;
 		in->cap = cap;
 	}
-	got = stream_read(in, in->buf + in->end, in->cap - in->end);
+	room = in->cap - in->end;
+	if (in->base == 0 && in->end < FIRST_READ && room > FIRST_READ - in->end)
+		room = FIRST_READ - in->end;
+	got = stream_read(in, in->buf + in->end, room);
 	if (got < 0) {
 		in->failed = 1;
 		return got;

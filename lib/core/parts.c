@@ -26,7 +26,11 @@ struct pki_parts {
 	struct pk_context *ctx;
 	struct pk_input *in;
 	struct pki_part *part;
-	size_t nparts;
+	size_t nparts, part_cap;
+	size_t nthreads;
+	size_t least;		/* text a part reads at least; 0: one a thread */
+	pthread_t caller;	/* the thread that reports progress */
+	atomic_size_t read_bytes;	/* of all parts, for the progress */
 	uint64_t first_line;	/* of the input, before the text */
 	atomic_size_t next;
 	size_t absorbed;	/* parts appended and freed (the calling thread's) */
@@ -36,22 +40,30 @@ struct pki_parts {
 	size_t size;
 };
 
+/* What the part read up to s leaves memory, counted as read by all. */
+static size_t part_leave(struct pki_part *part, const char *s)
+{
+	struct pki_parts *w = part->parts;
+	size_t n = (size_t)(s - part->read_to);
+
+	pki_input_unmap_part(w->in, part->read_to, n);
+	part->read_to = s;
+	return atomic_fetch_add(&w->read_bytes, n) + n;
+}
+
 void pki_part_step_slow(struct pki_part *part, const char *s)
 {
 	struct pki_parts *w = part->parts;
+	size_t read = part_leave(part, s);
 
-	pki_input_unmap_part(w->in, part->read_to, (size_t)(s - part->read_to));
-	part->read_to = s;
-	/* the first part tells how far all are, as they go alike */
-	if (part == w->part)
-		pk_progress(w->ctx, w->progress, (uint64_t)(s - part->start) * w->nparts,
-			    w->size);
+	/* the calling thread tells how far all are: its context's own */
+	if (pthread_equal(pthread_self(), w->caller))
+		pk_progress(w->ctx, w->progress, read, w->size);
 }
 
 void pki_part_finish(struct pki_part *part, const char *s)
 {
-	pki_input_unmap_part(part->parts->in, part->read_to, (size_t)(s - part->read_to));
-	part->read_to = s;
+	part_leave(part, s);
 }
 
 uint64_t pki_part_first_line(struct pki_part *part)
@@ -201,32 +213,72 @@ static void part_free(struct pki_parts *w, struct pki_part *part)
 	free(part->warnings);
 }
 
+/*
+ * Where the k-th part, starting at from, would end but for the cut:
+ * with one part a thread, at the next of the even shares; else after
+ * half a thread's share of what is left, w->least at least: the first
+ * parts large, for few of them, the last small, for the threads to
+ * finish together; the last holds what is left under twice the least.
+ * size: the last part's end.
+ */
+static size_t part_wanted_end(const struct pki_parts *w, size_t k, size_t from,
+			      size_t size)
+{
+	size_t left = size - from, share = left / w->nthreads / 2;
+
+	if (!w->least)
+		return k + 1 >= w->nthreads ? size : size / w->nthreads * (k + 1);
+	if (share < w->least)
+		share = w->least;
+	return share >= left || left - share < w->least ? size : from + share;
+}
+
+/* The least text of a part: the format's, but no more than a thread's
+ * even share, that --threads cuts a small text as often (0: one part a
+ * thread, as one thread reads best). */
+static size_t least_part(const struct pki_parts_reader *fmt, size_t nthreads,
+			 size_t size)
+{
+	size_t share = size / nthreads;
+
+	if (!fmt->min_part || nthreads < 2)
+		return 0;
+	if (share > fmt->min_part)
+		share = fmt->min_part;
+	return share ? share : 1;
+}
+
 /* Cut the text at record starts into parts, readers for all but the
- * first (the whole's). */
+ * first (the whole's), once the parts are all cut (a reader may keep
+ * its part). */
 static int cut_parts(struct pki_parts *w, void *whole, struct pk_profile *p,
 		     const char *data, size_t size)
 {
 	size_t k, from = 0;
 	int rc = 0;
 
-	for (k = 0; k < w->nparts; k++) {
-		struct pki_part *part = &w->part[k];
-		size_t want = size / w->nparts * (k + 1);
-		size_t to = k + 1 == w->nparts ? size :
+	do {
+		struct pki_part *part;
+		size_t want = part_wanted_end(w, w->nparts, from, size);
+		size_t to = want == size ? size :
 			w->fmt->cut(whole, data, size, want > from ? want : from);
 
+		if (pki_grow_zeroed(&w->part, &w->part_cap, w->nparts + 1,
+				    sizeof(*w->part)) < 0)
+			return pk_error_set(w->ctx, PK_ENOMEM, "out of memory");
 		/* the rest of what the cut looked through (pki_cut_step) */
 		if (to > want)
 			pki_input_unmap_part(w->in, data + want, to - want);
+		part = &w->part[w->nparts++];
 		part->data = data;
 		part->start = part->read_to = data + from;
 		part->end = data + to;
 		part->parts = w;
-		part->first_line = k ? UINT64_MAX : w->first_line;
+		part->first_line = w->nparts > 1 ? UINT64_MAX : w->first_line;
 		from = to;
-		if (k && !rc)
-			rc = part_open(w, part, whole, p);
-	}
+	} while (from < size);
+	for (k = 1; k < w->nparts && !rc; k++)
+		rc = part_open(w, &w->part[k], whole, p);
 	w->part[0].reader = whole;
 	return rc;
 }
@@ -293,7 +345,8 @@ static size_t thread_count(const struct pk_options *opts, size_t size)
 }
 
 /*
- * One part a thread: more would balance a machine that slows one thread
+ * One part a thread, but for a format that asks for parts of
+ * fmt->min_part: more would balance a machine that slows one thread
  * down, but every part learns the text's names afresh and its profile
  * is interned again when appended: with many distinct names
  * (a DTrace aggregation) eight parts on two threads took 0.26 s where
@@ -306,29 +359,29 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
 {
 	size_t nthreads = thread_count(opts, size), k, started = 0;
 	struct pki_parts w = { .fmt = fmt, .ctx = ctx, .in = in,
-			       .nparts = nthreads,
+			       .nthreads = nthreads, .caller = pthread_self(),
 			       .first_line = pk_input_lineno(in), .size = size,
 			       .lock = PTHREAD_MUTEX_INITIALIZER,
 			       .part_read = PTHREAD_COND_INITIALIZER };
 	pthread_t *threads = calloc(nthreads, sizeof(*threads));
 	int rc;
 
-	w.part = calloc(w.nparts, sizeof(*w.part));
-	if (!w.part || !threads) {
-		free(w.part);
-		free(threads);
+	if (!threads)
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	}
+	w.least = least_part(fmt, nthreads, size);
 	atomic_init(&w.next, 1);
+	atomic_init(&w.read_bytes, 0);
 	snprintf(w.progress, sizeof(w.progress), "reading %s", pk_input_name(in));
 	rc = cut_parts(&w, whole, p, data, size);
-	for (k = 1; k < nthreads && !rc; k++)
+	for (k = 1; k < nthreads && k < w.nparts && !rc; k++)
 		started += pthread_create(&threads[started], NULL, take_parts, &w) == 0;
 	if (!rc)
 		rc = fmt->read(whole, &w.part[0]);
-	w.part[0].reader = NULL;	/* the whole's: not ours to free */
-	part_free(&w, &w.part[0]);
-	w.absorbed = 1;
+	if (w.nparts) {
+		w.part[0].reader = NULL;	/* the whole's: not ours to free */
+		part_free(&w, &w.part[0]);
+		w.absorbed = 1;
+	}
 	if (!rc)
 		rc = absorb_parts(&w, whole, p);
 	atomic_store(&w.next, w.nparts);	/* after an error, no use reading on */

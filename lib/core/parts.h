@@ -10,7 +10,10 @@
  *
  * The format gives its reader's half (struct pki_parts_reader); the
  * calling thread reads the first part with the whole's own reader, and
- * takes the next parts left while it waits for the one to append.
+ * takes the next parts left while it waits for the one to append. A
+ * part a thread, or, for a format that gives min_part, more parts than
+ * threads, each smaller than the one before, so that a thread another
+ * slows down leaves its share to the others.
  */
 #ifndef PROFKIT_CORE_PARTS_H
 #define PROFKIT_CORE_PARTS_H
@@ -79,6 +82,12 @@ struct pki_parts_reader {
 	 * NULL: it gives none): a part's tally is added to the whole's
 	 * once its warnings are given. */
 	uint64_t *(*few)(void *reader);
+	/* Text a part reads at least, the text cut into parts of a
+	 * thread's share of what is left (0: one part a thread, the text
+	 * split evenly): smaller parts let a thread ahead take those
+	 * another, slowed down, has not started, at the cost of a reader
+	 * started afresh and a profile appended each. */
+	size_t min_part;
 };
 
 /*
