@@ -550,6 +550,12 @@ static int ensure_column(struct st_reader *r)
 	return 0;
 }
 
+/* Does the text name the sample's thread at all? */
+static int names_thread(const struct st_thread *t)
+{
+	return t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra;
+}
+
 int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels)
 {
@@ -560,7 +566,7 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		return 0;	/* counts nothing */
 	if ((rc = ensure_column(r)))
 		return rc;
-	if (t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) {
+	if (names_thread(t)) {
 		*labels = thread_labels(r, t);
 		if (!*labels)
 			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
@@ -574,8 +580,7 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 	int rc;
 
 	/* counted stacks mostly have no thread: no call for its labels */
-	if ((t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra) &&
-	    (rc = st_thread_labels(r, t, &labels)))
+	if (names_thread(t) && (rc = st_thread_labels(r, t, &labels)))
 		return rc;
 	return st_sample_labeled(r, labels, t->comm != NULL, count);
 }
@@ -636,17 +641,6 @@ int st_parse_count(const char *s, size_t len, int64_t *count)
 	return 0;
 }
 
-int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
-{
-	size_t i = st_blanks(s, len);
-
-	*too_large = 0;
-	if (i == len || st_digits(s + i, len - i) != len - i)
-		return 0;
-	*too_large = st_parse_count(s + i, len - i, count) < 0;
-	return 1;
-}
-
 int st_is_count_line(const char *s, size_t len)
 {
 	/* st_count_line's test, the count not parsed: a block's end is
@@ -654,6 +648,17 @@ int st_is_count_line(const char *s, size_t len)
 	size_t i = st_blanks(s, len);
 
 	return i < len && st_digits(s + i, len - i) == len - i;
+}
+
+int st_count_line(const char *s, size_t len, int64_t *count, int *too_large)
+{
+	size_t i = st_blanks(s, len);
+
+	*too_large = 0;
+	if (!st_is_count_line(s, len))
+		return 0;
+	*too_large = st_parse_count(s + i, len - i, count) < 0;
+	return 1;
 }
 
 int st_after_count_line(const char *prev, size_t prev_len, const char *line,
