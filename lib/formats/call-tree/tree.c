@@ -316,16 +316,28 @@ int pki_tree_at_text_end(const struct pki_tree *t)
 	return !t->part || t->part->end == t->text_end;
 }
 
-/* A tree may have few roots (VTune's one "Total"): what is looked
- * through leaves memory as it goes (pki_cut_step). */
+#define CUT_LOOK_LEAST ((size_t)1 << 20)
+
+/*
+ * A tree may have few roots (VTune's one "Total", Instruments' one
+ * process): the look for one ends an eighth of the rest past pos (1 MiB
+ * at least), the part before then taking the rest. Looking on to the
+ * end cost a text of one root the scan of all its second half (7 ms of
+ * 50 MB) for a second part that never came. What is looked through
+ * leaves memory as it goes (pki_cut_step).
+ */
 size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t size,
 			    size_t pos, int (*is_root)(const char *line, size_t len))
 {
-	const char *s = data + pos, *end = data + size, *nl, *kept;
+	const char *s = data + pos, *end = data + size, *look_end, *nl, *kept;
+	size_t look = (size - pos) / 8;
 
+	if (look < CUT_LOOK_LEAST)
+		look = CUT_LOOK_LEAST;
+	look_end = look < size - pos ? data + pos + look : end;
 	if (pos && !(s = memchr(s - 1, '\n', size - pos + 1)))
 		return size;
-	for (kept = s += pos ? 1 : 0; s < end &&
+	for (kept = s += pos ? 1 : 0; s < look_end &&
 	     (nl = memchr(s, '\n', (size_t)(end - s))); s = nl + 1) {
 		if (is_root(s, (size_t)(nl - s)))
 			return (size_t)(s - data);
