@@ -61,8 +61,17 @@ done
   echo ', key cut short'
   grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
+# a stack followed by two others in turn, now and then by a third: the
+# one after it guessed from the two that came after it last, the older
+# one right, or neither
+awk 'NR > 3 { stack = stack $0 "\n" }
+     /^[ \t]+[0-9]+$/ { stacks[n++] = stack; stack = "" }
+     END { for (i = 0; i < 60; i++)
+		printf "%s%s", stacks[0], stacks[i % 5 == 4 ? 3 : 1 + i % 2] }' \
+	testdata/dtrace/stacks.txt >"$tmpdir/in/dtrace-turns.txt"
 set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
 	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
+	"$tmpdir/in/dtrace-turns.txt:dtrace" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"
 

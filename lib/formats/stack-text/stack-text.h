@@ -112,10 +112,12 @@ struct st_reader {
 	} block_read;
 };
 
-/* A block remembered: its text's id, the block that came after it last
- * (its index + 1), its stack, its frames in block_frames, its lines. */
+/* A block remembered: its text's id, the blocks that came after it (their
+ * index + 1): next the last time, before another one the time before
+ * (a stack printed with two threads' keys in turn comes after two
+ * others), its stack, its frames in block_frames, its lines. */
 struct st_block {
-	uint32_t id, next, stack;
+	uint32_t id, next, before, stack;
 	uint32_t first, depth;
 	uint32_t lines;
 };

@@ -161,20 +161,38 @@ static int push_block(struct st_reader *r, uint32_t index)
 	return 0;
 }
 
+/* Block index (+ 1) came after block last (0: none): the two blocks
+ * remembered after last, the newest first. */
+static void followed_by(struct st_reader *r, uint32_t last, uint32_t index)
+{
+	struct st_block *b = last ? &r->blocks[last - 1] : NULL;
+
+	if (b && b->next != index) {
+		b->before = b->next;
+		b->next = index;
+	}
+}
+
 /*
  * Stacks come in the order they came before (the threads of a dump, a
- * profile printed again): the block at s is first taken for the one
- * after the last, as then, which costs no line read. That one pushed,
- * where it ends; else NULL.
+ * profile printed again): the block at s is first taken for one of the
+ * two that came after the last, as then, which costs no line read. That
+ * one pushed, where it ends; else NULL.
  */
 static const char *next_block(struct st_reader *r, const char *s, const char *end)
 {
-	uint32_t last = r->last_block;
-	uint32_t index = last ? r->blocks[last - 1].next : 0;
-	const char *stop;
+	uint32_t last = r->last_block, index = 0;
+	const char *stop = NULL;
 
-	if (!index || !(stop = block_at(r, index, s, end)) || push_block(r, index) < 0)
+	if (last) {
+		index = r->blocks[last - 1].next;
+		stop = index ? block_at(r, index, s, end) : NULL;
+		if (!stop && (index = r->blocks[last - 1].before))
+			stop = block_at(r, index, s, end);
+	}
+	if (!stop || push_block(r, index) < 0)
 		return NULL;
+	followed_by(r, last, index);
 	r->block_read.id = 0;
 	return r->block_read.end = stop;
 }
@@ -205,8 +223,7 @@ static const char *known_block(struct st_reader *r, const char *s,
 	id = pki_memo_id_hashed(&r->block_memo, s, len, pki_hash_text(s, len));
 	index = id ? (uint32_t)*pki_memo_value(&r->block_memo, id) : 0;
 	if (index && push_block(r, index) == 0) {
-		if (last)
-			r->blocks[last - 1].next = index;
+		followed_by(r, last, index);
 		return stop;
 	}
 	read->id = id;
@@ -231,7 +248,7 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 		return;	/* read each time: no harm */
 	b = &r->blocks[r->nblocks++];
 	b->id = id;
-	b->next = 0;
+	b->next = b->before = 0;
 	b->stack = stack;
 	b->first = (uint32_t)r->nblock_frames;
 	b->depth = (uint32_t)depth;
@@ -239,8 +256,7 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 	memcpy(r->block_frames + b->first, r->frames, depth * sizeof(*r->frames));
 	r->nblock_frames += depth;
 	*pki_memo_value(&r->block_memo, id) = r->nblocks;
-	if (r->last_block)
-		r->blocks[r->last_block - 1].next = (uint32_t)r->nblocks;
+	followed_by(r, r->last_block, (uint32_t)r->nblocks);
 	r->last_block = (uint32_t)r->nblocks;
 }
 
