@@ -9,7 +9,11 @@
 # bad lines and a count too large deep in a later part, CRLF, and a text
 # large enough to be split without --threads. A file's stacks seen before
 # are remembered whole, a pipe's parsed line by line: the same again, and
-# a count too large after a stack remembered is named by its line.
+# a count too large after a stack remembered is named by its line. A
+# later part of counted stacks is collected, read by the first part's
+# reader: stacks it knows, stacks it does not, counts of no stack, a
+# part whose stacks never repeat (read after all), and a count too large
+# after its stacks collected.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 
 # grow FILE TIMES: FILE again and again
@@ -61,6 +65,20 @@ done
   echo ', key cut short'
   grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
+# a later part's stacks collected where they repeat, their first
+# occurrences read by the first part's reader: stacks that never repeat
+# (each copy's functions renamed: the part is read after all), and
+# counts of no stack between them
+i=0
+while [ $i -lt 40 ]; do
+	sed "s/+0x/_$i+0x/" testdata/dtrace/stacks.txt
+	i=$((i + 1))
+done >"$tmpdir/in/dtrace-distinct.txt"
+grow testdata/dtrace/stacks.txt 40 | awk '{ print } /^ +[0-9]+$/ && NR % 3 == 0 { print "  7" }' \
+	>"$tmpdir/in/dtrace-no-stack.txt"
+# stacks the first part never saw, repeated in the later ones
+{ grow testdata/dtrace/stacks.txt 20
+  grow testdata/dtrace/stacks.txt 20 | sed 's/+0x/_later+0x/'; } >"$tmpdir/in/dtrace-later.txt"
 # a stack followed by two others in turn, now and then by a third: the
 # one after it guessed from the two that came after it last, the older
 # one right, or neither
@@ -72,10 +90,12 @@ awk 'NR > 3 { stack = stack $0 "\n" }
 set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
 	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
 	"$tmpdir/in/dtrace-turns.txt:dtrace" \
+	"$tmpdir/in/dtrace-distinct.txt:dtrace" "$tmpdir/in/dtrace-no-stack.txt:dtrace" \
+	"$tmpdir/in/dtrace-later.txt:dtrace" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"
 
-plan $(($# + 5))
+plan $(($# + 6))
 for f; do
 	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
@@ -91,12 +111,12 @@ else
 	fail "a skipped line of a later part named by its line in the file ($line)"
 	diag_file "$tmpdir/err"
 fi
-# too_large NAME WHAT: the count too large in input NAME named by its
-# line in the file, exit 1
+# too_large NAME WHAT [THREADS]: the count too large in input NAME named
+# by its line in the file, exit 1
 too_large() {
 	in=$tmpdir/in/$1
 	line=$(grep -n '99999999999999999999999' "$in" | cut -d: -f1)
-	profkit-convert --threads=7 --to=folded "$in" 2>"$tmpdir/err" >/dev/null
+	profkit-convert --threads="${3:-7}" --to=folded "$in" 2>"$tmpdir/err" >/dev/null
 	testrun_status=$?
 	if [ $testrun_status = 1 ] &&
 	   grep -q -F "$1: line $line: count too large" "$tmpdir/err"; then
@@ -107,6 +127,9 @@ too_large() {
 	fi
 }
 too_large dtrace-too-large.txt "a count too large in a later part"
+# the second of two parts: its stacks before the count collected, the
+# rest read by the first part's reader
+too_large dtrace-too-large.txt "a count too large after a later part's stacks collected" 2
 for format in dtrace systemtap; do
 	too_large $format-known-too-large.txt "$format: a count too large after a stack remembered"
 done

@@ -110,6 +110,27 @@ struct st_reader {
 		uint32_t id;		/* its id in block_memo, 0: none */
 		uint64_t lines, samples, skipped;	/* then */
 	} block_read;
+	uint32_t last_stack;	/* of the last sample added */
+
+	/* a later part of counted stacks collected, not read (stack.c) */
+	int collect;		/* its stacks may be collected */
+	struct st_record *records;	/* the distinct ones, first seen first */
+	size_t nrecords, records_cap;
+	struct pk_idtab record_tab;	/* by their text's hash */
+	const char *tail, *tail_end;	/* the rest, read as it is */
+	uint64_t tail_line;		/* lines of the part before it */
+};
+
+/* A stack of a part collected: its text (in the input, mapped), its
+ * frames' bytes (then its count line's), the lines of the part before
+ * it, the wrapped sum of the counts of its later occurrences and their
+ * number. */
+struct st_record {
+	const char *text;
+	size_t frames_len, len;
+	uint64_t line;
+	int64_t rest;
+	uint64_t more;
 };
 
 /* A block remembered: its text's id, the blocks that came after it (their

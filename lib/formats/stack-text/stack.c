@@ -109,8 +109,8 @@ static int read_stream(struct st_reader *r)
 /* Whether the block remembered as index (+ 1) is at s: its text, then a
  * line that ends it, as block_end would find it. Where its text ends;
  * else NULL. */
-static const char *block_at(const struct st_reader *r, uint32_t index,
-			    const char *s, const char *end)
+static inline const char *block_at(const struct st_reader *r, uint32_t index,
+				   const char *s, const char *end)
 {
 	const char *text, *next;
 	size_t len;
@@ -122,7 +122,7 @@ static const char *block_at(const struct st_reader *r, uint32_t index,
 }
 
 /* Whether a block may start at the next line (stack-text.h). */
-static int block_ready(const struct st_reader *r)
+static inline int block_ready(const struct st_reader *r)
 {
 	return !r->nframes && !r->nheld && !r->known &&
 	       (!r->format->block_ready || r->format->block_ready(r));
@@ -183,12 +183,11 @@ static const char *next_block(struct st_reader *r, const char *s, const char *en
 {
 	uint32_t last = r->last_block, index = 0;
 	const char *stop = NULL;
+	int k;
 
-	if (last) {
-		index = r->blocks[last - 1].next;
+	for (k = 0; last && k < 2 && !stop; k++) {
+		index = k ? r->blocks[last - 1].before : r->blocks[last - 1].next;
 		stop = index ? block_at(r, index, s, end) : NULL;
-		if (!stop && (index = r->blocks[last - 1].before))
-			stop = block_at(r, index, s, end);
 	}
 	if (!stop || push_block(r, index) < 0)
 		return NULL;
@@ -262,7 +261,8 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 
 /* The lines of a part from *at, a block of frames seen before skipped
  * whole (stack-text.h); *at moves past what was read. */
-static int read_blocks(struct st_reader *r, struct pki_part *part, const char **at)
+static int read_blocks(struct st_reader *r, struct pki_part *part, const char **at,
+		       const char *end)
 {
 	const struct st_format *f = r->format;
 	const char *s = *at, *line, *stop;
@@ -272,14 +272,20 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 	while (!rc) {
 		int ready = s >= r->block_read.end && block_ready(r);
 
-		if (ready && (stop = next_block(r, s, part->end))) {
+		if (ready && (stop = next_block(r, s, end))) {
 			s = stop;
 			continue;
 		}
-		if (!(line = pki_part_line(part, &s, &len, NULL)))
+		if (s >= end)
 			break;
+		line = s;
+		/* a part's text leaves memory as it is read; a collected
+		 * part's (no part) has left already */
+		if (part)
+			pki_part_step(part, line);
+		len = pki_text_line(line, end, &s, NULL);
 		if (ready && !f->block_end(line, len) &&
-		    (stop = known_block(r, line, s, part->end))) {
+		    (stop = known_block(r, line, s, end))) {
 			s = stop;
 			continue;
 		}
@@ -293,6 +299,212 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 	return rc;
 }
 
+/*
+ * A later part of counted stacks (each ended by its count line: DTrace,
+ * SystemTap) repeats the stacks of the parts before it, as often as not:
+ * read, it would learn their frames afresh, as long as the whole's reader
+ * took to learn them, and its profile would be looked up again in the
+ * whole's. Such a part is collected instead: its thread finds each
+ * distinct stack's text, where it first came and the sum of its later
+ * counts, and when the part is appended the whole's reader, which knows
+ * the stacks of the parts before, reads each distinct stack's first
+ * occurrence and adds the later counts to its sample. What one reader of
+ * the whole would learn, in the same order; the part's thread does no
+ * learning. A part whose stacks repeat less than twice on average in
+ * its first PKI_PART_STEP bytes (a DTrace aggregation prints each stack
+ * once) is read after all: the whole's reader would learn all of it
+ * alone.
+ */
+#define COLLECT_MIN_REPEATS 2
+
+static int record_match(const void *owner, uint32_t id, const void *key)
+{
+	const struct st_record *a = &((const struct st_reader *)owner)->records[id - 1];
+	const struct st_record *b = key;
+
+	return a->frames_len == b->frames_len &&
+	       memcmp(a->text, b->text, b->frames_len) == 0;
+}
+
+/* A stack and its count: a distinct one remembered, a repeated one's
+ * count summed (wrapped, as the profile sums). -1 when out of memory. */
+static int add_record(struct st_reader *r, const struct st_record *key, int64_t count)
+{
+	uint64_t hash = pki_hash_text(key->text, key->frames_len);
+	struct st_record *record;
+	size_t slot;
+	uint32_t id = pki_idtab_find(&r->record_tab, hash, record_match, r, key, &slot);
+
+	if (id) {
+		record = &r->records[id - 1];
+		record->rest = (int64_t)((uint64_t)record->rest + (uint64_t)count);
+		record->more++;
+		return 0;
+	}
+	if (r->nrecords >= UINT32_MAX - 1 ||
+	    pki_grow(&r->records, &r->records_cap, r->nrecords + 1, sizeof(*r->records)) < 0 ||
+	    pki_idtab_insert(&r->record_tab, slot, hash, (uint32_t)r->nrecords + 1) < 0)
+		return -1;
+	r->records[r->nrecords++] = *key;
+	return 0;
+}
+
+static void forget_records(struct st_reader *r)
+{
+	free(r->records);
+	pki_idtab_release(&r->record_tab);
+	r->records = NULL;
+	r->nrecords = r->records_cap = 0;
+}
+
+/* Whether the stacks collected so far repeat enough, count stacks in
+ * all. */
+static int repeats_enough(const struct st_reader *r, uint64_t count)
+{
+	return count && count >= COLLECT_MIN_REPEATS * (uint64_t)r->nrecords;
+}
+
+/*
+ * Collect the part (see above), up to a count too large (or out of
+ * memory): the rest is read as it is, its error named by its line. 0
+ * when the part is to be read instead: nothing is left collected or
+ * unmapped then.
+ */
+static int collect_part(struct st_reader *r, struct pki_part *part)
+{
+	const char *s = part->start, *end = part->end, *line, *next = s;
+	uint64_t count = 0, lines = 0, first;
+	int decided = 0;
+
+	while (s < end) {
+		struct st_record key = { .text = s, .line = lines };
+		int64_t n;
+		int too_large;
+		size_t len = 0;
+
+		for (first = lines, line = s; line < end; line = next, lines++) {
+			len = pki_text_line(line, end, &next, NULL);
+			if (st_is_count_line(line, len))
+				break;
+		}
+		if (line >= end) {	/* the lines after the last count line */
+			lines = first;
+			break;
+		}
+		key.frames_len = (size_t)(line - s);
+		key.len = (size_t)(next - s);
+		st_count_line(line, len, &n, &too_large);
+		if (too_large || add_record(r, &key, n) < 0) {
+			lines = first;
+			break;
+		}
+		count++;
+		lines++;
+		s = next;
+		if (decided) {
+			pki_part_step(part, s);
+		} else if ((size_t)(s - part->start) >= PKI_PART_STEP) {
+			if (!repeats_enough(r, count))
+				break;
+			decided = 1;
+		}
+	}
+	if (!decided && !repeats_enough(r, count)) {
+		forget_records(r);
+		return 0;
+	}
+	r->tail = s;
+	r->tail_end = end;
+	r->tail_line = lines;
+	pki_part_finish(part, end);
+	return 1;
+}
+
+/* Read text to end with the whole's reader w as the part's line lines
+ * on: what it says of a line names the line in the file. */
+static int read_as_part(struct st_reader *w, struct pki_part *part, uint64_t lines,
+			const char *text, const char *end)
+{
+	struct pki_part *own = w->part;
+	uint64_t own_lines = w->lineno;
+	int rc;
+
+	w->part = part;
+	w->lineno = lines;
+	rc = read_blocks(w, NULL, &text, end);
+	w->part = own;
+	w->lineno = own_lines;
+	return rc;
+}
+
+static int ensure_column(struct st_reader *r);
+
+/* Add count to the sample of stack (of no thread), as the counts of
+ * samples more. */
+static int add_counts(struct st_reader *w, uint32_t stack, int64_t count,
+		      uint64_t samples)
+{
+	int rc;
+
+	w->values[w->column] = count;
+	rc = pk_profile_add_sample(w->p, stack, 0, 0, w->values, (size_t)w->column + 1);
+	w->values[w->column] = 0;
+	w->samples += samples;
+	return rc ? pk_error_set(w->ctx, PK_ENOMEM, "out of memory") : 0;
+}
+
+/* The stack of a block w remembers, whose text is the record's frames
+ * (the line after them is its count line): the sample its count line
+ * would add. 0 when w has not seen it whole. */
+static uint32_t known_stack(struct st_reader *w, const struct st_record *record)
+{
+	uint32_t id, index;
+
+	if (!record->frames_len || w->block_memo.full || !block_ready(w))
+		return 0;
+	id = pki_memo_id_hashed(&w->block_memo, record->text, record->frames_len,
+				pki_hash_text(record->text, record->frames_len));
+	index = id ? (uint32_t)*pki_memo_value(&w->block_memo, id) : 0;
+	return index ? w->blocks[index - 1].stack : 0;
+}
+
+/* The whole's reader w reads a collected part r: each distinct stack's
+ * first occurrence (a stack it knows added at once), its later counts
+ * added to its sample, then the rest of the part, and the part's end. */
+static int read_collected(struct st_reader *w, const struct st_reader *r)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < r->nrecords && !rc; i++) {
+		const struct st_record *record = &r->records[i];
+		uint64_t samples = w->samples;
+		uint32_t stack = known_stack(w, record);
+		int64_t first;
+		int too_large;
+
+		if (stack && ensure_column(w) == 0) {
+			const char *count = record->text + record->frames_len, *end;
+
+			st_count_line(count, pki_text_line(count, record->text + record->len,
+							   &end, NULL), &first, &too_large);
+			rc = add_counts(w, stack, (int64_t)((uint64_t)first +
+						(uint64_t)record->rest), 1 + record->more);
+			continue;
+		}
+		rc = read_as_part(w, r->part, record->line, record->text,
+				  record->text + record->len);
+		/* a stack of no frames adds no sample, the first time or later */
+		if (!rc && record->more && w->samples != samples)
+			rc = add_counts(w, w->last_stack, record->rest, record->more);
+	}
+	if (!rc)
+		rc = read_as_part(w, r->part, r->tail_line, r->tail, r->tail_end);
+	if (!rc && w->format->end)
+		rc = w->format->end(w);
+	return rc ? rc : pk_context_error(w->ctx)->code;
+}
+
 /* A part of the text in memory, and its end as the end of a text. */
 static int read_part(void *reader, struct pki_part *part)
 {
@@ -302,8 +514,11 @@ static int read_part(void *reader, struct pki_part *part)
 	int rc = 0;
 
 	r->part = part;
+	if (r->collect && collect_part(r, part))
+		return 0;
+	r->collect = 0;
 	if (r->format->block_end) {
-		rc = read_blocks(r, part, &s);
+		rc = read_blocks(r, part, &s, part->end);
 	} else {
 		while (!rc && (line = pki_part_line(part, &s, &len, NULL))) {
 			r->lineno++;
@@ -350,6 +565,10 @@ static void *part_open(void *whole, struct pk_context *ctx, struct pk_profile *p
 	}
 	if (r && w->format->resume)
 		w->format->resume(r);
+	/* a profile keeping every sample in order has no sum to add to */
+	if (r)
+		r->collect = w->format->block_end == st_is_count_line &&
+			     !pki_profile_keeps_order(p);
 	return r;
 }
 
@@ -358,10 +577,21 @@ static void part_done(void *reader)
 	release(reader);
 }
 
-/* A part's stacks counted (its skipped lines are parts.c's). */
+static void part_close(void *reader)
+{
+	forget_records(reader);
+	free(reader);
+}
+
+/* A part's stacks counted (its skipped lines are parts.c's), a
+ * collected part's read. */
 static int absorb_part(void *whole, void *reader)
 {
-	((struct st_reader *)whole)->samples += ((const struct st_reader *)reader)->samples;
+	struct st_reader *w = whole, *r = reader;
+
+	if (r->collect)
+		return read_collected(w, r);
+	w->samples += r->samples;
 	return 0;
 }
 
@@ -376,7 +606,7 @@ static const struct pki_parts_reader st_parts = {
 	.read = read_part,
 	.done = part_done,
 	.absorb = absorb_part,
-	.close = free,
+	.close = part_close,
 	.append = pki_copy_append,
 	.few = skipped_lines,
 };
@@ -626,6 +856,7 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 	}
 	r->values[r->column] = count;
 	r->samples++;
+	r->last_stack = stack;
 	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
 					     (size_t)r->column + 1);
 	r->values[r->column] = 0;
