@@ -42,10 +42,15 @@ struct node {
 	int64_t count, children;	/* samples, those of its callers */
 };
 
-/* What came after a frame the last time (memo ids, 0: nothing yet): its
- * first caller, and the node after it at its depth. */
+/* What came after a frame the last time (id 0: nothing yet): its first
+ * caller, and the node after it at its depth; each by its key's memo id
+ * and its location. */
+struct frame_guess {
+	uint32_t id, loc;
+};
+
 struct next_frames {
-	uint32_t caller, sibling;
+	struct frame_guess caller, sibling;
 };
 
 struct pmc_reader {
@@ -162,26 +167,46 @@ static int event_line(struct pmc_reader *r, const char *s, size_t len)
 	return rc;
 }
 
+/* The last event line that starts in [low, high) of a text in memory from
+ * data, its lines ending before start; NULL when none does. Event lines
+ * are few, the text between them long: memrchr of their '@' is what
+ * looks through it fastest. */
+static const char *event_in(const char *data, const char *low, const char *high,
+			    const char *start, size_t *len)
+{
+	const char *s = high, *next, *name;
+	size_t name_len;
+
+	while (s > low && (s = memrchr(low, '@', (size_t)(s - low)))) {
+		if (s > data && s[-1] != '\n')
+			continue;
+		*len = pki_text_line(s, start, &next, NULL);
+		if (event_name(s, *len, &name, &name_len))
+			return s;
+	}
+	return NULL;
+}
+
 /*
  * A part of the text starts without its event: the last event line
- * before it names it (none: the text has none yet). Event lines are
- * few, the text between them long: memrchr of their '@' is what looks
- * through it fastest.
+ * before it names it (none: the text has none yet). What is looked
+ * through leaves memory a step at a time, as reading's does: the parts
+ * before read it on their own.
  */
 static int resume_event(struct pmc_reader *r)
 {
-	const char *data = r->st.part->data, *start = r->st.part->start, *s = start;
-	const char *next, *name;
-	size_t len, name_len;
+	const char *data = r->st.part->data, *start = r->st.part->start;
+	const char *high, *low, *line = NULL;
+	size_t len = 0;
+	int rc = 0;
 
-	while (s > data && (s = memrchr(data, '@', (size_t)(s - data)))) {
-		if (s > data && s[-1] != '\n')
-			continue;
-		len = pki_text_line(s, start, &next, NULL);
-		if (event_name(s, len, &name, &name_len))
-			return event_line(r, s, len);
+	for (high = start; high > data && !line; high = low) {
+		low = (size_t)(high - data) > PKI_PART_STEP ? high - PKI_PART_STEP : data;
+		if ((line = event_in(data, low, high, start, &len)))
+			rc = event_line(r, line, len);
+		pki_input_unmap_part(r->st.in, low, (size_t)(high - low));
 	}
-	return 0;
+	return rc;
 }
 
 /*
@@ -337,36 +362,57 @@ static int set_image(struct pmc_reader *r, const char *image, size_t len)
 	return 0;
 }
 
+/* Whether a and b's first n bytes are the same: memcmp's answer for the
+ * short keys compared on every line, without a call. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return 0;
+	}
+	for (; n && *a == *b; a++, b++)
+		n--;
+	return !n;
+}
+
 /*
- * The memo id of a frame's key at depth, first taken for what came after
- * the frame before it the last time (the node before it at its depth
- * when sibling, else its callee): a tree repeats its callers in the
- * order they came before, and a comparison costs less than the memo's
- * lookup. 0 when the memo is full.
+ * The location of a frame's key at depth, and its memo id (0: the memo is
+ * full), first taken for what came after the frame before it the last
+ * time (the node before it at its depth when sibling, else its callee): a
+ * tree repeats its callers in the order they came before, and a
+ * comparison costs less than the memo's lookup. 0 when out of memory.
  */
-static uint32_t frame_id(struct pmc_reader *r, size_t depth, int sibling,
-			 const char *key, size_t len)
+static uint32_t frame_loc(struct pmc_reader *r, size_t depth, int sibling,
+			  const char *key, size_t len, uint32_t *id)
 {
 	struct pki_memo *memo = &r->st.memo;
 	uint32_t before = sibling ? r->path[depth].id : depth ? r->path[depth - 1].id : 0;
-	uint32_t *guess = NULL, id = 0;
+	struct frame_guess *guess = NULL;
 	const char *text;
+	uint32_t loc;
 	size_t n;
 
 	if (before && before < r->next_cap) {
 		guess = sibling ? &r->next[before].sibling : &r->next[before].caller;
-		id = *guess;
+		if (guess->id && (text = pki_memo_text(memo, guess->id, &n), n == len) &&
+		    same_bytes(text, key, len))
+			return *id = guess->id, guess->loc;
 	}
-	if (id && (text = pki_memo_text(memo, id, &n), n == len) &&
-	    memcmp(text, key, len) == 0)
-		return id;
-	id = pki_memo_id(memo, key, len);
+	if (!(*id = pki_memo_id(memo, key, len)))
+		return locate_frame(r, key, len, 0);
+	loc = st_frame_by_id(&r->st, *id, 0, locate_frame, r);
 	if (!guess && before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
 						sizeof(*r->next)) == 0)
 		guess = sibling ? &r->next[before].sibling : &r->next[before].caller;
-	if (guess)
-		*guess = id;
-	return id;
+	if (guess && loc) {
+		guess->id = *id;
+		guess->loc = loc;
+	}
+	return loc;
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
@@ -403,9 +449,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	if ((rc = close_nodes(r, depth)))
 		return rc;
 	/* closed, the nodes keep their ids */
-	id = frame_id(r, depth, sibling, key, key_len);
-	loc = id ? st_frame_by_id(&r->st, id, 0, locate_frame, r) :
-		locate_frame(r, key, key_len, 0);
+	loc = frame_loc(r, depth, sibling, key, key_len, &id);
 	if (!loc || pki_grow(&r->path, &r->path_cap, depth + 1, sizeof(*r->path)) < 0)
 		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
 	r->path[depth].loc = loc;
