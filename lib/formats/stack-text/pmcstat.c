@@ -42,15 +42,10 @@ struct node {
 	int64_t count, children;	/* samples, those of its callers */
 };
 
-/* What came after a frame the last time (id 0: nothing yet): its first
- * caller, and the node after it at its depth; each by its key's memo id
- * and its location. */
-struct frame_guess {
-	uint32_t id, loc;
-};
-
+/* What came after a frame the last time: its first caller, and the node
+ * after it at its depth. */
 struct next_frames {
-	struct frame_guess caller, sibling;
+	struct st_guess caller, sibling;
 };
 
 struct pmc_reader {
@@ -362,57 +357,23 @@ static int set_image(struct pmc_reader *r, const char *image, size_t len)
 	return 0;
 }
 
-/* Whether a and b's first n bytes are the same: memcmp's answer for the
- * short keys compared on every line, without a call. */
-static inline int same_bytes(const char *a, const char *b, size_t n)
-{
-	uint64_t x, y;
-
-	for (; n >= 8; a += 8, b += 8, n -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return 0;
-	}
-	for (; n && *a == *b; a++, b++)
-		n--;
-	return !n;
-}
-
 /*
  * The location of a frame's key at depth, and its memo id (0: the memo is
- * full), first taken for what came after the frame before it the last
- * time (the node before it at its depth when sibling, else its callee): a
- * tree repeats its callers in the order they came before, and a
- * comparison costs less than the memo's lookup. 0 when out of memory.
+ * full), guessed from what came after the frame before it the last time
+ * (the node before it at its depth when sibling, else its callee): a
+ * tree repeats its callers in the order they came before. 0 when out of
+ * memory.
  */
 static uint32_t frame_loc(struct pmc_reader *r, size_t depth, int sibling,
 			  const char *key, size_t len, uint32_t *id)
 {
-	struct pki_memo *memo = &r->st.memo;
 	uint32_t before = sibling ? r->path[depth].id : depth ? r->path[depth - 1].id : 0;
-	struct frame_guess *guess = NULL;
-	const char *text;
-	uint32_t loc;
-	size_t n;
+	struct st_guess *guess = NULL;
 
-	if (before && before < r->next_cap) {
+	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
+				      sizeof(*r->next)) == 0)
 		guess = sibling ? &r->next[before].sibling : &r->next[before].caller;
-		if (guess->id && (text = pki_memo_text(memo, guess->id, &n), n == len) &&
-		    same_bytes(text, key, len))
-			return *id = guess->id, guess->loc;
-	}
-	if (!(*id = pki_memo_id(memo, key, len)))
-		return locate_frame(r, key, len, 0);
-	loc = st_frame_by_id(&r->st, *id, 0, locate_frame, r);
-	if (!guess && before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
-						sizeof(*r->next)) == 0)
-		guess = sibling ? &r->next[before].sibling : &r->next[before].caller;
-	if (guess && loc) {
-		guess->id = *id;
-		guess->loc = loc;
-	}
-	return loc;
+	return st_frame_guessed(&r->st, guess, key, len, locate_frame, r, id);
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
