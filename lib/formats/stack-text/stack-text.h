@@ -198,47 +198,22 @@ struct st_guess {
 	uint32_t id, loc;
 };
 
-/* Whether a and b's first n bytes are the same: memcmp's answer for the
- * short texts compared on every line, without a call; eight bytes at a
- * time, the last eight over the ones before. */
-static inline int st_same_bytes(const char *a, const char *b, size_t n)
-{
-	uint64_t x, y;
-	size_t i;
-
-	if (n < 8)
-		return n == 0 || memcmp(a, b, n) == 0;
-	for (i = 0; i + 8 < n; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
-	}
-	memcpy(&x, a + n - 8, 8);
-	memcpy(&y, b + n - 8, 8);
-	return x == y;
-}
-
 /*
  * st_frame_loc in variant 0, the text first compared with guess's (NULL:
- * none), which costs less than the memo's lookup; guess is then set to
- * the frame found. *id: its memo id (0: the memo is full). Inline: it
- * is a line's whole lookup when the guess holds.
+ * none: pki_memo_id_guessed); guess is then set to the frame found. *id:
+ * its memo id (0: the memo is full). Inline: it is a line's whole lookup
+ * when the guess holds.
  */
 static inline uint32_t st_frame_guessed(struct st_reader *r, struct st_guess *guess,
 					const char *text, size_t len,
 					st_locate_fn locate, void *arg, uint32_t *id)
 {
-	const char *known;
-	uint32_t loc;
-	size_t n;
+	uint32_t guessed = guess ? guess->id : 0, loc;
 
-	if (guess && guess->id && (known = pki_memo_text(&r->memo, guess->id, &n), n == len) &&
-	    st_same_bytes(known, text, len)) {
-		*id = guess->id;
+	*id = pki_memo_id_guessed(&r->memo, guessed, text, len);
+	if (*id && *id == guessed)
 		return guess->loc;
-	}
-	if (!(*id = pki_memo_id(&r->memo, text, len)))
+	if (!*id)
 		return locate(arg, text, len, 0);
 	loc = st_frame_by_id(r, *id, 0, locate, arg);
 	if (guess && loc) {
