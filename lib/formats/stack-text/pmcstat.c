@@ -325,12 +325,14 @@ static int node_line(const char *s, size_t len, size_t *depth, const char **coun
  * large), at once when they are too few to be. */
 static int node_count(const char *s, size_t len, int64_t *count)
 {
+	int64_t n = 0;
 	size_t i;
 
 	if (len > 18)
 		return st_parse_count(s, len, count);
-	for (*count = 0, i = 0; i < len; i++)
-		*count = *count * 10 + (s[i] - '0');
+	for (i = 0; i < len; i++)
+		n = n * 10 + (s[i] - '0');
+	*count = n;
 	return 0;
 }
 
