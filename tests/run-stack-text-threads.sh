@@ -62,6 +62,11 @@ done
   echo ', key cut short'
   grow $b 20; } >"$tmpdir/in/bpftrace-cut-known.txt"
 sed 's/$/\r/' "$tmpdir/in/gdb-cxx-threads.txt" >"$tmpdir/in/gdb-crlf.txt"
+set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
+	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
+	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
+	"$tmpdir/in/systemtap-too-large.txt:systemtap"
+
 # pmcstat trees before any event line, an event line that is none, a
 # node deeper than its line allows
 p=testdata/pmcstat/callgraph.txt
@@ -73,11 +78,7 @@ grep -v '^@' $p >"$tmpdir/trees"
   echo '     100.0%  [2]     too_deep'
   grow $p 10; } >"$tmpdir/in/pmcstat-events.txt"
 sed 's/$/\r/' "$tmpdir/in/pmcstat-events.txt" >"$tmpdir/in/pmcstat-crlf.txt"
-set -- "$@" "$tmpdir/in/pmcstat-events.txt:pmcstat" "$tmpdir/in/pmcstat-crlf.txt:pmcstat" \
-	"$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb" \
-	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
-	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
-	"$tmpdir/in/systemtap-too-large.txt:systemtap"
+set -- "$@" "$tmpdir/in/pmcstat-events.txt:pmcstat" "$tmpdir/in/pmcstat-crlf.txt:pmcstat"
 
 plan $(($# + 5))
 for f; do
