@@ -207,8 +207,9 @@ static int resume_event(struct pmc_reader *r)
 /*
  * A node line is runs of a few kinds of bytes (blanks, digits, a name):
  * each run is looked through eight bytes at a time, a word's bytes of a
- * kind flagged at once (0x80 in each, exactly: no byte flagged wrongly
- * after the first) and the first found by counting bits.
+ * kind flagged at once (0x80 in each; no sum carries into the next
+ * byte, so each byte's flag is its own) and the first found by counting
+ * bits.
  */
 #define ONES 0x0101010101010101ULL
 #define LOWS 0x7f7f7f7f7f7f7f7fULL
@@ -222,7 +223,7 @@ static inline uint64_t bytes_equal(uint64_t w, unsigned char c)
 	return ~(((x & LOWS) + LOWS) | x | LOWS);
 }
 
-/* w's bytes that are blanks, digits, digits or '.'. */
+/* w's bytes that are blanks; digits; digits or '.'. */
 static inline uint64_t blank_bytes(uint64_t w)
 {
 	return bytes_equal(w, ' ') | bytes_equal(w, '\t');
