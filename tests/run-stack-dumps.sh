@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 29
+plan 31
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -81,6 +81,33 @@ done >"$tmpdir/dropped.jstack"
 printf 'pool-1-thread;App.run;App.park 3\n' >"$tmpdir/want"
 like_file "jstack: a stack not running, then running" "$tmpdir/want" --threads=1 "$tmpdir/dropped.jstack"
 script_gives "jstack: the script's the same" stackcollapse-jstack.pl "$tmpdir/dropped.jstack" "$tmpdir/want"
+# a thread's label set is kept by its ids and name (stack.c's threads
+# seen lately): one nid under two names, one name under two nids
+run='\tat App.run(App.java:9)\n'
+for i in 1 2; do
+	jstack_thread a 0x10 RUNNABLE "$run"
+	jstack_thread b 0x10 RUNNABLE "$run"
+	jstack_thread a-1 0x11 RUNNABLE "$run"
+	jstack_thread a-2 0x11 RUNNABLE "$run"
+done >"$tmpdir/threads.jstack"
+printf 'a-?/16;App.run 2\na-?/17;App.run 4\nb-?/16;App.run 2\n' >"$tmpdir/want"
+like_file "jstack: a thread's labels are its name's and nid's" "$tmpdir/want" --tid "$tmpdir/threads.jstack"
+
+# more threads than stack.c keeps (64), then a tid of them in another
+# process: each sample of its own thread
+for i in 1 2 3; do
+	echo "PID 7 - process"
+	for tid in $(seq 1 70); do
+		printf 'TID %d:\n#0  0x0000000000001000 f\n' "$tid"
+	done
+	printf 'PID 8 - process\nTID 7:\n#0  0x0000000000001000 f\n'
+done >"$tmpdir/threads.eu-stack"
+for tid in $(seq 1 70); do
+	printf -- '-7/%d;f 3\n' "$tid"
+done >"$tmpdir/want"
+printf -- '-8/7;f 3\n' >>"$tmpdir/want"
+LC_ALL=C sort -o "$tmpdir/want" "$tmpdir/want"
+like_file "eu-stack: 71 threads, each its own labels" "$tmpdir/want" --tid "$tmpdir/threads.eu-stack"
 
 # ---- Java exceptions: stackcollapse-java-exceptions.pl ----
 d=testdata/java-exceptions

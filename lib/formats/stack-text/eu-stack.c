@@ -62,20 +62,6 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
-/* Threads seen lately, by their pid and tid: each sample names the same
- * threads again, their label sets are taken from here, not interned
- * again. A slot is shared by the threads whose ids hash to it (the one
- * seen last kept). */
-#define RECENT_THREADS 64
-
-struct eu_stack_reader {
-	struct st_reader st;
-	struct recent_thread {
-		int64_t pid, tid;
-		uint32_t labels;	/* 0: none kept */
-	} recent[RECENT_THREADS];
-};
-
 /* "PID 123 - process", "TID 123:": 'P' or 'T', the number in *id (NULL:
  * not wanted); 0 for any other line (or a number past INT64_MAX). Every
  * line is asked (block_end), most more than once: the first byte
@@ -106,29 +92,8 @@ static int id_line(const char *s, size_t len, int64_t *id)
 	return s[0];
 }
 
-/* The thread's stack, a sample of it, of the label set its pid and tid
- * had last time. */
-static int end_thread(struct eu_stack_reader *r)
-{
-	const struct st_thread *t = &r->st.thread;
-	struct recent_thread *recent;
-	int rc;
-
-	if (!r->st.nframes || (t->pid < 0 && t->tid < 0))
-		return st_sample(&r->st, t, 1);
-	recent = &r->recent[((uint64_t)t->tid * 31 + (uint64_t)t->pid) % RECENT_THREADS];
-	if (!recent->labels || recent->pid != t->pid || recent->tid != t->tid) {
-		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
-			return rc;
-		recent->pid = t->pid;
-		recent->tid = t->tid;
-	}
-	return st_sample_labeled(&r->st, recent->labels, 0, 1);
-}
-
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
-	struct eu_stack_reader *r = (struct eu_stack_reader *)st;
 	size_t n = st_frame_number(s, len);
 	int64_t id;
 	int kind, rc;
@@ -139,7 +104,7 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	if (!(kind = id_line(s, len, &id)))
 		return 0;
 	/* a thread ends where the next one or the next sample starts */
-	if ((rc = end_thread(r)))
+	if ((rc = st_sample(st, &st->thread, 1)))
 		return rc;
 	if (kind == 'P') {
 		st->thread.pid = id;
@@ -168,13 +133,13 @@ static int block_end(const char *s, size_t len)
 
 static int at_end(struct st_reader *st)
 {
-	return end_thread((struct eu_stack_reader *)st);
+	return st_sample(st, &st->thread, 1);
 }
 
 static const struct st_format eu_stack = {
 	.what = "eu-stack",
 	.expected = "'TID 123:' lines and '#0  0x... function' frames",
-	.size = sizeof(struct eu_stack_reader),
+	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
 	.record_start = record_start, .block_end = block_end,
 };

@@ -30,26 +30,12 @@ enum state { UNKNOWN, RUNNABLE, OTHER };
 
 static const char state_text[] = "java.lang.Thread.State: ";
 
-/* Threads seen lately, by their tid and name: every dump names the same
- * threads again, their label sets are taken from here, not interned
- * again. A slot is shared by the threads whose ids hash to it (the one
- * seen last kept). */
-#define RECENT_THREADS 64
-
-struct recent_thread {
-	int64_t tid;
-	uint32_t labels;	/* 0: none kept */
-	char *name;
-	size_t name_len, name_cap;
-};
-
 struct jstack_reader {
 	struct st_reader st;
 	char *name;
 	size_t name_cap;
 	enum state state;
 	int waiting;	/* a frame of a waiting method read */
-	struct recent_thread recent[RECENT_THREADS];
 	/* what an "at" line's text is, by its id in st.memo (AT_*; 0:
 	 * not known yet): the same text is the same kind of line */
 	unsigned char *kinds;
@@ -178,31 +164,6 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	return 0;
 }
 
-/* A running thread's stack, a sample of the label set its tid and name
- * had last time. */
-static int sample_thread(struct jstack_reader *r)
-{
-	const struct st_thread *t = &r->st.thread;
-	struct recent_thread *recent;
-	int rc;
-
-	if (!t->comm)
-		return st_sample(&r->st, t, 1);
-	recent = &r->recent[((uint64_t)t->tid * 31 + t->comm_len) % RECENT_THREADS];
-	if (!recent->labels || recent->tid != t->tid || recent->name_len != t->comm_len ||
-	    memcmp(recent->name, t->comm, t->comm_len) != 0) {
-		recent->labels = 0;
-		if (pki_grow(&recent->name, &recent->name_cap, t->comm_len + 1, 1) < 0)
-			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
-		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
-			return rc;
-		memcpy(recent->name, t->comm, t->comm_len);
-		recent->name_len = t->comm_len;
-		recent->tid = t->tid;
-	}
-	return st_sample_labeled(&r->st, recent->labels, 1, 1);
-}
-
 /* A thread ends: a running one is a sample; the frames of one not
  * running are dropped, remembered whole (st_drop) where no waiting
  * method's frame made it so, as the next time it may run. */
@@ -211,7 +172,7 @@ static int end_thread(struct jstack_reader *r)
 	int rc = 0;
 
 	if (r->state == RUNNABLE)
-		rc = sample_thread(r);
+		rc = st_sample(&r->st, &r->st.thread, 1);
 	else if (r->state == OTHER && !r->waiting)
 		st_drop(&r->st);
 	r->st.nframes = 0;
@@ -345,12 +306,9 @@ static int at_end(struct st_reader *st)
 static void release(struct st_reader *st)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	size_t i;
 
 	free(r->name);
 	free(r->kinds);
-	for (i = 0; i < RECENT_THREADS; i++)
-		free(r->recent[i].name);
 }
 
 static const struct st_format jstack = {

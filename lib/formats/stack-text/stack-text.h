@@ -55,6 +55,19 @@ struct st_thread {
 /* Sample types a text may count in. */
 #define ST_MAX_COLUMNS 64
 
+/* A thread seen lately and its label set; a slot is shared by the
+ * threads whose pid, tid and name's length hash to it, the one seen last
+ * kept. Threads with more labels (extra) are not kept. */
+#define ST_RECENT_THREADS 64	/* 1 << 6: stack.c hashes to 6 bits */
+
+struct st_recent_thread {
+	int64_t pid, tid;
+	size_t name_key;	/* 0: no name, else its length + 1 */
+	uint32_t labels;	/* 0: the slot is empty */
+	char *comm;		/* the name's copy */
+	size_t comm_cap;
+};
+
 struct st_reader {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -77,11 +90,9 @@ struct st_reader {
 	struct pk_strbuf last_module;
 	uint32_t last_mapping;
 
-	/* the label set of the last sample (threads repeat) */
-	struct st_thread last_thread;
-	char *last_comm;
-	size_t last_comm_cap;
-	uint32_t last_labels;
+	/* the label sets of the threads seen lately, by their ids and name:
+	 * every dump names the same threads again (st_sample) */
+	struct st_recent_thread recent[ST_RECENT_THREADS];
 	struct pk_label *labels;
 	size_t labels_cap;
 
@@ -205,13 +216,15 @@ int st_push_held(struct st_reader *r, size_t i, unsigned variant,
 /* Add a frame to the stack being read (leaf first). */
 int st_push(struct st_reader *r, uint32_t loc);
 /* Add the stack read so far, count times, for thread t; start a new
- * one. An empty stack of no thread counts nothing. */
+ * one. An empty stack of no thread counts nothing. t's label set is
+ * interned once: the threads seen lately keep theirs (recent). */
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
 /*
- * st_sample in two halves, for a format that remembers a thread's label
- * set: st_thread_labels gives t's (0: none; also when the stack read so
- * far counts nothing: empty, and t without a name), st_sample_labeled
- * adds the stack with it (named: whether the thread has a name).
+ * st_sample in two halves, for a format that remembers a label set of
+ * its own (bpftrace's keys): st_thread_labels gives t's (0: none; also
+ * when the stack read so far counts nothing: empty, and t without a
+ * name), st_sample_labeled adds the stack with it (named: whether the
+ * thread has a name).
  */
 int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels);

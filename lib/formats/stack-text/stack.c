@@ -22,7 +22,6 @@ static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *i
 	r->format = f;
 	r->what = f->what;
 	r->thread.pid = r->thread.tid = -1;
-	r->last_thread.pid = r->last_thread.tid = -1;
 	r->column = -1;
 	r->key_comm = pk_profile_intern_cstr(p, "comm");
 	r->key_pid = pk_profile_intern_cstr(p, "pid");
@@ -47,6 +46,8 @@ int st_event(struct st_reader *r, const char *event)
 /* What only reading needs, freed once read. */
 static void release(struct st_reader *r)
 {
+	size_t i;
+
 	if (r->format->release)
 		r->format->release(r);
 	pki_memo_free(&r->memo);
@@ -57,14 +58,15 @@ static void release(struct st_reader *r)
 	r->block_frames = NULL;
 	free(r->frames);
 	free(r->held);
-	free(r->last_comm);
+	for (i = 0; i < ST_RECENT_THREADS; i++)
+		free(r->recent[i].comm);
+	memset(r->recent, 0, sizeof(r->recent));
 	free(r->labels);
 	free(r->last_module.s);
 	r->last_module.s = NULL;
 	r->last_mapping = 0;
 	r->frames = NULL;
 	r->held = NULL;
-	r->last_comm = NULL;
 	r->labels = NULL;
 }
 
@@ -483,38 +485,92 @@ int st_push(struct st_reader *r, uint32_t loc)
 	return 0;
 }
 
-static int same_thread(const struct st_thread *a, const struct st_thread *b)
+/* The counts' column, made on the first sample (before its labels, as
+ * the profile's strings have always been interned in that order). */
+static int make_column(struct st_reader *r)
 {
-	return a->pid == b->pid && a->tid == b->tid && !a->nextra && !b->nextra &&
-	       (a->comm != NULL) == (b->comm != NULL) && a->comm_len == b->comm_len &&
-	       (!a->comm || memcmp(a->comm, b->comm, a->comm_len) == 0);
-}
-
-/* Remember t as the last thread, its comm copied (the line goes away). */
-static int remember_thread(struct st_reader *r, const struct st_thread *t,
-			   uint32_t labels)
-{
-	r->last_thread = *t;
-	r->last_thread.nextra = 0;
-	r->last_labels = labels;
-	if (t->nextra)
-		r->last_thread.pid = -2;	/* matches no later thread */
-	if (!t->comm)
-		return 0;
-	if (pki_grow(&r->last_comm, &r->last_comm_cap, t->comm_len + 1, 1) < 0)
-		return -1;
-	memcpy(r->last_comm, t->comm, t->comm_len);
-	r->last_thread.comm = r->last_comm;
+	if (r->column < 0 && st_event(r, NULL))
+		return pk_context_error(r->ctx)->code;
+	if (r->column >= ST_MAX_COLUMNS)
+		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
 	return 0;
 }
 
-static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
+/* make_column's answer, asked on every sample: one compare once made. */
+static inline int ensure_column(struct st_reader *r)
 {
+	return (unsigned)r->column < ST_MAX_COLUMNS ? 0 : make_column(r);
+}
+
+/* Does the text name the sample's thread at all? */
+static int names_thread(const struct st_thread *t)
+{
+	return t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra;
+}
+
+/* The slot of the threads seen lately that t would be kept in. */
+static inline struct st_recent_thread *recent_slot(struct st_reader *r,
+					    const struct st_thread *t)
+{
+	/* Fibonacci hashing: the ids' high bits, mixed */
+	uint64_t h = ((uint64_t)t->tid ^ (uint64_t)t->pid << 24 ^ (uint64_t)t->comm_len << 48) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &r->recent[h >> 58];
+}
+
+/* Whether slot keeps t's label set, as far as its ids and its name's
+ * length tell (a thread with more labels, extra, is never kept). */
+static inline int same_ids(const struct st_recent_thread *slot,
+			   const struct st_thread *t)
+{
+	return slot->tid == t->tid && slot->pid == t->pid && slot->labels &&
+	       slot->name_key == (t->comm ? t->comm_len + 1 : 0) && !t->nextra;
+}
+
+/* Whether slot keeps t's name, of the same length. A thread's name is
+ * short: compared here eight bytes at a time (the last eight overlapping
+ * the ones before), as a call to memcmp would cost st_sample the
+ * registers it saves. */
+static inline int same_name(const struct st_recent_thread *slot,
+			    const struct st_thread *t)
+{
+	const char *a = slot->comm, *b = t->comm;
+	size_t n = t->comm_len, i;
+	uint64_t x, y;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i < n - 8; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
+/* t's label set if it was seen lately, else 0. */
+static uint32_t recent_labels(struct st_reader *r, const struct st_thread *t)
+{
+	const struct st_recent_thread *slot = recent_slot(r, t);
+
+	return same_ids(slot, t) && same_name(slot, t) ? slot->labels : 0;
+}
+
+/* t's label set interned, and kept for its next sample. */
+static uint32_t intern_labels(struct st_reader *r, const struct st_thread *t)
+{
+	struct st_recent_thread *slot;
 	size_t n = 0;
 	uint32_t id;
 
-	if (same_thread(t, &r->last_thread))
-		return r->last_labels;
 	if (pki_grow(&r->labels, &r->labels_cap, t->nextra + 3, sizeof(*r->labels)) < 0)
 		return 0;
 	memset(r->labels, 0, 3 * sizeof(*r->labels));
@@ -533,56 +589,76 @@ static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
 	if (t->nextra)
 		memcpy(r->labels + n, t->extra, t->nextra * sizeof(*r->labels));
 	n += t->nextra;
-	id = n ? pk_profile_intern_labels(r->p, r->labels, n) : 0;
-	if ((n && !id) || remember_thread(r, t, id) < 0)
-		return 0;
-	return id ? id : 0;
+	if (!(id = pk_profile_intern_labels(r->p, r->labels, n)) || t->nextra)
+		return id;
+	slot = recent_slot(r, t);
+	slot->labels = 0;
+	if (t->comm_len) {
+		if (pki_grow(&slot->comm, &slot->comm_cap, t->comm_len, 1) < 0)
+			return id;	/* not kept: interned again next time */
+		memcpy(slot->comm, t->comm, t->comm_len);
+	}
+	slot->pid = t->pid;
+	slot->tid = t->tid;
+	slot->name_key = t->comm ? t->comm_len + 1 : 0;
+	slot->labels = id;
+	return id;
 }
 
-/* The counts' column, made on the first sample (before its labels, as
- * the profile's strings have always been interned in that order). */
-static int ensure_column(struct st_reader *r)
+/* The label set of t, a thread the text names and not seen lately, for
+ * a sample that counts something. */
+static int new_thread_labels(struct st_reader *r, const struct st_thread *t,
+			     uint32_t *labels)
 {
-	if (r->column < 0 && st_event(r, NULL))
-		return pk_context_error(r->ctx)->code;
-	if (r->column >= ST_MAX_COLUMNS)
-		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+	int rc;
+
+	if ((rc = ensure_column(r)))
+		return rc;
+	if (!(*labels = intern_labels(r, t)))
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
 
-/* Does the text name the sample's thread at all? */
-static int names_thread(const struct st_thread *t)
+/* Whether a sample of t counts nothing: no frame, no thread's name. */
+static int counts_nothing(const struct st_reader *r, const struct st_thread *t)
 {
-	return t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra;
+	return !r->nframes && !t->comm;
 }
 
 int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels)
 {
+	*labels = 0;
+	if (!names_thread(t) || counts_nothing(r, t) || (*labels = recent_labels(r, t)))
+		return 0;
+	return new_thread_labels(r, t, labels);
+}
+
+/* st_sample of a thread not seen lately: out of st_sample's line, which
+ * needs no register saved for one seen lately (nor for no thread), but
+ * jumps on. */
+static __attribute__((noinline)) int sample_new_thread(struct st_reader *r,
+						       const struct st_thread *t,
+						       int64_t count)
+{
+	uint32_t labels;
 	int rc;
 
-	*labels = 0;
-	if (!r->nframes && !t->comm)
-		return 0;	/* counts nothing */
-	if ((rc = ensure_column(r)))
+	if ((rc = new_thread_labels(r, t, &labels)))
 		return rc;
-	if (names_thread(t)) {
-		*labels = thread_labels(r, t);
-		if (!*labels)
-			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	}
-	return 0;
+	return st_sample_labeled(r, labels, t->comm != NULL, count);
 }
 
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	uint32_t labels = 0;
-	int rc;
+	const struct st_recent_thread *slot;
 
-	/* counted stacks mostly have no thread: no call for its labels */
-	if (names_thread(t) && (rc = st_thread_labels(r, t, &labels)))
-		return rc;
-	return st_sample_labeled(r, labels, t->comm != NULL, count);
+	if (!names_thread(t) || counts_nothing(r, t))
+		return st_sample_labeled(r, 0, t->comm != NULL, count);
+	slot = recent_slot(r, t);
+	if (!same_ids(slot, t) || !same_name(slot, t))
+		return sample_new_thread(r, t, count);
+	return st_sample_labeled(r, slot->labels, t->comm != NULL, count);
 }
 
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
