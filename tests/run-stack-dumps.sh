@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 31
+plan 32
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -116,6 +116,10 @@ like_script "java-exceptions: as the script, a program's" $d/stacks.txt \
 like_script "java-exceptions: as the script, a log" $d/log.txt \
 	stackcollapse-java-exceptions.pl $d/log.txt
 writers_agree "java-exceptions" $d/log.txt
+# entries logged again (java-exceptions.c adds them whole): the same,
+# one that goes on past the same text, one at the text's end
+like_script "java-exceptions: entries again, one longer" $d/repeats.txt \
+	stackcollapse-java-exceptions.pl $d/repeats.txt
 
 # ---- broken inputs: exit 1, where and what, nothing written ----
 bad_inputs_fail "no .* stacks found" testdata/bad/*/no-frames testdata/bad/jstack/no-running-thread

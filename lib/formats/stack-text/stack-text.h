@@ -97,6 +97,7 @@ struct st_reader {
 	size_t labels_cap;
 
 	uint64_t samples;
+	uint32_t sampled;	/* the stack of the last sample */
 	uint64_t skipped;	/* lines, the first few warned of */
 	/* a sample's values: all 0 but the column of one being added */
 	int64_t values[ST_MAX_COLUMNS];
@@ -106,6 +107,8 @@ struct st_reader {
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
 	const char *line_at;	/* the line being read, in a part */
+	const char *pass_to;	/* st_pass_over's: NULL, none */
+	uint64_t pass_lines;
 
 	/* whole blocks of frames by their text (st_format's block_end):
 	 * the memo's value is an index in blocks + 1 */
@@ -230,6 +233,16 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels);
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count);
+
+/* A sample of a stack interned before (a sample's r->sampled), for a
+ * format that remembers what its lines add. */
+int st_sample_stack(struct st_reader *r, uint32_t stack, uint32_t labels,
+		    int64_t count);
+
+/* Go on reading at to, after the line being read, in a part of a
+ * format of blocks (block_end): the lines before it (how many: lines)
+ * are passed over, what they add added by the format. */
+void st_pass_over(struct st_reader *r, const char *to, uint64_t lines);
 
 /* Drop the stack read so far, as st_sample would add it: a block of it
  * read line by line is remembered all the same (its stack interned when

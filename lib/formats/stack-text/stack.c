@@ -273,6 +273,11 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 		r->line_at = line;
 		rc = f->line(r, line, len);
 		r->known = 0;	/* the line that ends a block took its stack */
+		if (r->pass_to) {	/* st_pass_over's */
+			s = r->pass_to;
+			r->lineno += r->pass_lines;
+			r->pass_to = NULL;
+		}
 	}
 	r->line_at = NULL;
 	*at = s;
@@ -661,6 +666,21 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 	return st_sample_labeled(r, slot->labels, t->comm != NULL, count);
 }
 
+/* A sample of stack (0: out of memory), its column made. */
+static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
+			     int64_t count)
+{
+	int rc;
+
+	r->values[r->column] = count;
+	r->samples++;
+	r->sampled = stack;
+	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
+					     (size_t)r->column + 1);
+	r->values[r->column] = 0;
+	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
+}
+
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count)
 {
@@ -684,12 +704,21 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		if (stack && r->block_read.id && r->line_at == r->block_read.end)
 			remember_block(r, stack, depth);
 	}
-	r->values[r->column] = count;
-	r->samples++;
-	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
-					     (size_t)r->column + 1);
-	r->values[r->column] = 0;
-	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
+	return add_sample(r, stack, labels, count);
+}
+
+int st_sample_stack(struct st_reader *r, uint32_t stack, uint32_t labels,
+		    int64_t count)
+{
+	int rc = ensure_column(r);
+
+	return rc ? rc : add_sample(r, stack, labels, count);
+}
+
+void st_pass_over(struct st_reader *r, const char *to, uint64_t lines)
+{
+	r->pass_to = to;
+	r->pass_lines = lines;
 }
 
 void st_drop(struct st_reader *r)
