@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 32
+plan 34
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -18,6 +18,12 @@ like_script "eu-stack: as stackcollapse-elfutils.pl" $d/naps.txt stackcollapse-e
 like_script "eu-stack -a -m: activation marks are no names" $d/naps-a-m.txt \
 	stackcollapse-elfutils.pl $d/naps-a-m.txt -e 's/\(^\|;\)- 1 /\1/g' -e 's/\(^\|;\)    /\1/g'
 writers_agree "eu-stack" $d/naps.txt
+# samples printed again (eu-stack.c adds them whole), one its last thread
+# deeper: the script's stacks, each of its thread
+like_script "eu-stack: samples again, one deeper" $d/repeats.txt \
+	stackcollapse-elfutils.pl $d/repeats.txt
+printf -- '-7/7;main;nap 5\n-7/8;wait_for 4\n-7/8;waiter;wait_for 1\n-9/9;nap 1\n' >"$tmpdir/want"
+like_file "eu-stack: samples again, each of its thread" "$tmpdir/want" --tid $d/repeats.txt
 # -m's module beside the name (as the script names the frame)
 frame_placed "eu-stack -m: address and module kept" $d/naps-a-m.txt \
 	5637ff93b1e9 nap /work/wt-stack-text/testdata/bin/naps

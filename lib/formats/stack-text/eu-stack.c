@@ -92,6 +92,25 @@ static int id_line(const char *s, size_t len, int64_t *id)
 	return s[0];
 }
 
+/* Whether s is a "PID 123 - process" line: a sample's first. */
+static int sample_line(const char *s, size_t len)
+{
+	return id_line(s, len, NULL) == 'P';
+}
+
+/* Where the sample from s, its "PID" line, ends: the start of the next
+ * sample's; NULL when the part ends first. Its 'P', rare in frames'
+ * names, is looked for. */
+static const char *sample_end(const struct st_reader *r, const char *s)
+{
+	const char *end = r->part->end, *p, *next;
+
+	for (p = s; (p = st_find_by(p, (size_t)(end - p), "\nPID ", 5, 1)); p++)
+		if (sample_line(p + 1, pki_text_line(p + 1, end, &next, NULL)))
+			return p + 1;
+	return NULL;
+}
+
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	size_t n = st_frame_number(s, len);
@@ -106,13 +125,16 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	/* a thread ends where the next one or the next sample starts */
 	if ((rc = st_sample(st, &st->thread, 1)))
 		return rc;
-	if (kind == 'P') {
-		st->thread.pid = id;
-		st->thread.tid = -1;
-	} else {
+	if (kind == 'T') {
 		st->thread.tid = id;
+		return 0;
 	}
-	return 0;
+	st_entry_ends(st, s);
+	st->thread.pid = id;
+	st->thread.tid = -1;
+	/* a process sampled again and again often prints the same sample
+	 * (its threads idle): one printed before is added whole */
+	return st_entry(st, s, sample_line, sample_end, 1);
 }
 
 /* A sample starts at its "PID 123 - process" line: the thread before
@@ -122,7 +144,7 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 {
 	(void)prev;
 	(void)prev_len;
-	return id_line(line, len, NULL) == 'P';
+	return sample_line(line, len);
 }
 
 /* A thread's frames end at the next thread or sample. */

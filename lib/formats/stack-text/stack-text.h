@@ -68,6 +68,35 @@ struct st_recent_thread {
 	size_t comm_cap;
 };
 
+/*
+ * Entries: a format's run of lines that adds several samples (a dump of
+ * threads, an exception with its causes), remembered by its text with
+ * what it added, in a text in memory (st_entry_known and the others).
+ */
+struct st_entry {
+	uint32_t id;		/* its text's, in the entries' memo */
+	/* the entries after it (index + 1): next the last time, before
+	 * another one the time before (one of three taking turns) */
+	uint32_t next, before;
+	uint32_t first, nsamples;	/* its samples, in samples */
+	uint32_t lines;
+};
+
+struct st_entries {
+	struct pki_memo memo;	/* value: the entry's index + 1 */
+	struct st_entry *entries;
+	size_t nentries, entries_cap;
+	struct st_entry_sample { uint32_t stack, labels; } *samples;
+	size_t nsamples, samples_cap;
+	uint32_t last;		/* the entry met last: index + 1 */
+	struct {		/* an entry read line by line, to remember */
+		const char *end;	/* the line that ends it */
+		uint32_t id;		/* its text's id, 0: none read */
+		uint64_t first_line;	/* its first line's lineno */
+		size_t first;		/* its samples from here in samples */
+	} reading;
+};
+
 struct st_reader {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -97,7 +126,7 @@ struct st_reader {
 	size_t labels_cap;
 
 	uint64_t samples;
-	uint32_t sampled;	/* the stack of the last sample */
+	struct st_entries entries;
 	uint64_t skipped;	/* lines, the first few warned of */
 	/* a sample's values: all 0 but the column of one being added */
 	int64_t values[ST_MAX_COLUMNS];
@@ -107,8 +136,8 @@ struct st_reader {
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
 	const char *line_at;	/* the line being read, in a part */
-	const char *pass_to;	/* st_pass_over's: NULL, none */
-	uint64_t pass_lines;
+	const char *pass_to;	/* an entry found: reading goes on here */
+	uint64_t pass_lines;	/* past so many lines */
 
 	/* whole blocks of frames by their text (st_format's block_end):
 	 * the memo's value is an index in blocks + 1 */
@@ -234,15 +263,34 @@ int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count);
 
-/* A sample of a stack interned before (a sample's r->sampled), for a
- * format that remembers what its lines add. */
-int st_sample_stack(struct st_reader *r, uint32_t stack, uint32_t labels,
-		    int64_t count);
-
-/* Go on reading at to, after the line being read, in a part of a
- * format of blocks (block_end): the lines before it (how many: lines)
- * are passed over, what they add added by the format. */
-void st_pass_over(struct st_reader *r, const char *to, uint64_t lines);
+/*
+ * The entry at s (struct st_entries), in a part of a format of blocks,
+ * where the reader rests (no frame read or held, no state but what the
+ * entry's lines set again), lines_read of its lines read already (the
+ * one being read, say): the one after the last entry met, or the one
+ * before it, if its text is at s and the line after it ends it (ends
+ * says); else the one of the text from s to end_of(r, s) (the start of
+ * the line that ends it; NULL: none in the part), by its hash. One found
+ * has its samples added again (count 1 each) and st_entry returns
+ * ST_ENTRY_FOUND, for the format's line to return: reading goes on at
+ * the line that ends it. One not known is read line by line and remembered
+ * with the samples added until the format calls st_entry_ends at the
+ * line that ends it. That line must add what the reader leaves of the
+ * entry (its last stack) and nothing when read after the entry's
+ * samples are added whole.
+ */
+#define ST_ENTRY_FOUND 1
+int st_entry(struct st_reader *r, const char *s,
+	     int (*ends)(const char *line, size_t len),
+	     const char *(*end_of)(const struct st_reader *r, const char *s),
+	     uint32_t lines_read);
+/* The line at s is read: the entry read line by line ends there. */
+void st_entry_ends(struct st_reader *r, const char *s);
+/* Whether an entry is being read line by line. */
+static inline int st_entry_reading(const struct st_reader *r)
+{
+	return r->entries.reading.id != 0;
+}
 
 /* Drop the stack read so far, as st_sample would add it: a block of it
  * read line by line is remembered all the same (its stack interned when

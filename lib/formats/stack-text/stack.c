@@ -62,6 +62,10 @@ static void release(struct st_reader *r)
 		free(r->recent[i].comm);
 	memset(r->recent, 0, sizeof(r->recent));
 	free(r->labels);
+	pki_memo_free(&r->entries.memo);
+	free(r->entries.entries);
+	free(r->entries.samples);
+	memset(&r->entries, 0, sizeof(r->entries));
 	free(r->last_module.s);
 	r->last_module.s = NULL;
 	r->last_mapping = 0;
@@ -273,10 +277,10 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 		r->line_at = line;
 		rc = f->line(r, line, len);
 		r->known = 0;	/* the line that ends a block took its stack */
-		if (r->pass_to) {	/* st_pass_over's */
+		if (rc == ST_ENTRY_FOUND) {	/* added whole: on past it */
 			s = r->pass_to;
 			r->lineno += r->pass_lines;
-			r->pass_to = NULL;
+			rc = 0;
 		}
 	}
 	r->line_at = NULL;
@@ -666,6 +670,152 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 	return st_sample_labeled(r, slot->labels, t->comm != NULL, count);
 }
 
+/* ---- entries (stack-text.h) ---- */
+
+static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
+			     int64_t count);
+
+/* The entries' samples past which no more entries are remembered (32
+ * MiB; their texts have the memo's limit). */
+#define ENTRY_MAX_SAMPLES ((size_t)4 << 20)
+
+/* A sample of the entry being read, kept with it. */
+static void entry_sample(struct st_reader *r, uint32_t stack, uint32_t labels)
+{
+	struct st_entries *e = &r->entries;
+
+	if (e->nsamples < ENTRY_MAX_SAMPLES &&
+	    pki_grow(&e->samples, &e->samples_cap, e->nsamples + 1, sizeof(*e->samples)) == 0) {
+		e->samples[e->nsamples].stack = stack;
+		e->samples[e->nsamples++].labels = labels;
+		return;
+	}
+	e->nsamples = e->reading.first;
+	e->reading.id = 0;	/* read each time: no harm */
+}
+
+/* Entry index (+ 1) comes after the last one met, and is the last. */
+static void entry_followed_by(struct st_entries *e, uint32_t index)
+{
+	struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
+
+	if (last && last->next != index) {
+		last->before = last->next;
+		last->next = index;
+	}
+	e->last = index;
+}
+
+void st_entry_ends(struct st_reader *r, const char *s)
+{
+	struct st_entries *e = &r->entries;
+	struct st_entry *entry;
+
+	if (!e->reading.id || s < e->reading.end)
+		return;
+	if (s > e->reading.end ||	/* not met: never so */
+	    r->lineno - e->reading.first_line > UINT32_MAX ||
+	    pki_grow(&e->entries, &e->entries_cap, e->nentries + 1, sizeof(*e->entries)) < 0) {
+		e->nsamples = e->reading.first;
+		e->reading.id = 0;
+		return;
+	}
+	entry = &e->entries[e->nentries++];
+	entry->id = e->reading.id;
+	entry->next = entry->before = 0;
+	entry->first = (uint32_t)e->reading.first;
+	entry->nsamples = (uint32_t)(e->nsamples - e->reading.first);
+	entry->lines = (uint32_t)(r->lineno - e->reading.first_line);
+	*pki_memo_value(&e->memo, e->reading.id) = e->nentries;
+	e->reading.id = 0;
+	entry_followed_by(e, (uint32_t)e->nentries);
+}
+
+/* Entry index (+ 1) found at s: its samples added, reading on at stop. */
+static int entry_found(struct st_reader *r, uint32_t index, const char *stop,
+		       uint32_t lines_read)
+{
+	struct st_entries *e = &r->entries;
+	const struct st_entry *entry = &e->entries[index - 1];
+	const struct st_entry_sample *sample = e->samples + entry->first;
+	uint32_t i;
+	int rc;
+
+	entry_followed_by(e, index);
+	if ((rc = ensure_column(r)))
+		return rc;
+	for (i = 0; i < entry->nsamples; i++)
+		if ((rc = add_sample(r, sample[i].stack, sample[i].labels, 1)))
+			return rc;
+	r->pass_to = stop;
+	r->pass_lines = entry->lines - lines_read;
+	return ST_ENTRY_FOUND;
+}
+
+/* Whether entry index (+ 1) is at s, a line that ends it after it in the
+ * part: where its text ends, else NULL. */
+static const char *entry_at(const struct st_reader *r, uint32_t index, const char *s,
+			    int (*ends)(const char *line, size_t len))
+{
+	const char *end = r->part->end, *text, *next;
+	size_t len;
+
+	text = pki_memo_text(&r->entries.memo, r->entries.entries[index - 1].id, &len);
+	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
+	       ends(s + len, pki_text_line(s + len, end, &next, NULL)) ? s + len : NULL;
+}
+
+/* The entry after the last one met, or the one before it, if at s. */
+static int entry_known(struct st_reader *r, const char *s,
+		       int (*ends)(const char *line, size_t len), uint32_t lines_read,
+		       int *found)
+{
+	const struct st_entries *e = &r->entries;
+	const struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
+	uint32_t index = last ? last->next : 0;
+	const char *stop = index ? entry_at(r, index, s, ends) : NULL;
+
+	if (!stop && last && (index = last->before))
+		stop = entry_at(r, index, s, ends);
+	*found = stop != NULL;
+	return *found ? entry_found(r, index, stop, lines_read) : 0;
+}
+
+/* The entry of the text from s to stop, found by its hash, else read. */
+static int entry_lookup(struct st_reader *r, const char *s, const char *stop,
+			uint32_t lines_read)
+{
+	struct st_entries *e = &r->entries;
+	size_t len = (size_t)(stop - s);
+	uint32_t id, index;
+
+	if (e->memo.full || !(id = pki_memo_id(&e->memo, s, len)))
+		return 0;
+	if ((index = (uint32_t)*pki_memo_value(&e->memo, id)))
+		return entry_found(r, index, stop, lines_read);
+	e->reading.id = id;
+	e->reading.end = stop;
+	e->reading.first_line = r->lineno + 1 - lines_read;
+	e->reading.first = e->nsamples;
+	return 0;
+}
+
+int st_entry(struct st_reader *r, const char *s,
+	     int (*ends)(const char *line, size_t len),
+	     const char *(*end_of)(const struct st_reader *r, const char *s),
+	     uint32_t lines_read)
+{
+	const char *stop;
+	int rc, found;
+
+	if (!r->part || r->entries.reading.id)
+		return 0;
+	if ((rc = entry_known(r, s, ends, lines_read, &found)) || found ||
+	    !(stop = end_of(r, s)))
+		return rc;
+	return entry_lookup(r, s, stop, lines_read);
+}
+
 /* A sample of stack (0: out of memory), its column made. */
 static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
 			     int64_t count)
@@ -674,7 +824,8 @@ static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t label
 
 	r->values[r->column] = count;
 	r->samples++;
-	r->sampled = stack;
+	if (r->entries.reading.id)
+		entry_sample(r, stack, labels);
 	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
 					     (size_t)r->column + 1);
 	r->values[r->column] = 0;
@@ -707,19 +858,6 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 	return add_sample(r, stack, labels, count);
 }
 
-int st_sample_stack(struct st_reader *r, uint32_t stack, uint32_t labels,
-		    int64_t count)
-{
-	int rc = ensure_column(r);
-
-	return rc ? rc : add_sample(r, stack, labels, count);
-}
-
-void st_pass_over(struct st_reader *r, const char *to, uint64_t lines)
-{
-	r->pass_to = to;
-	r->pass_lines = lines;
-}
 
 void st_drop(struct st_reader *r)
 {
