@@ -118,9 +118,12 @@ static int is_waiting(const char *s, size_t len)
  * ("main", "pool-1-thread-2") none. */
 static int is_background(const char *s, size_t len)
 {
-	static const struct { const char *name; size_t blank; } own[] = {
-		{ "Signal Dispatcher", 6 }, { "Service Thread", 7 }, { "Attach Listener", 6 },
+#define OWN(name, blank) { name, sizeof(name) - 1, blank }
+	static const struct { const char *name; size_t len, blank; } own[] = {
+		OWN("Signal Dispatcher", 6), OWN("Service Thread", 7),
+		OWN("Attach Listener", 6),
 	};
+#undef OWN
 	const char *end = s + len, *p;
 	size_t i, n;
 
@@ -129,7 +132,7 @@ static int is_background(const char *s, size_t len)
 		    memcmp(p + 1, "CompilerThread", 14) == 0)
 			return 1;
 		for (i = 0; i < PK_ARRAY_SIZE(own); i++) {
-			n = strlen(own[i].name);
+			n = own[i].len;
 			if ((size_t)(p - s) >= own[i].blank && (size_t)(end - p) >= n - own[i].blank &&
 			    memcmp(p - own[i].blank, own[i].name, n) == 0)
 				return 1;
@@ -188,7 +191,7 @@ static int end_thread(struct jstack_reader *r)
  * whether s is one, and the thread's state if not known yet. */
 static int state_line(struct jstack_reader *r, const char *s, size_t len)
 {
-	size_t blanks = st_blanks(s, len), n, w;
+	size_t blanks = st_blanks(s, len), n;
 	const char *t;
 
 	/* where jstack puts it, after blanks (so first); else anywhere, by
@@ -202,10 +205,10 @@ static int state_line(struct jstack_reader *r, const char *s, size_t len)
 		return 0;
 	n = (size_t)(s + len - t) - strlen(state_text);
 	t += strlen(state_text);
-	for (w = 0; w < n && !st_is_blank(t[w]); w++)
-		;
+	/* the state's word, up to a blank */
 	if (r->state == UNKNOWN)
-		r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+		r->state = n >= 8 && memcmp(t, "RUNNABLE", 8) == 0 &&
+			   (n == 8 || st_is_blank(t[8])) ? RUNNABLE : OTHER;
 	return 1;
 }
 
