@@ -259,8 +259,17 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 	size_t len;
 	int rc = 0;
 
-	while (!rc) {
-		int ready = s >= r->block_read.end && block_ready(r);
+	for (;;) {
+		int ready;
+
+		if (rc) {
+			if (rc != ST_ENTRY_FOUND)
+				break;
+			s = r->pass_to;	/* an entry added whole: on past it */
+			r->lineno += r->pass_lines;
+			rc = 0;
+		}
+		ready = s >= r->block_read.end && block_ready(r);
 
 		if (ready && (stop = next_block(r, s, part->end))) {
 			s = stop;
@@ -277,11 +286,6 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 		r->line_at = line;
 		rc = f->line(r, line, len);
 		r->known = 0;	/* the line that ends a block took its stack */
-		if (rc == ST_ENTRY_FOUND) {	/* added whole: on past it */
-			s = r->pass_to;
-			r->lineno += r->pass_lines;
-			rc = 0;
-		}
 	}
 	r->line_at = NULL;
 	*at = s;
