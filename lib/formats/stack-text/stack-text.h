@@ -89,6 +89,7 @@ struct st_entries {
 	struct st_entry_sample { uint32_t stack, labels; } *samples;
 	size_t nsamples, samples_cap;
 	uint32_t last;		/* the entry met last: index + 1 */
+	size_t bytes;		/* the texts' in memo */
 	struct {		/* an entry read line by line, to remember */
 		const char *end;	/* the line that ends it */
 		uint32_t id;		/* its text's id, 0: none read */

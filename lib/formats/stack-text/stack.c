@@ -679,9 +679,11 @@ int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
 			     int64_t count);
 
-/* The entries' samples past which no more entries are remembered (32
- * MiB; their texts have the memo's limit). */
+/* The entries' samples and texts past which no more entries are
+ * remembered (32 MiB, 16 MiB): a text whose entries never come again (a
+ * busy process's samples) holds no more. */
 #define ENTRY_MAX_SAMPLES ((size_t)4 << 20)
+#define ENTRY_MAX_BYTES ((size_t)16 << 20)
 
 /* A sample of the entry being read, kept with it. */
 static void entry_sample(struct st_reader *r, uint32_t stack, uint32_t labels)
@@ -793,10 +795,12 @@ static int entry_lookup(struct st_reader *r, const char *s, const char *stop,
 	size_t len = (size_t)(stop - s);
 	uint32_t id, index;
 
-	if (e->memo.full || !(id = pki_memo_id(&e->memo, s, len)))
+	if (e->memo.full || len > ENTRY_MAX_BYTES - e->bytes ||
+	    !(id = pki_memo_id(&e->memo, s, len)))
 		return 0;
 	if ((index = (uint32_t)*pki_memo_value(&e->memo, id)))
 		return entry_found(r, index, stop, lines_read);
+	e->bytes += len;
 	e->reading.id = id;
 	e->reading.end = stop;
 	e->reading.first_line = r->lineno + 1 - lines_read;
