@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 29
+plan 34
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -18,6 +18,12 @@ like_script "eu-stack: as stackcollapse-elfutils.pl" $d/naps.txt stackcollapse-e
 like_script "eu-stack -a -m: activation marks are no names" $d/naps-a-m.txt \
 	stackcollapse-elfutils.pl $d/naps-a-m.txt -e 's/\(^\|;\)- 1 /\1/g' -e 's/\(^\|;\)    /\1/g'
 writers_agree "eu-stack" $d/naps.txt
+# samples printed again (eu-stack.c adds them whole), one its last thread
+# deeper: the script's stacks, each of its thread
+like_script "eu-stack: samples again, one deeper" $d/repeats.txt \
+	stackcollapse-elfutils.pl $d/repeats.txt
+printf -- '-7/7;main;nap 5\n-7/8;wait_for 4\n-7/8;waiter;wait_for 1\n-9/9;nap 1\n' >"$tmpdir/want"
+like_file "eu-stack: samples again, each of its thread" "$tmpdir/want" --tid $d/repeats.txt
 # -m's module beside the name (as the script names the frame)
 frame_placed "eu-stack -m: address and module kept" $d/naps-a-m.txt \
 	5637ff93b1e9 nap /work/wt-stack-text/testdata/bin/naps
@@ -81,6 +87,33 @@ done >"$tmpdir/dropped.jstack"
 printf 'pool-1-thread;App.run;App.park 3\n' >"$tmpdir/want"
 like_file "jstack: a stack not running, then running" "$tmpdir/want" --threads=1 "$tmpdir/dropped.jstack"
 script_gives "jstack: the script's the same" stackcollapse-jstack.pl "$tmpdir/dropped.jstack" "$tmpdir/want"
+# a thread's label set is kept by its ids and name (stack.c's threads
+# seen lately): one nid under two names, one name under two nids
+run='\tat App.run(App.java:9)\n'
+for i in 1 2; do
+	jstack_thread a 0x10 RUNNABLE "$run"
+	jstack_thread b 0x10 RUNNABLE "$run"
+	jstack_thread a-1 0x11 RUNNABLE "$run"
+	jstack_thread a-2 0x11 RUNNABLE "$run"
+done >"$tmpdir/threads.jstack"
+printf 'a-?/16;App.run 2\na-?/17;App.run 4\nb-?/16;App.run 2\n' >"$tmpdir/want"
+like_file "jstack: a thread's labels are its name's and nid's" "$tmpdir/want" --tid "$tmpdir/threads.jstack"
+
+# more threads than stack.c keeps (64), then a tid of them in another
+# process: each sample of its own thread
+for i in 1 2 3; do
+	echo "PID 7 - process"
+	for tid in $(seq 1 70); do
+		printf 'TID %d:\n#0  0x0000000000001000 f\n' "$tid"
+	done
+	printf 'PID 8 - process\nTID 7:\n#0  0x0000000000001000 f\n'
+done >"$tmpdir/threads.eu-stack"
+for tid in $(seq 1 70); do
+	printf -- '-7/%d;f 3\n' "$tid"
+done >"$tmpdir/want"
+printf -- '-8/7;f 3\n' >>"$tmpdir/want"
+LC_ALL=C sort -o "$tmpdir/want" "$tmpdir/want"
+like_file "eu-stack: 71 threads, each its own labels" "$tmpdir/want" --tid "$tmpdir/threads.eu-stack"
 
 # ---- Java exceptions: stackcollapse-java-exceptions.pl ----
 d=testdata/java-exceptions
@@ -89,6 +122,10 @@ like_script "java-exceptions: as the script, a program's" $d/stacks.txt \
 like_script "java-exceptions: as the script, a log" $d/log.txt \
 	stackcollapse-java-exceptions.pl $d/log.txt
 writers_agree "java-exceptions" $d/log.txt
+# entries logged again (java-exceptions.c adds them whole): the same,
+# one that goes on past the same text, one at the text's end
+like_script "java-exceptions: entries again, one longer" $d/repeats.txt \
+	stackcollapse-java-exceptions.pl $d/repeats.txt
 
 # ---- broken inputs: exit 1, where and what, nothing written ----
 bad_inputs_fail "no .* stacks found" testdata/bad/*/no-frames testdata/bad/jstack/no-running-thread

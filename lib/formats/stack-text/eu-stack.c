@@ -62,20 +62,6 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
-/* Threads seen lately, by their pid and tid: each sample names the same
- * threads again, their label sets are taken from here, not interned
- * again. A slot is shared by the threads whose ids hash to it (the one
- * seen last kept). */
-#define RECENT_THREADS 64
-
-struct eu_stack_reader {
-	struct st_reader st;
-	struct recent_thread {
-		int64_t pid, tid;
-		uint32_t labels;	/* 0: none kept */
-	} recent[RECENT_THREADS];
-};
-
 /* "PID 123 - process", "TID 123:": 'P' or 'T', the number in *id (NULL:
  * not wanted); 0 for any other line (or a number past INT64_MAX). Every
  * line is asked (block_end), most more than once: the first byte
@@ -106,29 +92,27 @@ static int id_line(const char *s, size_t len, int64_t *id)
 	return s[0];
 }
 
-/* The thread's stack, a sample of it, of the label set its pid and tid
- * had last time. */
-static int end_thread(struct eu_stack_reader *r)
+/* Whether s is a "PID 123 - process" line: a sample's first. */
+static int sample_line(const char *s, size_t len)
 {
-	const struct st_thread *t = &r->st.thread;
-	struct recent_thread *recent;
-	int rc;
+	return id_line(s, len, NULL) == 'P';
+}
 
-	if (!r->st.nframes || (t->pid < 0 && t->tid < 0))
-		return st_sample(&r->st, t, 1);
-	recent = &r->recent[((uint64_t)t->tid * 31 + (uint64_t)t->pid) % RECENT_THREADS];
-	if (!recent->labels || recent->pid != t->pid || recent->tid != t->tid) {
-		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
-			return rc;
-		recent->pid = t->pid;
-		recent->tid = t->tid;
-	}
-	return st_sample_labeled(&r->st, recent->labels, 0, 1);
+/* Where the sample from s, its "PID" line, ends: the start of the next
+ * sample's; NULL when the part ends first. Its 'P', rare in frames'
+ * names, is looked for. */
+static const char *sample_end(const struct st_reader *r, const char *s)
+{
+	const char *end = r->part->end, *p, *next;
+
+	for (p = s; (p = st_find_by(p, (size_t)(end - p), "\nPID ", 5, 1)); p++)
+		if (sample_line(p + 1, pki_text_line(p + 1, end, &next, NULL)))
+			return p + 1;
+	return NULL;
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
-	struct eu_stack_reader *r = (struct eu_stack_reader *)st;
 	size_t n = st_frame_number(s, len);
 	int64_t id;
 	int kind, rc;
@@ -139,15 +123,18 @@ static int handle_line(struct st_reader *st, const char *s, size_t len)
 	if (!(kind = id_line(s, len, &id)))
 		return 0;
 	/* a thread ends where the next one or the next sample starts */
-	if ((rc = end_thread(r)))
+	if ((rc = st_sample(st, &st->thread, 1)))
 		return rc;
-	if (kind == 'P') {
-		st->thread.pid = id;
-		st->thread.tid = -1;
-	} else {
+	if (kind == 'T') {
 		st->thread.tid = id;
+		return 0;
 	}
-	return 0;
+	st_entry_ends(st, s);
+	st->thread.pid = id;
+	st->thread.tid = -1;
+	/* a process sampled again and again often prints the same sample
+	 * (its threads idle): one printed before is added whole */
+	return st_entry(st, s, sample_line, sample_end, 1);
 }
 
 /* A sample starts at its "PID 123 - process" line: the thread before
@@ -157,7 +144,7 @@ static int record_start(const char *prev, size_t prev_len, const char *line,
 {
 	(void)prev;
 	(void)prev_len;
-	return id_line(line, len, NULL) == 'P';
+	return sample_line(line, len);
 }
 
 /* A thread's frames end at the next thread or sample. */
@@ -168,13 +155,13 @@ static int block_end(const char *s, size_t len)
 
 static int at_end(struct st_reader *st)
 {
-	return end_thread((struct eu_stack_reader *)st);
+	return st_sample(st, &st->thread, 1);
 }
 
 static const struct st_format eu_stack = {
 	.what = "eu-stack",
 	.expected = "'TID 123:' lines and '#0  0x... function' frames",
-	.size = sizeof(struct eu_stack_reader),
+	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
 	.record_start = record_start, .block_end = block_end,
 };

@@ -24,14 +24,45 @@
 #include "formats/registry.h"
 #include "util/strings.h"
 
-/* "\tat Stacks.load(Stacks.java:70)": where the method starts, or 0. */
-static size_t at_line(const char *s, size_t len)
+/*
+ * An exception logged again prints the same entry again: its stacks'
+ * lines, with "Caused by:" and "... N more" between them. A text in
+ * memory remembers each entry (from its first "at" line to the line that
+ * ends it, one of the log's own: st_entry_known) with the samples it
+ * added, and adds them again where it comes again.
+ */
+
+/* The blanks a line starts with (the script's \s, form feeds too). */
+static size_t leading_blanks(const char *s, size_t len)
 {
 	size_t i = 0;
 
 	while (i < len && (st_is_blank(s[i]) || s[i] == '\f' || s[i] == '\v'))
 		i++;
+	return i;
+}
+
+/* "\tat Stacks.load(Stacks.java:70)": where the method starts, or 0. */
+static size_t at_line(const char *s, size_t len)
+{
+	size_t i = leading_blanks(s, len);
+
 	return i + 3 <= len && memcmp(s + i, "at ", 3) == 0 ? i + 3 : 0;
+}
+
+/* Whether a line after an entry's first ends it: no "at" line, no
+ * "Caused by:", "Suppressed:" nor "... N more", and none a stack's
+ * "waiting on" may be part of (which would not end the stack). */
+static int ends_entry(const char *s, size_t len)
+{
+	size_t blanks = leading_blanks(s, len);
+	const char *t = s + blanks;
+	size_t n = len - blanks;
+
+	if (pki_starts_with_n(t, n, "at ") || pki_starts_with_n(t, n, "Caused by: ") ||
+	    pki_starts_with_n(t, n, "Suppressed: ") || pki_starts_with_n(t, n, "... "))
+		return 0;
+	return !st_find(s, len, "waiting on ", 11);
 }
 
 /* "Stacks.load(Stacks.java:70)", "Integer.parseInt(Integer.java:668)". */
@@ -60,15 +91,37 @@ static int end_stack(struct st_reader *r)
 	return r->nframes ? st_sample_labeled(r, 0, 0, 1) : 0;
 }
 
+/* Where the entry from s (an "at" line) ends: the start of the line that
+ * ends it; NULL when the part ends first. */
+static const char *entry_end(const struct st_reader *r, const char *s)
+{
+	const char *end = r->part->end, *next;
+
+	for (; s < end; s = next)
+		if (ends_entry(s, pki_text_line(s, end, &next, NULL)))
+			return s;
+	return NULL;
+}
+
 static int handle_line(struct st_reader *r, const char *s, size_t len)
 {
 	size_t at = at_line(s, len);
+	const char *next;
+	int rc;
 
 	if (at)
 		return st_push(r, st_frame_loc(r, s + at, len - at, 0, locate_frame, r));
 	if (r->nframes && st_find(s, len, "waiting on ", 11))
 		return 0;
-	return end_stack(r);
+	if ((rc = end_stack(r)))
+		return rc;
+	st_entry_ends(r, s);
+	/* a text in memory: an entry may start at the next line */
+	if (!r->part || st_entry_reading(r))
+		return 0;	/* no look ahead */
+	pki_text_line(s + len, r->part->end, &next, NULL);
+	return next < r->part->end && at_line(next, (size_t)(r->part->end - next)) ?
+	       st_entry(r, next, ends_entry, entry_end, 0) : 0;
 }
 
 /* A line neither "at" nor "waiting on" ends the stack before it. */
@@ -97,7 +150,8 @@ static const struct st_format java_exceptions = {
 	.expected = "'at package.Class.method(File.java:1)' lines",
 	.size = sizeof(struct st_reader),
 	.line = handle_line, .end = at_end,
-	.record_start = record_start, .block_end = block_end,
+	.record_start = record_start,
+	.block_end = block_end,
 };
 
 static int java_exceptions_read(struct pk_context *ctx, struct pk_input *in,

@@ -30,26 +30,12 @@ enum state { UNKNOWN, RUNNABLE, OTHER };
 
 static const char state_text[] = "java.lang.Thread.State: ";
 
-/* Threads seen lately, by their tid and name: every dump names the same
- * threads again, their label sets are taken from here, not interned
- * again. A slot is shared by the threads whose ids hash to it (the one
- * seen last kept). */
-#define RECENT_THREADS 64
-
-struct recent_thread {
-	int64_t tid;
-	uint32_t labels;	/* 0: none kept */
-	char *name;
-	size_t name_len, name_cap;
-};
-
 struct jstack_reader {
 	struct st_reader st;
 	char *name;
 	size_t name_cap;
 	enum state state;
 	int waiting;	/* a frame of a waiting method read */
-	struct recent_thread recent[RECENT_THREADS];
 	/* what an "at" line's text is, by its id in st.memo (AT_*; 0:
 	 * not known yet): the same text is the same kind of line */
 	unsigned char *kinds;
@@ -132,9 +118,12 @@ static int is_waiting(const char *s, size_t len)
  * ("main", "pool-1-thread-2") none. */
 static int is_background(const char *s, size_t len)
 {
-	static const struct { const char *name; size_t blank; } own[] = {
-		{ "Signal Dispatcher", 6 }, { "Service Thread", 7 }, { "Attach Listener", 6 },
+#define OWN(name, blank) { name, sizeof(name) - 1, blank }
+	static const struct { const char *name; size_t len, blank; } own[] = {
+		OWN("Signal Dispatcher", 6), OWN("Service Thread", 7),
+		OWN("Attach Listener", 6),
 	};
+#undef OWN
 	const char *end = s + len, *p;
 	size_t i, n;
 
@@ -143,7 +132,7 @@ static int is_background(const char *s, size_t len)
 		    memcmp(p + 1, "CompilerThread", 14) == 0)
 			return 1;
 		for (i = 0; i < PK_ARRAY_SIZE(own); i++) {
-			n = strlen(own[i].name);
+			n = own[i].len;
 			if ((size_t)(p - s) >= own[i].blank && (size_t)(end - p) >= n - own[i].blank &&
 			    memcmp(p - own[i].blank, own[i].name, n) == 0)
 				return 1;
@@ -178,31 +167,6 @@ static int thread_line(struct jstack_reader *r, const char *s, size_t len)
 	return 0;
 }
 
-/* A running thread's stack, a sample of the label set its tid and name
- * had last time. */
-static int sample_thread(struct jstack_reader *r)
-{
-	const struct st_thread *t = &r->st.thread;
-	struct recent_thread *recent;
-	int rc;
-
-	if (!t->comm)
-		return st_sample(&r->st, t, 1);
-	recent = &r->recent[((uint64_t)t->tid * 31 + t->comm_len) % RECENT_THREADS];
-	if (!recent->labels || recent->tid != t->tid || recent->name_len != t->comm_len ||
-	    memcmp(recent->name, t->comm, t->comm_len) != 0) {
-		recent->labels = 0;
-		if (pki_grow(&recent->name, &recent->name_cap, t->comm_len + 1, 1) < 0)
-			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
-		if ((rc = st_thread_labels(&r->st, t, &recent->labels)))
-			return rc;
-		memcpy(recent->name, t->comm, t->comm_len);
-		recent->name_len = t->comm_len;
-		recent->tid = t->tid;
-	}
-	return st_sample_labeled(&r->st, recent->labels, 1, 1);
-}
-
 /* A thread ends: a running one is a sample; the frames of one not
  * running are dropped, remembered whole (st_drop) where no waiting
  * method's frame made it so, as the next time it may run. */
@@ -211,7 +175,7 @@ static int end_thread(struct jstack_reader *r)
 	int rc = 0;
 
 	if (r->state == RUNNABLE)
-		rc = sample_thread(r);
+		rc = st_sample(&r->st, &r->st.thread, 1);
 	else if (r->state == OTHER && !r->waiting)
 		st_drop(&r->st);
 	r->st.nframes = 0;
@@ -227,7 +191,7 @@ static int end_thread(struct jstack_reader *r)
  * whether s is one, and the thread's state if not known yet. */
 static int state_line(struct jstack_reader *r, const char *s, size_t len)
 {
-	size_t blanks = st_blanks(s, len), n, w;
+	size_t blanks = st_blanks(s, len), n;
 	const char *t;
 
 	/* where jstack puts it, after blanks (so first); else anywhere, by
@@ -241,10 +205,10 @@ static int state_line(struct jstack_reader *r, const char *s, size_t len)
 		return 0;
 	n = (size_t)(s + len - t) - strlen(state_text);
 	t += strlen(state_text);
-	for (w = 0; w < n && !st_is_blank(t[w]); w++)
-		;
+	/* the state's word, up to a blank */
 	if (r->state == UNKNOWN)
-		r->state = w == 8 && memcmp(t, "RUNNABLE", 8) == 0 ? RUNNABLE : OTHER;
+		r->state = n >= 8 && memcmp(t, "RUNNABLE", 8) == 0 &&
+			   (n == 8 || st_is_blank(t[8])) ? RUNNABLE : OTHER;
 	return 1;
 }
 
@@ -345,12 +309,9 @@ static int at_end(struct st_reader *st)
 static void release(struct st_reader *st)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	size_t i;
 
 	free(r->name);
 	free(r->kinds);
-	for (i = 0; i < RECENT_THREADS; i++)
-		free(r->recent[i].name);
 }
 
 static const struct st_format jstack = {

@@ -55,6 +55,49 @@ struct st_thread {
 /* Sample types a text may count in. */
 #define ST_MAX_COLUMNS 64
 
+/* A thread seen lately and its label set; a slot is shared by the
+ * threads whose pid, tid and name's length hash to it, the one seen last
+ * kept. Threads with more labels (extra) are not kept. */
+#define ST_RECENT_THREADS 64	/* 1 << 6: stack.c hashes to 6 bits */
+
+struct st_recent_thread {
+	int64_t pid, tid;
+	size_t name_key;	/* 0: no name, else its length + 1 */
+	uint32_t labels;	/* 0: the slot is empty */
+	char *comm;		/* the name's copy */
+	size_t comm_cap;
+};
+
+/*
+ * Entries: a format's run of lines that adds several samples (a dump of
+ * threads, an exception with its causes), remembered by its text with
+ * what it added, in a text in memory (st_entry_known and the others).
+ */
+struct st_entry {
+	uint32_t id;		/* its text's, in the entries' memo */
+	/* the entries after it (index + 1): next the last time, before
+	 * another one the time before (one of three taking turns) */
+	uint32_t next, before;
+	uint32_t first, nsamples;	/* its samples, in samples */
+	uint32_t lines;
+};
+
+struct st_entries {
+	struct pki_memo memo;	/* value: the entry's index + 1 */
+	struct st_entry *entries;
+	size_t nentries, entries_cap;
+	struct st_entry_sample { uint32_t stack, labels; } *samples;
+	size_t nsamples, samples_cap;
+	uint32_t last;		/* the entry met last: index + 1 */
+	size_t bytes;		/* the texts' in memo */
+	struct {		/* an entry read line by line, to remember */
+		const char *end;	/* the line that ends it */
+		uint32_t id;		/* its text's id, 0: none read */
+		uint64_t first_line;	/* its first line's lineno */
+		size_t first;		/* its samples from here in samples */
+	} reading;
+};
+
 struct st_reader {
 	struct pk_context *ctx;
 	struct pk_input *in;
@@ -77,15 +120,14 @@ struct st_reader {
 	struct pk_strbuf last_module;
 	uint32_t last_mapping;
 
-	/* the label set of the last sample (threads repeat) */
-	struct st_thread last_thread;
-	char *last_comm;
-	size_t last_comm_cap;
-	uint32_t last_labels;
+	/* the label sets of the threads seen lately, by their ids and name:
+	 * every dump names the same threads again (st_sample) */
+	struct st_recent_thread recent[ST_RECENT_THREADS];
 	struct pk_label *labels;
 	size_t labels_cap;
 
 	uint64_t samples;
+	struct st_entries entries;
 	uint64_t skipped;	/* lines, the first few warned of */
 	/* a sample's values: all 0 but the column of one being added */
 	int64_t values[ST_MAX_COLUMNS];
@@ -95,6 +137,8 @@ struct st_reader {
 	struct pki_part *part;	/* the part read, NULL for a stream */
 	uint64_t lineno;	/* lines of the part read */
 	const char *line_at;	/* the line being read, in a part */
+	const char *pass_to;	/* an entry found: reading goes on here */
+	uint64_t pass_lines;	/* past so many lines */
 
 	/* whole blocks of frames by their text (st_format's block_end):
 	 * the memo's value is an index in blocks + 1 */
@@ -262,18 +306,49 @@ int st_push_held(struct st_reader *r, size_t i, unsigned variant,
 /* Add a frame to the stack being read (leaf first). */
 int st_push(struct st_reader *r, uint32_t loc);
 /* Add the stack read so far, count times, for thread t; start a new
- * one. An empty stack of no thread counts nothing. */
+ * one. An empty stack of no thread counts nothing. t's label set is
+ * interned once: the threads seen lately keep theirs (recent). */
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count);
 /*
- * st_sample in two halves, for a format that remembers a thread's label
- * set: st_thread_labels gives t's (0: none; also when the stack read so
- * far counts nothing: empty, and t without a name), st_sample_labeled
- * adds the stack with it (named: whether the thread has a name).
+ * st_sample in two halves, for a format that remembers a label set of
+ * its own (bpftrace's keys): st_thread_labels gives t's (0: none; also
+ * when the stack read so far counts nothing: empty, and t without a
+ * name), st_sample_labeled adds the stack with it (named: whether the
+ * thread has a name).
  */
 int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels);
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		      int64_t count);
+
+/*
+ * The entry at s (struct st_entries), in a part of a format of blocks,
+ * where the reader rests (no frame read or held, no state but what the
+ * entry's lines set again), lines_read of its lines read already (the
+ * one being read, say): the one after the last entry met, or the one
+ * before it, if its text is at s and the line after it ends it (ends
+ * says); else the one of the text from s to end_of(r, s) (the start of
+ * the line that ends it; NULL: none in the part), by its hash. One found
+ * has its samples added again (count 1 each) and st_entry returns
+ * ST_ENTRY_FOUND, for the format's line to return: reading goes on at
+ * the line that ends it. One not known is read line by line and remembered
+ * with the samples added until the format calls st_entry_ends at the
+ * line that ends it. That line must add what the reader leaves of the
+ * entry (its last stack) and nothing when read after the entry's
+ * samples are added whole.
+ */
+#define ST_ENTRY_FOUND 1
+int st_entry(struct st_reader *r, const char *s,
+	     int (*ends)(const char *line, size_t len),
+	     const char *(*end_of)(const struct st_reader *r, const char *s),
+	     uint32_t lines_read);
+/* The line at s is read: the entry read line by line ends there. */
+void st_entry_ends(struct st_reader *r, const char *s);
+/* Whether an entry is being read line by line. */
+static inline int st_entry_reading(const struct st_reader *r)
+{
+	return r->entries.reading.id != 0;
+}
 
 /* Drop the stack read so far, as st_sample would add it: a block of it
  * read line by line is remembered all the same (its stack interned when

@@ -22,7 +22,6 @@ static int begin(struct st_reader *r, struct pk_context *ctx, struct pk_input *i
 	r->format = f;
 	r->what = f->what;
 	r->thread.pid = r->thread.tid = -1;
-	r->last_thread.pid = r->last_thread.tid = -1;
 	r->column = -1;
 	r->key_comm = pk_profile_intern_cstr(p, "comm");
 	r->key_pid = pk_profile_intern_cstr(p, "pid");
@@ -47,6 +46,8 @@ int st_event(struct st_reader *r, const char *event)
 /* What only reading needs, freed once read. */
 static void release(struct st_reader *r)
 {
+	size_t i;
+
 	if (r->format->release)
 		r->format->release(r);
 	pki_memo_free(&r->memo);
@@ -57,14 +58,19 @@ static void release(struct st_reader *r)
 	r->block_frames = NULL;
 	free(r->frames);
 	free(r->held);
-	free(r->last_comm);
+	for (i = 0; i < ST_RECENT_THREADS; i++)
+		free(r->recent[i].comm);
+	memset(r->recent, 0, sizeof(r->recent));
 	free(r->labels);
+	pki_memo_free(&r->entries.memo);
+	free(r->entries.entries);
+	free(r->entries.samples);
+	memset(&r->entries, 0, sizeof(r->entries));
 	free(r->last_module.s);
 	r->last_module.s = NULL;
 	r->last_mapping = 0;
 	r->frames = NULL;
 	r->held = NULL;
-	r->last_comm = NULL;
 	r->labels = NULL;
 }
 
@@ -269,8 +275,17 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
 	size_t len;
 	int rc = 0;
 
-	while (!rc) {
-		int ready = s >= r->block_read.end && block_ready(r);
+	for (;;) {
+		int ready;
+
+		if (rc) {
+			if (rc != ST_ENTRY_FOUND)
+				break;
+			s = r->pass_to;	/* an entry added whole: on past it */
+			r->lineno += r->pass_lines;
+			rc = 0;
+		}
+		ready = s >= r->block_read.end && block_ready(r);
 
 		if (ready && (stop = next_block(r, s, end))) {
 			s = stop;
@@ -729,38 +744,92 @@ int st_push(struct st_reader *r, uint32_t loc)
 	return 0;
 }
 
-static int same_thread(const struct st_thread *a, const struct st_thread *b)
+/* The counts' column, made on the first sample (before its labels, as
+ * the profile's strings have always been interned in that order). */
+static int make_column(struct st_reader *r)
 {
-	return a->pid == b->pid && a->tid == b->tid && !a->nextra && !b->nextra &&
-	       (a->comm != NULL) == (b->comm != NULL) && a->comm_len == b->comm_len &&
-	       (!a->comm || memcmp(a->comm, b->comm, a->comm_len) == 0);
-}
-
-/* Remember t as the last thread, its comm copied (the line goes away). */
-static int remember_thread(struct st_reader *r, const struct st_thread *t,
-			   uint32_t labels)
-{
-	r->last_thread = *t;
-	r->last_thread.nextra = 0;
-	r->last_labels = labels;
-	if (t->nextra)
-		r->last_thread.pid = -2;	/* matches no later thread */
-	if (!t->comm)
-		return 0;
-	if (pki_grow(&r->last_comm, &r->last_comm_cap, t->comm_len + 1, 1) < 0)
-		return -1;
-	memcpy(r->last_comm, t->comm, t->comm_len);
-	r->last_thread.comm = r->last_comm;
+	if (r->column < 0 && st_event(r, NULL))
+		return pk_context_error(r->ctx)->code;
+	if (r->column >= ST_MAX_COLUMNS)
+		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
 	return 0;
 }
 
-static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
+/* make_column's answer, asked on every sample: one compare once made. */
+static inline int ensure_column(struct st_reader *r)
 {
+	return (unsigned)r->column < ST_MAX_COLUMNS ? 0 : make_column(r);
+}
+
+/* Does the text name the sample's thread at all? */
+static int names_thread(const struct st_thread *t)
+{
+	return t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra;
+}
+
+/* The slot of the threads seen lately that t would be kept in. */
+static inline struct st_recent_thread *recent_slot(struct st_reader *r,
+					    const struct st_thread *t)
+{
+	/* Fibonacci hashing: the ids' high bits, mixed */
+	uint64_t h = ((uint64_t)t->tid ^ (uint64_t)t->pid << 24 ^ (uint64_t)t->comm_len << 48) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &r->recent[h >> 58];
+}
+
+/* Whether slot keeps t's label set, as far as its ids and its name's
+ * length tell (a thread with more labels, extra, is never kept). */
+static inline int same_ids(const struct st_recent_thread *slot,
+			   const struct st_thread *t)
+{
+	return slot->tid == t->tid && slot->pid == t->pid && slot->labels &&
+	       slot->name_key == (t->comm ? t->comm_len + 1 : 0) && !t->nextra;
+}
+
+/* Whether slot keeps t's name, of the same length. A thread's name is
+ * short: compared here eight bytes at a time (the last eight overlapping
+ * the ones before), as a call to memcmp would cost st_sample the
+ * registers it saves. */
+static inline int same_name(const struct st_recent_thread *slot,
+			    const struct st_thread *t)
+{
+	const char *a = slot->comm, *b = t->comm;
+	size_t n = t->comm_len, i;
+	uint64_t x, y;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return 0;
+		return 1;
+	}
+	for (i = 0; i < n - 8; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
+/* t's label set if it was seen lately, else 0. */
+static uint32_t recent_labels(struct st_reader *r, const struct st_thread *t)
+{
+	const struct st_recent_thread *slot = recent_slot(r, t);
+
+	return same_ids(slot, t) && same_name(slot, t) ? slot->labels : 0;
+}
+
+/* t's label set interned, and kept for its next sample. */
+static uint32_t intern_labels(struct st_reader *r, const struct st_thread *t)
+{
+	struct st_recent_thread *slot;
 	size_t n = 0;
 	uint32_t id;
 
-	if (same_thread(t, &r->last_thread))
-		return r->last_labels;
 	if (pki_grow(&r->labels, &r->labels_cap, t->nextra + 3, sizeof(*r->labels)) < 0)
 		return 0;
 	memset(r->labels, 0, 3 * sizeof(*r->labels));
@@ -779,56 +848,242 @@ static uint32_t thread_labels(struct st_reader *r, const struct st_thread *t)
 	if (t->nextra)
 		memcpy(r->labels + n, t->extra, t->nextra * sizeof(*r->labels));
 	n += t->nextra;
-	id = n ? pk_profile_intern_labels(r->p, r->labels, n) : 0;
-	if ((n && !id) || remember_thread(r, t, id) < 0)
-		return 0;
-	return id ? id : 0;
+	if (!(id = pk_profile_intern_labels(r->p, r->labels, n)) || t->nextra)
+		return id;
+	slot = recent_slot(r, t);
+	slot->labels = 0;
+	if (t->comm_len) {
+		if (pki_grow(&slot->comm, &slot->comm_cap, t->comm_len, 1) < 0)
+			return id;	/* not kept: interned again next time */
+		memcpy(slot->comm, t->comm, t->comm_len);
+	}
+	slot->pid = t->pid;
+	slot->tid = t->tid;
+	slot->name_key = t->comm ? t->comm_len + 1 : 0;
+	slot->labels = id;
+	return id;
 }
 
-/* The counts' column, made on the first sample (before its labels, as
- * the profile's strings have always been interned in that order). */
-static int ensure_column(struct st_reader *r)
+/* The label set of t, a thread the text names and not seen lately, for
+ * a sample that counts something. */
+static int new_thread_labels(struct st_reader *r, const struct st_thread *t,
+			     uint32_t *labels)
 {
-	if (r->column < 0 && st_event(r, NULL))
-		return pk_context_error(r->ctx)->code;
-	if (r->column >= ST_MAX_COLUMNS)
-		return pk_error_set(r->ctx, PK_EUSAGE, "too many sample types");
+	int rc;
+
+	if ((rc = ensure_column(r)))
+		return rc;
+	if (!(*labels = intern_labels(r, t)))
+		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 	return 0;
 }
 
-/* Does the text name the sample's thread at all? */
-static int names_thread(const struct st_thread *t)
+/* Whether a sample of t counts nothing: no frame, no thread's name. */
+static int counts_nothing(const struct st_reader *r, const struct st_thread *t)
 {
-	return t->comm || t->pid >= 0 || t->tid >= 0 || t->nextra;
+	return !r->nframes && !t->comm;
 }
 
 int st_thread_labels(struct st_reader *r, const struct st_thread *t,
 		     uint32_t *labels)
 {
+	*labels = 0;
+	if (!names_thread(t) || counts_nothing(r, t) || (*labels = recent_labels(r, t)))
+		return 0;
+	return new_thread_labels(r, t, labels);
+}
+
+/* st_sample of a thread not seen lately: out of st_sample's line, which
+ * needs no register saved for one seen lately (nor for no thread), but
+ * jumps on. */
+static __attribute__((noinline)) int sample_new_thread(struct st_reader *r,
+						       const struct st_thread *t,
+						       int64_t count)
+{
+	uint32_t labels;
 	int rc;
 
-	*labels = 0;
-	if (!r->nframes && !t->comm)
-		return 0;	/* counts nothing */
-	if ((rc = ensure_column(r)))
+	if ((rc = new_thread_labels(r, t, &labels)))
 		return rc;
-	if (names_thread(t)) {
-		*labels = thread_labels(r, t);
-		if (!*labels)
-			return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	}
-	return 0;
+	return st_sample_labeled(r, labels, t->comm != NULL, count);
 }
 
 int st_sample(struct st_reader *r, const struct st_thread *t, int64_t count)
 {
-	uint32_t labels = 0;
+	const struct st_recent_thread *slot;
+
+	if (!names_thread(t) || counts_nothing(r, t))
+		return st_sample_labeled(r, 0, t->comm != NULL, count);
+	slot = recent_slot(r, t);
+	if (!same_ids(slot, t) || !same_name(slot, t))
+		return sample_new_thread(r, t, count);
+	return st_sample_labeled(r, slot->labels, t->comm != NULL, count);
+}
+
+/* ---- entries (stack-text.h) ---- */
+
+static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
+			     int64_t count);
+
+/* The entries' samples and texts past which no more entries are
+ * remembered (32 MiB, 16 MiB): a text whose entries never come again (a
+ * busy process's samples) holds no more. */
+#define ENTRY_MAX_SAMPLES ((size_t)4 << 20)
+#define ENTRY_MAX_BYTES ((size_t)16 << 20)
+
+/* A sample of the entry being read, kept with it. */
+static void entry_sample(struct st_reader *r, uint32_t stack, uint32_t labels)
+{
+	struct st_entries *e = &r->entries;
+
+	if (e->nsamples < ENTRY_MAX_SAMPLES &&
+	    pki_grow(&e->samples, &e->samples_cap, e->nsamples + 1, sizeof(*e->samples)) == 0) {
+		e->samples[e->nsamples].stack = stack;
+		e->samples[e->nsamples++].labels = labels;
+		return;
+	}
+	e->nsamples = e->reading.first;
+	e->reading.id = 0;	/* read each time: no harm */
+}
+
+/* Entry index (+ 1) comes after the last one met, and is the last. */
+static void entry_followed_by(struct st_entries *e, uint32_t index)
+{
+	struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
+
+	if (last && last->next != index) {
+		last->before = last->next;
+		last->next = index;
+	}
+	e->last = index;
+}
+
+void st_entry_ends(struct st_reader *r, const char *s)
+{
+	struct st_entries *e = &r->entries;
+	struct st_entry *entry;
+
+	if (!e->reading.id || s < e->reading.end)
+		return;
+	if (s > e->reading.end ||	/* not met: never so */
+	    r->lineno - e->reading.first_line > UINT32_MAX ||
+	    pki_grow(&e->entries, &e->entries_cap, e->nentries + 1, sizeof(*e->entries)) < 0) {
+		e->nsamples = e->reading.first;
+		e->reading.id = 0;
+		return;
+	}
+	entry = &e->entries[e->nentries++];
+	entry->id = e->reading.id;
+	entry->next = entry->before = 0;
+	entry->first = (uint32_t)e->reading.first;
+	entry->nsamples = (uint32_t)(e->nsamples - e->reading.first);
+	entry->lines = (uint32_t)(r->lineno - e->reading.first_line);
+	*pki_memo_value(&e->memo, e->reading.id) = e->nentries;
+	e->reading.id = 0;
+	entry_followed_by(e, (uint32_t)e->nentries);
+}
+
+/* Entry index (+ 1) found at s: its samples added, reading on at stop. */
+static int entry_found(struct st_reader *r, uint32_t index, const char *stop,
+		       uint32_t lines_read)
+{
+	struct st_entries *e = &r->entries;
+	const struct st_entry *entry = &e->entries[index - 1];
+	const struct st_entry_sample *sample = e->samples + entry->first;
+	uint32_t i;
 	int rc;
 
-	/* counted stacks mostly have no thread: no call for its labels */
-	if (names_thread(t) && (rc = st_thread_labels(r, t, &labels)))
+	entry_followed_by(e, index);
+	if ((rc = ensure_column(r)))
 		return rc;
-	return st_sample_labeled(r, labels, t->comm != NULL, count);
+	for (i = 0; i < entry->nsamples; i++)
+		if ((rc = add_sample(r, sample[i].stack, sample[i].labels, 1)))
+			return rc;
+	r->pass_to = stop;
+	r->pass_lines = entry->lines - lines_read;
+	return ST_ENTRY_FOUND;
+}
+
+/* Whether entry index (+ 1) is at s, a line that ends it after it in the
+ * part: where its text ends, else NULL. */
+static const char *entry_at(const struct st_reader *r, uint32_t index, const char *s,
+			    int (*ends)(const char *line, size_t len))
+{
+	const char *end = r->part->end, *text, *next;
+	size_t len;
+
+	text = pki_memo_text(&r->entries.memo, r->entries.entries[index - 1].id, &len);
+	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
+	       ends(s + len, pki_text_line(s + len, end, &next, NULL)) ? s + len : NULL;
+}
+
+/* The entry after the last one met, or the one before it, if at s. */
+static int entry_known(struct st_reader *r, const char *s,
+		       int (*ends)(const char *line, size_t len), uint32_t lines_read,
+		       int *found)
+{
+	const struct st_entries *e = &r->entries;
+	const struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
+	uint32_t index = last ? last->next : 0;
+	const char *stop = index ? entry_at(r, index, s, ends) : NULL;
+
+	if (!stop && last && (index = last->before))
+		stop = entry_at(r, index, s, ends);
+	*found = stop != NULL;
+	return *found ? entry_found(r, index, stop, lines_read) : 0;
+}
+
+/* The entry of the text from s to stop, found by its hash, else read. */
+static int entry_lookup(struct st_reader *r, const char *s, const char *stop,
+			uint32_t lines_read)
+{
+	struct st_entries *e = &r->entries;
+	size_t len = (size_t)(stop - s);
+	uint32_t id, index;
+
+	if (e->memo.full || len > ENTRY_MAX_BYTES - e->bytes ||
+	    !(id = pki_memo_id(&e->memo, s, len)))
+		return 0;
+	if ((index = (uint32_t)*pki_memo_value(&e->memo, id)))
+		return entry_found(r, index, stop, lines_read);
+	e->bytes += len;
+	e->reading.id = id;
+	e->reading.end = stop;
+	e->reading.first_line = r->lineno + 1 - lines_read;
+	e->reading.first = e->nsamples;
+	return 0;
+}
+
+int st_entry(struct st_reader *r, const char *s,
+	     int (*ends)(const char *line, size_t len),
+	     const char *(*end_of)(const struct st_reader *r, const char *s),
+	     uint32_t lines_read)
+{
+	const char *stop;
+	int rc, found;
+
+	if (!r->part || r->entries.reading.id)
+		return 0;
+	if ((rc = entry_known(r, s, ends, lines_read, &found)) || found ||
+	    !(stop = end_of(r, s)))
+		return rc;
+	return entry_lookup(r, s, stop, lines_read);
+}
+
+/* A sample of stack (0: out of memory), its column made. */
+static inline int add_sample(struct st_reader *r, uint32_t stack, uint32_t labels,
+			     int64_t count)
+{
+	int rc;
+
+	r->values[r->column] = count;
+	r->samples++;
+	if (r->entries.reading.id)
+		entry_sample(r, stack, labels);
+	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
+					     (size_t)r->column + 1);
+	r->values[r->column] = 0;
+	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
 }
 
 int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
@@ -854,14 +1109,10 @@ int st_sample_labeled(struct st_reader *r, uint32_t labels, int named,
 		if (stack && r->block_read.id && r->line_at == r->block_read.end)
 			remember_block(r, stack, depth);
 	}
-	r->values[r->column] = count;
-	r->samples++;
 	r->last_stack = stack;
-	rc = !stack || pk_profile_add_sample(r->p, stack, labels, 0, r->values,
-					     (size_t)r->column + 1);
-	r->values[r->column] = 0;
-	return rc ? pk_error_set(r->ctx, PK_ENOMEM, "out of memory") : 0;
+	return add_sample(r, stack, labels, count);
 }
+
 
 void st_drop(struct st_reader *r)
 {
