@@ -287,10 +287,10 @@ static void note_sample(struct speedscope *w, const struct pk_sample *s)
  */
 static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 {
-	size_t n = pk_profile_sample_count(w->p), s, i;
-	size_t ncols = pk_profile_sample_type_count(w->p);
+	size_t n = pk_profile_sample_count(w->p), s, i, stride;
 	const int64_t *values;
-	const struct pk_sample *samples = pki_profile_samples(w->p, &values);
+	const struct pk_sample *samples = pki_profile_samples(w->p, &values,
+							      &stride);
 
 	for (s = 0; s < w->nseries; s++) {
 		const struct series *se = &w->series[s];
@@ -300,7 +300,7 @@ static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 			       w->label_group_cap * sizeof(*w->label_group));
 		for (i = 0; i < n; i++) {
 			/* a series has a column: values is not NULL */
-			const int64_t *v = values + i * ncols;
+			const int64_t *v = values + i * stride;
 			uint32_t g;
 
 			if (sample_group[i] || !v[se->member])
@@ -408,9 +408,9 @@ static uint64_t key_time(const struct speedscope *w, uint64_t time)
 static void make_keys(struct speedscope *w, const uint32_t *sample_group,
 		      uint64_t *key, unsigned group_shift, unsigned stack_bits)
 {
-	size_t n = pk_profile_sample_count(w->p), i, k = 0;
+	size_t n = pk_profile_sample_count(w->p), i, k = 0, stride;
 	const int64_t *values;
-	const struct pk_sample *s = pki_profile_samples(w->p, &values);
+	const struct pk_sample *s = pki_profile_samples(w->p, &values, &stride);
 
 	for (i = 0; i < n; i++) {
 		if (!sample_group[i])
