@@ -306,6 +306,48 @@ static void test_many_in_time_order(void)
 	pk_profile_free(m.p);
 }
 
+/* Samples of one stack one after the other are written as runs, the
+ * run's text made once: runs longer than the writer's buffer holds, and
+ * a stack whose text alone is longer. */
+static void test_runs(void)
+{
+	enum { DEEP = 1500, LONG_RUN = 5000 };
+	static uint32_t deep[DEEP];
+	struct model m;
+	uint32_t t, leaf;
+	size_t want[] = { 3, LONG_RUN, 1, 2 }, i, k, at = 0, wrong = 0;
+	json_t *root, *samples, *weights;
+	int warnings = 0;
+
+	model_init(&m);
+	pk_profile_add_sample_type(m.p, "samples", "count", "cpu-clock", PK_VALUE_COUNT);
+	pk_profile_add_sample_type(m.p, "cpu-clock", "nanoseconds", "cpu-clock", PK_VALUE_WEIGHT);
+	t = thread(&m, "app", 1, 1);
+	for (k = 0; k < DEEP; k++)
+		deep[k] = location(m.p, 0x1000 + k, k ? "caller" : "leaf", 0, NULL, 0);
+	leaf = location(m.p, 0x1, "hot", 0, NULL, 0);
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
+		for (k = 0; k < want[i]; k++)
+			add(&m, i % 2 ? &leaf : deep, i % 2 ? 1 : DEEP, t,
+			    1000 * (uint64_t)++at, 1, 1000);
+	root = convert(m.p, 0, &warnings);
+	samples = json_object_get(profile(root, 0), "samples");
+	weights = json_object_get(profile(root, 0), "weights");
+	ok(json_array_size(samples) == at && json_array_size(weights) == at,
+	   "runs: a sample and a weight for each");
+	at = 0;
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
+		for (k = 0; k < want[i]; k++, at++) {
+			json_t *stack = json_array_get(samples, at);
+
+			wrong += json_array_size(stack) != (i % 2 ? 1 : DEEP) ||
+				 json_integer_value(json_array_get(weights, at)) != 1000;
+		}
+	is_int(wrong, 0, "runs: each sample its stack and weight, in order");
+	json_decref(root);
+	pk_profile_free(m.p);
+}
+
 static void test_back_to_back(void)
 {
 	struct model m;
@@ -366,6 +408,7 @@ int main(void)
 	test_no_threads_inlined_frames();
 	test_threads_in_time_order();
 	test_many_in_time_order();
+	test_runs();
 	test_back_to_back();
 	test_empty_and_fractions();
 	return done_testing();

@@ -786,21 +786,51 @@ static void put_member(struct pki_json *j, const char *s, size_t len,
 	pki_json_raw(j, s + first, len - first);
 }
 
-/* A sample's stack, on a line of its own: the same for every sample of
- * a stack, so made once. */
+/* A member's text copies times, the first of the array's if first:
+ * copies of the text put a run at a time, the run made by doubling. */
+static void put_members(struct pki_json *j, const char *s, size_t len,
+			size_t copies, int first)
+{
+	char run[4096];
+	size_t fit = sizeof(run) / len, made, i;
+
+	if (!copies)
+		return;
+	put_member(j, s, len, first);
+	if (--copies < 2 || !fit) {
+		for (; copies && !j->rc; copies--)
+			pki_json_raw(j, s, len);
+		return;
+	}
+	if (fit > copies)
+		fit = copies;
+	memcpy(run, s, len);
+	for (made = 1; made < fit; made += i) {
+		i = made < fit - made ? made : fit - made;
+		memcpy(run + made * len, run, i * len);
+	}
+	for (; copies && !j->rc; copies -= i) {
+		i = copies < fit ? copies : fit;
+		pki_json_raw(j, run, i * len);
+	}
+}
+
+/* A stack's samples, copies of them, each on a line of its own: the
+ * same text for every sample of the stack, so made once. */
 static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack,
-		       int first)
+		       size_t copies, int first)
 {
 	struct stack_text *t = &w->stack_texts[stack <= w->nstacks ? stack : 0];
 
 	if (!t->len && make_stack_text(w, stack, t))
 		return -1;
-	put_member(j, w->stack_text.s + t->off, t->len, first);
+	put_members(j, w->stack_text.s + t->off, t->len, copies, first);
 	return 0;
 }
 
+/* A weight's member, copies of it. */
 static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
-			 int64_t scale, int first)
+			 int64_t scale, size_t copies, int first)
 {
 	struct weight_text *t = &w->weight_text;
 
@@ -812,7 +842,7 @@ static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
 		t->value = v;
 		t->scale = scale;
 	}
-	put_member(j, t->s, t->len, first);
+	put_members(j, t->s, t->len, copies, first);
 }
 
 /* A group's weights, each with the gap before it where there are gaps. */
@@ -827,31 +857,21 @@ static void write_each_weight(struct speedscope *w, struct pki_json *j,
 		gap = gaps ? gap_before(w, gr, w->order[gr->first + i], &at) : 0;
 		if (gap)
 			write_weight(w, j, (int64_t)gap * se->scale, se->scale,
-				     !n++);
+				     1, !n++);
 		write_weight(w, j, shown_weight(w, weight_at(w, gr,
 							       gr->first + i)),
-			     se->scale, !n++);
+			     se->scale, 1, !n++);
 	}
 }
 
 /* A group's weights all alike, with no gaps between: one member text
- * repeated, put a run of copies at a time. */
+ * repeated. */
 static void write_same_weights(struct speedscope *w, struct pki_json *j,
 			       const struct group *gr)
 {
 	const struct series *se = &w->series[gr->series];
-	const struct weight_text *t = &w->weight_text;
-	char run[4096];
-	size_t copies, i, left;
 
-	write_weight(w, j, shown_weight(w, gr->weight), se->scale, 1);
-	copies = sizeof(run) / t->len;
-	for (i = 0; i < copies; i++)
-		memcpy(run + i * t->len, t->s, t->len);
-	for (left = gr->count - 1; left && !j->rc; left -= i) {
-		i = left < copies ? left : copies;
-		pki_json_raw(j, run, i * t->len);
-	}
+	write_weight(w, j, shown_weight(w, gr->weight), se->scale, gr->count, 1);
 	if (gr->weight < 0)	/* each was counted */
 		w->negative += gr->count - 1;
 }
@@ -862,7 +882,7 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	const struct series *se = &w->series[gr->series];
 	int gaps = has_gaps(w, gr);
 	uint64_t at = timeline_start(w), gap_sum = 0;
-	size_t i, n = 0;
+	size_t i, run, n = 0;
 
 	for (i = 0; gaps && i < gr->count; i++)
 		gap_sum += gap_before(w, gr, w->order[gr->first + i], &at);
@@ -874,12 +894,20 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	pki_json_key(j, "samples");
 	pki_json_begin_array(j);
 	at = timeline_start(w);
-	for (i = 0; i < gr->count && !j->rc; i++) {
+	for (i = 0; i < gr->count && !j->rc; i += run) {
+		uint32_t stack = stack_at(w, gr->first + i);
+
 		/* order is in time order only where there can be gaps */
 		if (gaps && gap_before(w, gr, w->order[gr->first + i], &at))
 			put_member(j, ",\n[]", 4, !n++);
-		if (write_stack(w, j, stack_at(w, gr->first + i), !n++))
+		/* samples of one stack one after the other (a hot loop) are
+		 * put as a run, but for a gap between any two */
+		for (run = 1; !gaps && i + run < gr->count &&
+			      stack_at(w, gr->first + i + run) == stack; run++)
+			;
+		if (write_stack(w, j, stack, run, !n))
 			return oom(w);
+		n += run;
 	}
 	pki_json_end_array(j);
 	pki_json_space(j, "\n");
