@@ -1440,45 +1440,26 @@ static int rows_each(struct pk_profile *p, size_t more)
 	return 0;
 }
 
-int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
-			  uint32_t labels, uint64_t time,
-			  const int64_t *values, size_t nvalues)
+/*
+ * A new sample at the end of p: its record, and its row of values but
+ * where it has the row of all (kept: p keeps its samples in order, and
+ * the first one's row is every one's until one differs). Its id, or 0
+ * when out of memory.
+ */
+static uint32_t append_sample(struct pk_profile *p, uint32_t stack,
+			      uint32_t labels, uint64_t time,
+			      const int64_t *values, size_t nvalues, int kept)
 {
-	struct sample_key key = { stack, labels };
-	int summed = !pki_profile_keeps_order(p);
-	int by_stack = summed && !labels && stack <= p->nstacks;
-	uint64_t hash = 0;
-	size_t slot = 0, n = p->ntypes, k;
+	size_t n = p->ntypes, k;
 	struct pk_sample *s;
-	uint32_t id = 0;
-	int shared;
+	int shared = same_row(p, values, nvalues);
 
-	if (p->failed)
-		return p->failed;
-	if (nvalues > n)
-		return PK_EUSAGE;
-	note_time(p, time);
-	if (by_stack) {
-		id = dense_find(&p->sample_by_stack, stack);
-	} else if (summed) {
-		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
-		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
-				   &slot);
-	}
-	if (id) {
-		sum_values(&p->values[(id - 1) * n], values, nvalues);
-		return 0;
-	}
-	shared = same_row(p, values, nvalues);
 	if (p->nsamples >= UINT32_MAX - 1 ||
-	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
-		      sizeof(*p->samples)) ||
+	    (p->nsamples == p->samples_cap &&
+	     prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
+		       sizeof(*p->samples))) ||
 	    (!shared && rows_each(p, 1)))
-		return p->failed;
-	id = (uint32_t)p->nsamples + 1;
-	if (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
-	    summed && prof_tab_insert(p, &p->sample_tab, slot, hash, id))
-		return p->failed;
+		return 0;
 	s = &p->samples[p->nsamples];
 	s->stack = stack;
 	s->labels = labels;
@@ -1487,11 +1468,52 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	 * sample kept in order comes here each */
 	for (k = 0; !shared && k < n; k++)
 		p->values[p->nsamples * n + k] = k < nvalues ? values[k] : 0;
-	/* the first sample kept in order: its row is every sample's until
-	 * one differs */
-	p->one_row |= !p->nsamples && !summed;
-	p->nsamples++;
+	p->one_row |= kept && !p->nsamples;
+	return (uint32_t)++p->nsamples;
+}
+
+/* A sample where p sums them: added to the one of its stack and labels
+ * if there is one, else new. */
+static int sum_sample(struct pk_profile *p, uint32_t stack, uint32_t labels,
+		      uint64_t time, const int64_t *values, size_t nvalues)
+{
+	struct sample_key key = { stack, labels };
+	int by_stack = !labels && stack <= p->nstacks;
+	uint64_t hash = 0;
+	size_t slot = 0;
+	uint32_t id;
+
+	if (by_stack) {
+		id = dense_find(&p->sample_by_stack, stack);
+	} else {
+		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
+		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
+				   &slot);
+	}
+	if (id) {
+		sum_values(&p->values[(id - 1) * p->ntypes], values, nvalues);
+		return 0;
+	}
+	if (!(id = append_sample(p, stack, labels, time, values, nvalues, 0)) ||
+	    (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
+	     prof_tab_insert(p, &p->sample_tab, slot, hash, id)))
+		return p->failed;
 	return 0;
+}
+
+int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
+			  uint32_t labels, uint64_t time,
+			  const int64_t *values, size_t nvalues)
+{
+	if (p->failed)
+		return p->failed;
+	if (nvalues > p->ntypes)
+		return PK_EUSAGE;
+	note_time(p, time);
+	if (!pki_profile_keeps_order(p))
+		return sum_sample(p, stack, labels, time, values, nvalues);
+	return append_sample(p, stack, labels, time, values, nvalues, 1) ?
+	       0 : p->failed;
 }
 
 struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
