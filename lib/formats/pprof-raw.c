@@ -32,11 +32,13 @@
  * not past a few thousand samples of which fewer than half were summed:
  * there the table would cost more than it saves).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "core/memo.h"
+#include "core/parts.h"
 #include "formats/registry.h"
 #include "util/hash.h"
 #include "util/idtab.h"
@@ -52,9 +54,22 @@ struct raw_location {
 	uint32_t ours;
 };
 
+/* A mapping; a helper's (struct raw_reader) with its strings still text,
+ * interned when the reader of the samples takes its locations. */
 struct raw_mapping {
 	uint64_t id;
 	uint32_t ours;
+	struct pk_mapping m;
+	const char *file, *build_id;
+	size_t file_len, build_id_len;
+};
+
+/* A function as a location line names it: text of the input (system
+ * NULL when the line names none). */
+struct raw_function {
+	const char *name, *filename, *system;
+	size_t name_len, filename_len, system_len;
+	int64_t start_line;
 };
 
 /* A sample, or the samples of its location ids and labels summed: its
@@ -104,19 +119,28 @@ struct raw_reader {
 	struct pki_memo labels_memo[2];
 	struct pk_label *labels_read;
 	size_t nlabels_read, labels_read_cap;
+	uint64_t lineno;		/* of the line read last */
+	/* A helper reading the locations and mappings on a thread of its
+	 * own while the samples are read (p NULL): its errors are only
+	 * returned, and its functions and mappings kept as text, interned
+	 * in the order they came when its work is taken (adopt_helper) */
+	int helper;
+	struct raw_function *functions;
+	size_t nfunctions, functions_cap;
 };
 
 static int bad(struct raw_reader *r, const char *what, const char *line, size_t len)
 {
+	if (r->helper)
+		return PK_EINPUT;	/* the samples' reader reads it again */
 	return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: %s: '%.*s'",
-			    pk_input_name(r->in),
-			    (unsigned long long)pk_input_lineno(r->in), what,
-			    (int)(len > 60 ? 60 : len), line);
+			    pk_input_name(r->in), (unsigned long long)r->lineno,
+			    what, (int)(len > 60 ? 60 : len), line);
 }
 
 static int no_memory(struct raw_reader *r)
 {
-	return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
+	return r->helper ? PK_ENOMEM : pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
 }
 
 /* ---- the pieces of a line: s[*i..len) is what is left ---- */
@@ -418,7 +442,7 @@ static int sample_line(struct raw_reader *r, const char *line, size_t len)
 	s = &r->samples[r->nsamples];
 	memset(s, 0, sizeof(*s));
 	s->first_location = r->nids;
-	s->lineno = pk_input_lineno(r->in);
+	s->lineno = r->lineno;
 	for (k = 0; k < r->ntypes; k++) {
 		skip_blanks(line, len, &i);
 		if (integer(line, len, &i, 1, &r->values[r->nvalues + k]))
@@ -614,18 +638,14 @@ static int number_after_colon(const char *s, size_t start, size_t *end,
 }
 
 /* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN)
- * read: its function (0: "??", a line without a function, kept as none)
- * and line number; -1 when it is no such text. */
-static int read_location_line(struct raw_reader *r, const char *s, size_t len,
-			      uint32_t *function, int64_t *line_number)
+ * read into f and the line number; -1 when it is no such text. */
+static int parse_location_line(const char *s, size_t len, struct raw_function *f,
+			       int64_t *line_number)
 {
-	struct pk_function f = { 0 };
 	size_t i, end = 0, space, file_end, k;
 	int64_t line, column;
 
-	*function = 0;
-	if (len == 2 && memcmp(s, "??", 2) == 0)
-		return 0;
+	memset(f, 0, sizeof(*f));
 	/* the first " s=N" followed by the end or "(SYSTEM NAME)" */
 	for (i = 0; !end; i++) {
 		const char *at = memmem(s + i, len - i, " s=", 3);
@@ -634,12 +654,13 @@ static int read_location_line(struct raw_reader *r, const char *s, size_t len,
 			return -1;
 		i = (size_t)(at - s);
 		k = i + 3;
-		if (integer(s, len, &k, 1, &f.start_line) || (k < len && s[k] != '('))
+		if (integer(s, len, &k, 1, &f->start_line) || (k < len && s[k] != '('))
 			continue;
 		if (k < len) {
 			if (s[len - 1] != ')')
 				return -1;
-			f.system_name = pk_profile_intern(r->p, s + k + 1, len - k - 2);
+			f->system = s + k + 1;
+			f->system_len = len - k - 2;
 		}
 		end = i;
 	}
@@ -655,15 +676,53 @@ static int read_location_line(struct raw_reader *r, const char *s, size_t len,
 		line = column;	/* FILE:LINE:COLUMN */
 		file_end = k;
 	}
-	f.name = pk_profile_intern(r->p, s, space);
-	f.filename = pk_profile_intern(r->p, s + space + 1, file_end - space - 1);
-	if (!f.system_name)
-		f.system_name = f.name;
-	if (!(*function = pk_profile_intern_function(r->p, &f)))
-		return no_memory(r);
+	f->name = s;
+	f->name_len = space;
+	f->filename = s + space + 1;
+	f->filename_len = file_end - space - 1;
 	*line_number = line;
 	return 0;
 }
+
+/* The profile's function of f (its strings interned as the line gives
+ * them); 0 when out of memory. */
+static uint32_t intern_function(struct pk_profile *p, const struct raw_function *f)
+{
+	struct pk_function fn = { .start_line = f->start_line };
+
+	if (f->system)
+		fn.system_name = pk_profile_intern(p, f->system, f->system_len);
+	fn.name = pk_profile_intern(p, f->name, f->name_len);
+	fn.filename = pk_profile_intern(p, f->filename, f->filename_len);
+	if (!fn.system_name)
+		fn.system_name = fn.name;
+	return pk_profile_intern_function(p, &fn);
+}
+
+/* A location line's function (0: "??", a line without a function, kept
+ * as none; a helper's: its place in r->functions, from 1) and line
+ * number; -1 when it is no such text. */
+static int read_location_line(struct raw_reader *r, const char *s, size_t len,
+			      uint32_t *function, int64_t *line_number)
+{
+	struct raw_function f;
+
+	*function = 0;
+	if (len == 2 && memcmp(s, "??", 2) == 0)
+		return 0;
+	if (parse_location_line(s, len, &f, line_number))
+		return -1;
+	if (!r->helper)
+		return (*function = intern_function(r->p, &f)) ? 0 : no_memory(r);
+	if (r->nfunctions >= UINT32_MAX - 1 ||
+	    grow(r, &r->functions, &r->functions_cap, r->nfunctions + 1,
+		 sizeof(*r->functions)))
+		return no_memory(r);
+	r->functions[r->nfunctions++] = f;
+	*function = (uint32_t)r->nfunctions;
+	return 0;
+}
+
 /* A line of the last location: function and line number. */
 static int add_line(struct raw_reader *r, uint32_t function, int64_t line)
 {
@@ -738,6 +797,15 @@ static int locations_line(struct raw_reader *r, const char *line, size_t len)
 	return 0;
 }
 
+/* The profile's mapping of raw, its file and build id interned. */
+static int intern_mapping(struct raw_reader *r, struct raw_mapping *raw)
+{
+	raw->m.file = pk_profile_intern(r->p, raw->file, raw->file_len);
+	raw->m.build_id = pk_profile_intern(r->p, raw->build_id, raw->build_id_len);
+	raw->ours = pk_profile_intern_mapping(r->p, &raw->m);
+	return raw->ours ? 0 : no_memory(r);
+}
+
 /* "1: 0x400000/0x4b8000/0x0 FILE BUILDID [FN][FL][LN][IN]" */
 static int mappings_line(struct raw_reader *r, const char *line, size_t len)
 {
@@ -773,15 +841,18 @@ static int mappings_line(struct raw_reader *r, const char *line, size_t len)
 		m.has_line_numbers |= memcmp(s, "[LN]", 4) == 0;
 		m.has_inline_frames |= memcmp(s, "[IN]", 4) == 0;
 	}
-	m.file = pk_profile_intern(r->p, line + i, (size_t)(build - 1 - (line + i)));
-	m.build_id = pk_profile_intern(r->p, build, (size_t)(bits - 1 - build));
 	if ((rc = grow(r, &r->mappings, &r->mappings_cap, r->nmappings + 1,
 		       sizeof(*raw))))
 		return rc;
 	raw = &r->mappings[r->nmappings++];
+	memset(raw, 0, sizeof(*raw));
 	raw->id = (uint64_t)id;
-	raw->ours = pk_profile_intern_mapping(r->p, &m);
-	return raw->ours ? 0 : no_memory(r);
+	raw->m = m;
+	raw->file = line + i;
+	raw->file_len = (size_t)(build - 1 - (line + i));
+	raw->build_id = build;
+	raw->build_id_len = (size_t)(bits - 1 - build);
+	return r->helper ? 0 : intern_mapping(r, raw);
 }
 
 /* ---- the profile ---- */
@@ -838,7 +909,7 @@ static int build(struct raw_reader *r)
 		qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
 	for (i = 0; i < r->nlocations; i++) {
 		struct raw_location *loc = &r->locations[i];
-		struct raw_mapping *m, mkey = { loc->mapping, 0 };
+		struct raw_mapping *m, mkey = { .id = loc->mapping };
 		struct pk_line lines[64], *l = lines;
 
 		if (i && loc->id == loc[-1].id)
@@ -941,25 +1012,181 @@ static void raw_free(struct raw_reader *r)
 	pki_memo_free(&r->labels_memo[0]);
 	pki_memo_free(&r->labels_memo[1]);
 	free(r->labels_read);
+	free(r->functions);
+}
+
+/* ---- reading: a stream, or the text in memory ---- */
+
+static int read_stream(struct raw_reader *r)
+{
+	const char *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && (line = pk_input_line(r->in, &len))) {
+		r->lineno = pk_input_lineno(r->in);
+		rc = raw_line(r, line, len);
+	}
+	return rc ? rc : pk_context_error(r->ctx)->code;
+}
+
+/* The lines of the text in memory from *at to end while r's section is
+ * before the one given; *at moves past them, and what was read leaves
+ * memory as it goes (from *kept). */
+static int read_memory(struct raw_reader *r, const char **at, const char *end,
+		       const char **kept, enum section before)
+{
+	const char *s = *at, *line;
+	size_t len;
+	int rc = 0;
+
+	while (!rc && s < end && r->section < before) {
+		pki_cut_step(r->in, kept, s);
+		line = s;
+		len = pki_text_line(line, end, &s, NULL);
+		r->lineno++;
+		rc = raw_line(r, line, len);
+	}
+	*at = s;
+	return rc;
+}
+
+/*
+ * The locations and mappings, read on a thread of their own while the
+ * samples are: they come after the samples, which name them, so one
+ * reader would keep every sample until it has read them. The helper
+ * starts at the last line that starts "Locations"; the samples' reader
+ * takes its work when it meets the same line as its first of them, and
+ * reads on itself where the helper failed (to give the error one reader
+ * gives, or where the text is not what the helper took it for).
+ */
+struct raw_helper {
+	struct raw_reader r;
+	const char *locations;	/* the line "Locations" it starts after */
+	const char *end;
+	pthread_t thread;
+	int started, rc;
+};
+
+/* The last line at or after from that starts "Locations"; NULL: none. */
+static const char *last_locations_line(const char *from, const char *end)
+{
+	const char *s = end;
+
+	while ((s = memrchr(from, 'L', (size_t)(s - from))))
+		if ((s == from || s[-1] == '\n') && (size_t)(end - s) >= 9 &&
+		    memcmp(s, "Locations", 9) == 0)
+			return s;
+	return NULL;
+}
+
+static void *help(void *arg)
+{
+	struct raw_helper *h = arg;
+	const char *kept, *s;
+
+	h->locations = last_locations_line(h->locations, h->end);
+	if (!h->locations) {
+		h->rc = PK_EINPUT;
+		return NULL;
+	}
+	pki_text_line(h->locations, h->end, &s, NULL);
+	kept = s;
+	h->r.section = LOCATIONS;
+	h->rc = read_memory(&h->r, &s, h->end, &kept, MAPPINGS + 1);
+	return NULL;
+}
+
+/* A helper for the text from samples (the line after the sample types)
+ * to end, when there are threads for it; 0 when none was started. */
+static int start_helper(struct raw_reader *r, struct raw_helper *h,
+			const struct pk_options *opts, const char *samples,
+			const char *end)
+{
+	memset(h, 0, sizeof(*h));
+	if (pki_parts_threads(opts, (size_t)(end - samples)) < 2)
+		return 0;
+	h->r.helper = 1;
+	h->r.ctx = r->ctx;
+	h->r.in = r->in;
+	h->locations = samples;
+	h->end = end;
+	h->started = !pthread_create(&h->thread, NULL, help, h);
+	return h->started;
+}
+
+/* The helper's locations and mappings taken as r's own, met at the
+ * line locations: its functions, then its mappings, interned in the
+ * order they came, as r would have interned them reading on. */
+static int adopt_helper(struct raw_reader *r, struct raw_helper *h)
+{
+	struct raw_reader *hr = &h->r;
+	uint32_t *ours;
+	size_t i;
+	int rc = 0;
+
+	if (!(ours = malloc((hr->nfunctions + 1) * sizeof(*ours))))
+		return no_memory(r);
+	for (i = 0; i < hr->nfunctions && !rc; i++)
+		if (!(ours[i + 1] = intern_function(r->p, &hr->functions[i])))
+			rc = no_memory(r);
+	for (i = 0; i < hr->nlines && !rc; i++)
+		hr->lines[i].function = ours[hr->lines[i].function];
+	free(ours);
+	for (i = 0; i < hr->nmappings && !rc; i++)
+		rc = intern_mapping(r, &hr->mappings[i]);
+	if (rc)
+		return rc;
+#define TAKE(array, n, cap) \
+	(free(r->array), r->array = hr->array, r->n = hr->n, r->cap = hr->cap, \
+	 hr->array = NULL, hr->n = hr->cap = 0)
+	TAKE(locations, nlocations, locations_cap);
+	TAKE(lines, nlines, lines_cap);
+	TAKE(mappings, nmappings, mappings_cap);
+#undef TAKE
+	r->section = hr->section;
+	return 0;
+}
+
+/* The text in memory: the header, then the samples while a helper reads
+ * the locations and mappings, or all on this thread. */
+static int read_in_memory(struct raw_reader *r, const struct pk_options *opts,
+			  const char *data, size_t size)
+{
+	const char *end = data + size, *s = data, *kept = data, *locations;
+	struct raw_helper h;
+	int rc;
+
+	if ((rc = read_memory(r, &s, end, &kept, SAMPLES)) ||
+	    !start_helper(r, &h, opts, s, end))
+		return rc ? rc : read_memory(r, &s, end, &kept, MAPPINGS + 1);
+	rc = read_memory(r, &s, end, &kept, LOCATIONS);
+	/* (the line read last, "Locations" when the samples ended) */
+	locations = s > data ? memrchr(data, '\n', (size_t)(s - 1 - data)) : NULL;
+	locations = locations ? locations + 1 : data;
+	pthread_join(h.thread, NULL);
+	if (!rc && r->section == LOCATIONS && !h.rc && h.locations == locations)
+		rc = adopt_helper(r, &h);
+	raw_free(&h.r);
+	if (!rc && r->section == LOCATIONS)
+		rc = read_memory(r, &s, end, &kept, MAPPINGS + 1);
+	return rc;
 }
 
 static int raw_read(struct pk_context *ctx, struct pk_input *in,
 		    struct pk_profile *p, const struct pk_options *opts)
 {
 	struct raw_reader r;
-	const char *line;
-	size_t len;
-	int rc = 0;
+	const char *data;
+	size_t size;
+	int rc;
 
-	(void)opts;
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.in = in;
 	r.p = p;
-	while (!rc && (line = pk_input_line(in, &len)))
-		rc = raw_line(&r, line, len);
-	if (!rc)
-		rc = pk_context_error(ctx)->code;
+	data = (const char *)pki_input_map(in, &size);
+	rc = data ? read_in_memory(&r, opts, data, size) : read_stream(&r);
 	if (!rc && r.section < LOCATIONS)
 		rc = pk_error_set(ctx, PK_EINPUT, "%s: the text ends before its "
 				  "Locations (pprof -raw prints Samples:, "

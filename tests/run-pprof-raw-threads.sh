@@ -1,0 +1,32 @@
+#!/bin/sh
+# pprof -raw text read from memory, its locations and mappings on a
+# helper thread while the samples are read (--threads), gives what
+# reading it as a stream gives: every output and message byte for byte,
+# also where the helper fails and the reader of the samples reads the
+# rest itself: a bad location, mapping or sample line (the first in the
+# text named), a "Locations" line before or after the one the helper
+# starts at, locations out of order, CRLF, a last line cut off.
+. "${top_srcdir:-.}/tests/test-subr.sh"
+
+mkdir "$tmpdir/in"
+d=testdata/pprof-raw
+in=$tmpdir/in
+sed 's/^\(     6: .*\) s=58$/\1/' $d/demo.txt >"$in/bad-location.txt"
+sed 's|^2: 0x7f0012340000/|2: 0x7f0012340000|' $d/demo.txt >"$in/bad-mapping.txt"
+sed 's/ M=2 / M=3 /' $d/demo.txt >"$in/unknown-mapping.txt"
+sed 's/: 7 3 $/: 7 x 3/' "$in/bad-location.txt" >"$in/bad-sample-and-location.txt"
+sed 's/^                tid:\[4243\]$/Locations/' $d/demo.txt >"$in/locations-early.txt"
+sed 's/^     7: 0x401210 M=1 ??$/Locations/' $d/demo.txt >"$in/locations-twice.txt"
+sed '/^     1: /{h;d};/^     7: /G' $d/demo.txt >"$in/out-of-order.txt"
+sed 's/$/\r/' $d/repeats.txt >"$in/crlf.txt"
+head -c -20 $d/demo.txt >"$in/cut.txt"
+# 1 MB of distinct samples, as the bench grows them
+perl bench/grow-stacks.pl pprof-raw $d/demo.txt 1 "$in/grown.txt"
+
+set -- $d/demo.txt $d/goroutines.txt $d/repeats.txt $d/repeats-bad-location.txt \
+	"$in"/*.txt
+plan $#
+for f; do
+	same_as_stream "$(basename "$f")" "$f" "folded pprof speedscope firefox"
+done
+finish
