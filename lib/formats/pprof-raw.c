@@ -119,6 +119,11 @@ struct raw_reader {
 	struct pki_memo labels_memo[2];
 	struct pk_label *labels_read;
 	size_t nlabels_read, labels_read_cap;
+	/* the last sample's lines of labels by their ids in labels_memo
+	 * (0: not remembered), and the sets of the pairs met last by
+	 * them: a thread's samples give the same labels over and over */
+	uint32_t label_ids[2];
+	struct { uint64_t ids; uint32_t set; } label_sets[64];
 	uint64_t lineno;		/* of the line read last */
 	/* A helper reading the locations and mappings on a thread of its
 	 * own while the samples are read (p NULL): its errors are only
@@ -399,11 +404,25 @@ static void check_summing(struct raw_reader *r)
 	}
 }
 
+/* The set of the labels read since the last sample. */
+static uint32_t labels_set(struct raw_reader *r)
+{
+	uint64_t ids = r->label_ids[0] | (uint64_t)r->label_ids[1] << 32;
+	size_t slot = (size_t)(pki_hash_u64(ids) % PK_ARRAY_SIZE(r->label_sets));
+	int known = r->label_ids[0] && (r->label_lines == 1 || r->label_ids[1]);
+
+	if (known && r->label_sets[slot].ids == ids)
+		return r->label_sets[slot].set;
+	r->label_sets[slot].ids = known ? ids : 0;
+	return r->label_sets[slot].set = pk_profile_intern_labels(r->p, r->labels,
+								  r->nlabels);
+}
+
 /* The labels read since the last sample are its own. */
 static int end_sample(struct raw_reader *r)
 {
 	if (r->sample_open && r->nlabels) {
-		uint32_t set = pk_profile_intern_labels(r->p, r->labels, r->nlabels);
+		uint32_t set = labels_set(r);
 
 		if (!set)
 			return no_memory(r);
@@ -411,6 +430,7 @@ static int end_sample(struct raw_reader *r)
 	}
 	r->nlabels = 0;
 	r->label_lines = 0;
+	r->label_ids[0] = r->label_ids[1] = 0;
 	if (!r->sample_open)
 		return 0;
 	r->sample_open = 0;
@@ -569,13 +589,16 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 	struct pki_memo *memo;
 	uint64_t *run;
 	size_t first = r->nlabels, n, k;
+	uint32_t id;
 	int rc;
 
 	if (!r->nsamples || ++r->label_lines > 2)
 		return bad(r, "labels without a sample", line, len);
 	memo = &r->labels_memo[r->label_lines - 1];
-	run = pki_memo(memo, line, len);
+	id = pki_memo_id(memo, line, len);
+	run = id ? pki_memo_value(memo, id) : NULL;
 	if (run && *run) {
+		r->label_ids[r->label_lines - 1] = id;
 		first = (size_t)(*run >> 32);
 		n = (size_t)(uint32_t)*run - 1;
 		for (k = 0; k < n; k++)
@@ -598,6 +621,7 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 	/* the length one more, so that no run is 0 */
 	*run = (uint64_t)r->nlabels_read << 32 | (n + 1);
 	r->nlabels_read += n;
+	r->label_ids[r->label_lines - 1] = id;
 	return 0;
 }
 
