@@ -48,10 +48,19 @@ struct raw_line {
 	int64_t line;
 };
 
+/* A location as the text gives it, kept once for all the ids of the same
+ * mapping, address and lines (a text merged from many profiles lists the
+ * same location under many ids). */
 struct raw_location {
-	uint64_t id, address, mapping;
+	uint64_t address, mapping;
 	size_t first_line, nlines;
 	uint32_t ours;
+};
+
+/* A location's id and which it is, in r->locations. */
+struct raw_location_id {
+	uint64_t id;
+	uint32_t location;
 };
 
 /* A mapping; a helper's (struct raw_reader) with its strings still text,
@@ -101,8 +110,13 @@ struct raw_reader {
 	size_t nsummed, next_check;	/* summed so far; when to look again */
 	struct pk_label *labels;	/* the last sample's, so far */
 	size_t nlabels, labels_cap, label_lines;
-	struct raw_location *locations;
+	struct raw_location_id *location_ids;
+	size_t nlocation_ids, location_ids_cap;
+	struct raw_location *locations;	/* each once */
 	size_t nlocations, locations_cap;
+	struct pk_idtab location_tab;	/* locations by address and lines */
+	struct raw_location open;	/* the location read last, its lines */
+	int location_open;		/* last in r->lines */
 	struct raw_line *lines;
 	size_t nlines, lines_cap;
 	struct raw_mapping *mappings;
@@ -756,7 +770,68 @@ static int add_line(struct raw_reader *r, uint32_t function, int64_t line)
 		return rc;
 	r->lines[r->nlines].function = function;
 	r->lines[r->nlines++].line = line;
-	r->locations[r->nlocations - 1].nlines++;
+	r->open.nlines++;
+	return 0;
+}
+
+static uint64_t location_hash(const struct raw_reader *r, const struct raw_location *l)
+{
+	uint64_t h = pki_hash_u64(l->address ^ pki_hash_u64(l->mapping));
+	size_t k;
+
+	for (k = 0; k < l->nlines; k++) {
+		const struct raw_line *line = &r->lines[l->first_line + k];
+
+		h = pki_hash_u64(h ^ line->function ^ (uint64_t)line->line << 32);
+	}
+	return h;
+}
+
+static int same_location(const void *owner, uint32_t id, const void *key)
+{
+	const struct raw_reader *r = owner;
+	const struct raw_location *l = &r->locations[id - 1], *k = key;
+	size_t i;
+
+	if (l->address != k->address || l->mapping != k->mapping ||
+	    l->nlines != k->nlines)
+		return 0;
+	for (i = 0; i < l->nlines; i++) {
+		const struct raw_line *a = &r->lines[l->first_line + i];
+		const struct raw_line *b = &r->lines[k->first_line + i];
+
+		if (a->function != b->function || a->line != b->line)
+			return 0;
+	}
+	return 1;
+}
+
+/* The location read last, its id's: one of the same mapping, address
+ * and lines before, its lines dropped, or a new one. */
+static int end_location(struct raw_reader *r)
+{
+	uint64_t hash;
+	size_t slot;
+	uint32_t found;
+
+	if (!r->location_open)
+		return 0;
+	r->location_open = 0;
+	hash = location_hash(r, &r->open);
+	found = pki_idtab_find(&r->location_tab, hash, same_location, r, &r->open, &slot);
+	if (found) {
+		r->nlines = r->open.first_line;
+	} else {
+		if (r->nlocations >= UINT32_MAX - 1 ||
+		    grow(r, &r->locations, &r->locations_cap, r->nlocations + 1,
+			 sizeof(*r->locations)))
+			return no_memory(r);
+		r->locations[r->nlocations++] = r->open;
+		found = (uint32_t)r->nlocations;
+		if (pki_idtab_insert(&r->location_tab, slot, hash, found))
+			return no_memory(r);
+	}
+	r->location_ids[r->nlocation_ids - 1].location = found - 1;
 	return 0;
 }
 
@@ -782,28 +857,29 @@ static int location_line(struct raw_reader *r, const char *s, size_t len)
  * ("             NAME ...") */
 static int locations_line(struct raw_reader *r, const char *line, size_t len)
 {
-	struct raw_location *loc;
+	struct raw_location *loc = &r->open;
 	size_t i = 0;
 	int64_t id, mapping;
 	int rc;
 
 	skip_blanks(line, len, &i);
-	if (i == 13 && r->nlocations) {
+	if (i == 13 && r->location_open) {
 		if (location_line(r, line + i, len - i))
 			return bad(r, "not 'NAME FILE:LINE s=START'", line, len);
 		return 0;
 	}
-	if ((rc = grow(r, &r->locations, &r->locations_cap, r->nlocations + 1,
-		       sizeof(*loc))))
+	if ((rc = end_location(r)) ||
+	    (rc = grow(r, &r->location_ids, &r->location_ids_cap,
+		       r->nlocation_ids + 1, sizeof(*r->location_ids))))
 		return rc;
-	loc = &r->locations[r->nlocations++];
 	memset(loc, 0, sizeof(*loc));
 	loc->first_line = r->nlines;
 	if (integer(line, len, &i, 0, &id) || !id || i + 2 > len || line[i] != ':' ||
 	    line[i + 1] != ' ')
 		return bad(r, "not a location 'ID: 0xADDRESS ...'", line, len);
 	i += 2;
-	loc->id = (uint64_t)id;
+	r->location_ids[r->nlocation_ids++].id = (uint64_t)id;
+	r->location_open = 1;
 	if (hex(line, len, &i, &loc->address) || (i < len && line[i] != ' '))
 		return bad(r, "not a location's address", line, len);
 	skip_blanks(line, len, &i);
@@ -890,19 +966,19 @@ static int by_mapping_id(const void *a, const void *b)
 
 static int by_location_id(const void *a, const void *b)
 {
-	const struct raw_location *x = a, *y = b;
+	const struct raw_location_id *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* Whether the locations are in the order of their ids already, as pprof
  * prints them (a sort of them all would be a fifth of the reading). */
-static int in_order(const struct raw_location *locations, size_t n)
+static int in_order(const struct raw_location_id *ids, size_t n)
 {
 	size_t i;
 
 	for (i = 1; i < n; i++)
-		if (locations[i - 1].id > locations[i].id)
+		if (ids[i - 1].id > ids[i].id)
 			return 0;
 	return 1;
 }
@@ -911,13 +987,43 @@ static int in_order(const struct raw_location *locations, size_t n)
  * the id is mostly its place; else a search. */
 static struct raw_location *find_location(struct raw_reader *r, uint64_t id)
 {
-	struct raw_location key = { 0 };
+	const struct raw_location_id *at = NULL, key = { .id = id };
 
-	if (id >= 1 && id <= r->nlocations && r->locations[id - 1].id == id)
-		return &r->locations[id - 1];
-	key.id = id;
-	return r->nlocations ? bsearch(&key, r->locations, r->nlocations,
-				       sizeof(key), by_location_id) : NULL;
+	if (id >= 1 && id <= r->nlocation_ids && r->location_ids[id - 1].id == id)
+		at = &r->location_ids[id - 1];
+	else if (r->nlocation_ids)
+		at = bsearch(&key, r->location_ids, r->nlocation_ids, sizeof(key),
+			     by_location_id);
+	return at ? &r->locations[at->location] : NULL;
+}
+
+/* The profile's location of loc, met first under id. */
+static int intern_location(struct raw_reader *r, struct raw_location *loc,
+			   uint64_t id)
+{
+	struct raw_mapping *m, key = { .id = loc->mapping };
+	struct pk_line lines[64], *l = lines;
+	size_t k;
+
+	m = r->nmappings ? bsearch(&key, r->mappings, r->nmappings, sizeof(*m),
+				   by_mapping_id) : NULL;
+	if (loc->mapping && !m)
+		return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu names "
+				    "mapping %llu, which the mappings do not list",
+				    pk_input_name(r->in), (unsigned long long)id,
+				    (unsigned long long)loc->mapping);
+	if (loc->nlines > PK_ARRAY_SIZE(lines) &&
+	    !(l = malloc(loc->nlines * sizeof(*l))))
+		return no_memory(r);
+	for (k = 0; k < loc->nlines; k++) {
+		l[k].function = r->lines[loc->first_line + k].function;
+		l[k].line = r->lines[loc->first_line + k].line;
+	}
+	loc->ours = pk_profile_intern_location(r->p, m ? m->ours : 0, loc->address,
+					       l, loc->nlines);
+	if (l != lines)
+		free(l);
+	return loc->ours ? 0 : no_memory(r);
 }
 
 static int build(struct raw_reader *r)
@@ -929,39 +1035,20 @@ static int build(struct raw_reader *r)
 	 * must not see) */
 	if (r->nmappings)
 		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
-	if (!in_order(r->locations, r->nlocations))
-		qsort(r->locations, r->nlocations, sizeof(*r->locations), by_location_id);
-	for (i = 0; i < r->nlocations; i++) {
-		struct raw_location *loc = &r->locations[i];
-		struct raw_mapping *m, mkey = { .id = loc->mapping };
-		struct pk_line lines[64], *l = lines;
+	if (!in_order(r->location_ids, r->nlocation_ids))
+		qsort(r->location_ids, r->nlocation_ids, sizeof(*r->location_ids),
+		      by_location_id);
+	/* in the order of the ids, as they were listed */
+	for (i = 0; i < r->nlocation_ids; i++) {
+		const struct raw_location_id *at = &r->location_ids[i];
+		struct raw_location *loc = &r->locations[at->location];
 
-		if (i && loc->id == loc[-1].id)
+		if (i && at->id == at[-1].id)
 			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
 					    "listed twice", pk_input_name(r->in),
-					    (unsigned long long)loc->id);
-		m = r->nmappings ? bsearch(&mkey, r->mappings, r->nmappings, sizeof(*m),
-					    by_mapping_id) : NULL;
-		if (loc->mapping && !m)
-			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
-					    "names mapping %llu, which the "
-					    "mappings do not list",
-					    pk_input_name(r->in),
-					    (unsigned long long)loc->id,
-					    (unsigned long long)loc->mapping);
-		if (loc->nlines > PK_ARRAY_SIZE(lines) &&
-		    !(l = malloc(loc->nlines * sizeof(*l))))
-			return no_memory(r);
-		for (k = 0; k < loc->nlines; k++) {
-			l[k].function = r->lines[loc->first_line + k].function;
-			l[k].line = r->lines[loc->first_line + k].line;
-		}
-		loc->ours = pk_profile_intern_location(r->p, m ? m->ours : 0,
-						       loc->address, l, loc->nlines);
-		if (l != lines)
-			free(l);
-		if (!loc->ours)
-			return no_memory(r);
+					    (unsigned long long)at->id);
+		if (!loc->ours && (rc = intern_location(r, loc, at->id)))
+			return rc;
 	}
 	for (i = 0; i < r->nsamples; i++) {
 		const struct raw_sample *s = &r->samples[i];
@@ -1012,7 +1099,7 @@ static int raw_line(struct raw_reader *r, const char *line, size_t len)
 	case LOCATIONS:
 		if (pki_starts_with_n(line, len, "Mappings")) {
 			r->section = MAPPINGS;
-			return 0;
+			return end_location(r);
 		}
 		return len ? locations_line(r, line, len) : 0;
 	case MAPPINGS:
@@ -1028,7 +1115,9 @@ static void raw_free(struct raw_reader *r)
 	free(r->samples);
 	pki_idtab_release(&r->sample_tab);
 	free(r->labels);
+	free(r->location_ids);
 	free(r->locations);
+	pki_idtab_release(&r->location_tab);
 	free(r->lines);
 	free(r->mappings);
 	free(r->stack);
@@ -1118,6 +1207,8 @@ static void *help(void *arg)
 	kept = s;
 	h->r.section = LOCATIONS;
 	h->rc = read_memory(&h->r, &s, h->end, &kept, MAPPINGS + 1);
+	if (!h->rc)
+		h->rc = end_location(&h->r);
 	return NULL;
 }
 
@@ -1164,6 +1255,7 @@ static int adopt_helper(struct raw_reader *r, struct raw_helper *h)
 #define TAKE(array, n, cap) \
 	(free(r->array), r->array = hr->array, r->n = hr->n, r->cap = hr->cap, \
 	 hr->array = NULL, hr->n = hr->cap = 0)
+	TAKE(location_ids, nlocation_ids, location_ids_cap);
 	TAKE(locations, nlocations, locations_cap);
 	TAKE(lines, nlines, lines_cap);
 	TAKE(mappings, nmappings, mappings_cap);
@@ -1217,6 +1309,8 @@ static int raw_read(struct pk_context *ctx, struct pk_input *in,
 				  "Locations and Mappings)", pk_input_name(in));
 	if (!rc)
 		rc = end_sample(&r);
+	if (!rc)
+		rc = end_location(&r);
 	if (!rc)
 		rc = build(&r);
 	raw_free(&r);
