@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pprof -raw text (pprof-raw.h): its locations and mappings, and the
+ * profile made of them and the samples kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof-raw.h"
+#include "util/hash.h"
+
+/* "0x1f" as %#x prints it ("0x0" for zero). */
+static int hex(const char *s, size_t len, size_t *i, uint64_t *v)
+{
+	size_t start;
+
+	if (*i + 2 > len || s[*i] != '0' || s[*i + 1] != 'x')
+		return -1;
+	*i += 2;
+	start = *i;
+	for (*v = 0; *i < len && pki_hexval(s[*i]) >= 0; (*i)++) {
+		if (*v >> 60)
+			return -1;
+		*v = *v << 4 | (uint64_t)pki_hexval(s[*i]);
+	}
+	return *i > start ? 0 : -1;
+}
+
+/* ---- locations and mappings ---- */
+
+/* ":N" ending s[start..*end): N, and *end moved to the colon. */
+static int number_after_colon(const char *s, size_t start, size_t *end,
+			      int64_t *v)
+{
+	size_t i = *end, k;
+
+	while (i > start && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > start && s[i - 1] == '-')
+		i--;
+	if (i == *end || i == start || s[i - 1] != ':')
+		return -1;
+	k = i;
+	if (integer(s, *end, &k, 1, v) || k != *end)
+		return -1;
+	*end = i - 1;
+	return 0;
+}
+
+/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN)
+ * read into f and the line number; -1 when it is no such text. */
+static int parse_location_line(const char *s, size_t len, struct raw_function *f,
+			       int64_t *line_number)
+{
+	size_t i, end = 0, space, file_end, k;
+	int64_t line, column;
+
+	memset(f, 0, sizeof(*f));
+	/* the first " s=N" followed by the end or "(SYSTEM NAME)" */
+	for (i = 0; !end; i++) {
+		const char *at = memmem(s + i, len - i, " s=", 3);
+
+		if (!at)
+			return -1;
+		i = (size_t)(at - s);
+		k = i + 3;
+		if (integer(s, len, &k, 1, &f->start_line) || (k < len && s[k] != '('))
+			continue;
+		if (k < len) {
+			if (s[len - 1] != ')')
+				return -1;
+			f->system = s + k + 1;
+			f->system_len = len - k - 2;
+		}
+		end = i;
+	}
+	for (space = end; space > 0 && s[space - 1] != ' '; space--)
+		;
+	if (!space--)
+		return -1;
+	file_end = end;
+	if (number_after_colon(s, space + 1, &file_end, &line))
+		return -1;
+	k = file_end;
+	if (!number_after_colon(s, space + 1, &k, &column)) {
+		line = column;	/* FILE:LINE:COLUMN */
+		file_end = k;
+	}
+	f->name = s;
+	f->name_len = space;
+	f->filename = s + space + 1;
+	f->filename_len = file_end - space - 1;
+	*line_number = line;
+	return 0;
+}
+
+/* The profile's function of f (its strings interned as the line gives
+ * them); 0 when out of memory. */
+uint32_t praw_intern_function(struct pk_profile *p, const struct raw_function *f)
+{
+	struct pk_function fn = { .start_line = f->start_line };
+
+	if (f->system)
+		fn.system_name = pk_profile_intern(p, f->system, f->system_len);
+	fn.name = pk_profile_intern(p, f->name, f->name_len);
+	fn.filename = pk_profile_intern(p, f->filename, f->filename_len);
+	if (!fn.system_name)
+		fn.system_name = fn.name;
+	return pk_profile_intern_function(p, &fn);
+}
+
+/* A location line's function (0: "??", a line without a function, kept
+ * as none; a helper's: its place in r->functions, from 1) and line
+ * number; -1 when it is no such text. */
+static int read_location_line(struct raw_reader *r, const char *s, size_t len,
+			      uint32_t *function, int64_t *line_number)
+{
+	struct raw_function f;
+
+	*function = 0;
+	if (len == 2 && memcmp(s, "??", 2) == 0)
+		return 0;
+	if (parse_location_line(s, len, &f, line_number))
+		return -1;
+	if (!r->helper)
+		return (*function = praw_intern_function(r->p, &f)) ? 0 : praw_no_memory(r);
+	if (r->nfunctions >= UINT32_MAX - 1 ||
+	    praw_grow(r, &r->functions, &r->functions_cap, r->nfunctions + 1,
+		 sizeof(*r->functions)))
+		return praw_no_memory(r);
+	r->functions[r->nfunctions++] = f;
+	*function = (uint32_t)r->nfunctions;
+	return 0;
+}
+
+/* A line of the last location: function and line number. */
+static int add_line(struct raw_reader *r, uint32_t function, int64_t line)
+{
+	int rc = praw_grow(r, &r->lines, &r->lines_cap, r->nlines + 1, sizeof(*r->lines));
+
+	if (rc)
+		return rc;
+	r->lines[r->nlines].function = function;
+	r->lines[r->nlines++].line = line;
+	r->open.nlines++;
+	return 0;
+}
+
+static uint64_t location_hash(const struct raw_reader *r, const struct raw_location *l)
+{
+	uint64_t h = pki_hash_u64(l->address ^ pki_hash_u64(l->mapping));
+	size_t k;
+
+	for (k = 0; k < l->nlines; k++) {
+		const struct pk_line *line = &r->lines[l->first_line + k];
+
+		h = pki_hash_u64(h ^ line->function ^ (uint64_t)line->line << 32);
+	}
+	return h;
+}
+
+static int same_location(const void *owner, uint32_t id, const void *key)
+{
+	const struct raw_reader *r = owner;
+	const struct raw_location *l = &r->locations[id - 1], *k = key;
+	size_t i;
+
+	if (l->address != k->address || l->mapping != k->mapping ||
+	    l->nlines != k->nlines)
+		return 0;
+	for (i = 0; i < l->nlines; i++) {
+		const struct pk_line *a = &r->lines[l->first_line + i];
+		const struct pk_line *b = &r->lines[k->first_line + i];
+
+		if (a->function != b->function || a->line != b->line)
+			return 0;
+	}
+	return 1;
+}
+
+/* The location read last, its id's: one of the same mapping, address
+ * and lines before, its lines dropped, or a new one. */
+int praw_end_location(struct raw_reader *r)
+{
+	uint64_t hash;
+	size_t slot;
+	uint32_t found;
+
+	if (!r->location_open)
+		return 0;
+	r->location_open = 0;
+	hash = location_hash(r, &r->open);
+	found = pki_idtab_find(&r->location_tab, hash, same_location, r, &r->open, &slot);
+	if (found) {
+		r->nlines = r->open.first_line;
+	} else {
+		if (r->nlocations >= UINT32_MAX - 1 ||
+		    praw_grow(r, &r->locations, &r->locations_cap, r->nlocations + 1,
+			 sizeof(*r->locations)))
+			return praw_no_memory(r);
+		r->locations[r->nlocations++] = r->open;
+		found = (uint32_t)r->nlocations;
+		if (pki_idtab_insert(&r->location_tab, slot, hash, found))
+			return praw_no_memory(r);
+	}
+	r->location_ids[r->nlocation_ids - 1].location = found - 1;
+	return 0;
+}
+
+/* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN),
+ * or "??" for a line without a function, kept as none. */
+static int location_line(struct raw_reader *r, const char *s, size_t len)
+{
+	uint64_t *memo = pki_memo(&r->lines_memo, s, len);
+	uint32_t function;
+	int64_t line;
+	int rc;
+
+	if (memo && *memo)
+		return add_line(r, (uint32_t)(*memo >> 32), (int32_t)(uint32_t)*memo);
+	if ((rc = read_location_line(r, s, len, &function, &line)) || !function)
+		return rc;
+	if (memo && line >= INT32_MIN && line <= INT32_MAX)
+		*memo = (uint64_t)function << 32 | (uint32_t)line;
+	return add_line(r, function, line);
+}
+
+/* "     1: 0x4b7126 M=1 [F] NAME FILE:LINE s=0", or a line's more
+ * ("             NAME ...") */
+static int locations_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct raw_location *loc = &r->open;
+	size_t i = 0;
+	int64_t id, mapping;
+	int rc;
+
+	skip_blanks(line, len, &i);
+	if (i == 13 && r->location_open) {
+		if (location_line(r, line + i, len - i))
+			return praw_bad(r, "not 'NAME FILE:LINE s=START'", line, len);
+		return 0;
+	}
+	if ((rc = praw_end_location(r)) ||
+	    (rc = praw_grow(r, &r->location_ids, &r->location_ids_cap,
+		       r->nlocation_ids + 1, sizeof(*r->location_ids))))
+		return rc;
+	memset(loc, 0, sizeof(*loc));
+	loc->first_line = r->nlines;
+	if (integer(line, len, &i, 0, &id) || !id || i + 2 > len || line[i] != ':' ||
+	    line[i + 1] != ' ')
+		return praw_bad(r, "not a location 'ID: 0xADDRESS ...'", line, len);
+	i += 2;
+	r->location_ids[r->nlocation_ids++].id = (uint64_t)id;
+	r->location_open = 1;
+	if (hex(line, len, &i, &loc->address) || (i < len && line[i] != ' '))
+		return praw_bad(r, "not a location's address", line, len);
+	skip_blanks(line, len, &i);
+	if (pki_starts_with_n(line + i, len - i, "M=")) {
+		i += 2;
+		if (integer(line, len, &i, 0, &mapping) || (i < len && line[i] != ' '))
+			return praw_bad(r, "not a mapping id 'M=N'", line, len);
+		loc->mapping = (uint64_t)mapping;
+		skip_blanks(line, len, &i);
+	}
+	if (pki_starts_with_n(line + i, len - i, "[F] "))
+		i += 4;
+	if (i < len && location_line(r, line + i, len - i))
+		return praw_bad(r, "not 'NAME FILE:LINE s=START'", line, len);
+	return 0;
+}
+
+/* A line of the locations', or the line "Mappings" that ends them. */
+int praw_locations_line(struct raw_reader *r, const char *line, size_t len)
+{
+	if (pki_starts_with_n(line, len, "Mappings")) {
+		r->section = MAPPINGS;
+		return praw_end_location(r);
+	}
+	return len ? locations_line(r, line, len) : 0;
+}
+
+/* The profile's mapping of raw, its file and build id interned. */
+int praw_intern_mapping(struct raw_reader *r, struct raw_mapping *raw)
+{
+	raw->m.file = pk_profile_intern(r->p, raw->file, raw->file_len);
+	raw->m.build_id = pk_profile_intern(r->p, raw->build_id, raw->build_id_len);
+	raw->ours = pk_profile_intern_mapping(r->p, &raw->m);
+	return raw->ours ? 0 : praw_no_memory(r);
+}
+
+/* "1: 0x400000/0x4b8000/0x0 FILE BUILDID [FN][FL][LN][IN]" */
+int praw_mappings_line(struct raw_reader *r, const char *line, size_t len)
+{
+	struct pk_mapping m = { 0 };
+	struct raw_mapping *raw;
+	const char *bits, *build, *s;
+	size_t i = 0;
+	int64_t id;
+	int rc;
+
+	if (!len)
+		return 0;
+	if (integer(line, len, &i, 0, &id) || !id || !pki_starts_with_n(line + i, len - i, ": ") ||
+	    (i += 2, hex(line, len, &i, &m.start)) || i >= len || line[i++] != '/' ||
+	    hex(line, len, &i, &m.limit) || i >= len || line[i++] != '/' ||
+	    hex(line, len, &i, &m.offset) || i >= len || line[i++] != ' ')
+		return praw_bad(r, "not a mapping 'ID: 0xSTART/0xLIMIT/0xOFFSET FILE'",
+			   line, len);
+	/* from the right: the bits, the build id, then the file */
+	for (bits = line + len; bits > line + i && bits[-1] != ' '; bits--)
+		;
+	if (bits == line + i)
+		return praw_bad(r, "not a mapping's 'FILE BUILDID BITS'", line, len);
+	for (build = bits - 1; build > line + i && build[-1] != ' '; build--)
+		;
+	if (build == line + i && build != bits - 1)
+		return praw_bad(r, "not a mapping's 'FILE BUILDID BITS'", line, len);
+	for (s = bits; s < line + len; s += 4) {
+		if (line + len - s < 4 || s[0] != '[' || s[3] != ']')
+			return praw_bad(r, "not a mapping's bits [FN][FL][LN][IN]", line, len);
+		m.has_functions |= memcmp(s, "[FN]", 4) == 0;
+		m.has_filenames |= memcmp(s, "[FL]", 4) == 0;
+		m.has_line_numbers |= memcmp(s, "[LN]", 4) == 0;
+		m.has_inline_frames |= memcmp(s, "[IN]", 4) == 0;
+	}
+	if ((rc = praw_grow(r, &r->mappings, &r->mappings_cap, r->nmappings + 1,
+		       sizeof(*raw))))
+		return rc;
+	raw = &r->mappings[r->nmappings++];
+	memset(raw, 0, sizeof(*raw));
+	raw->id = (uint64_t)id;
+	raw->m = m;
+	raw->file = line + i;
+	raw->file_len = (size_t)(build - 1 - (line + i));
+	raw->build_id = build;
+	raw->build_id_len = (size_t)(bits - 1 - build);
+	return r->helper ? 0 : praw_intern_mapping(r, raw);
+}
+
+/* ---- the profile ---- */
+
+static int by_mapping_id(const void *a, const void *b)
+{
+	const struct raw_mapping *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int by_location_id(const void *a, const void *b)
+{
+	const struct raw_location_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Whether the locations are in the order of their ids already, as pprof
+ * prints them (a sort of them all would be a fifth of the reading). */
+static int in_order(const struct raw_location_id *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (ids[i - 1].id > ids[i].id)
+			return 0;
+	return 1;
+}
+
+/* The location of an id: pprof numbers them 1, 2, ... in order, so that
+ * the id is mostly its place; else a search. */
+static struct raw_location *find_location(struct raw_reader *r, uint64_t id)
+{
+	const struct raw_location_id *at = NULL, key = { .id = id };
+
+	if (id >= 1 && id <= r->nlocation_ids && r->location_ids[id - 1].id == id)
+		at = &r->location_ids[id - 1];
+	else if (r->nlocation_ids)
+		at = bsearch(&key, r->location_ids, r->nlocation_ids, sizeof(key),
+			     by_location_id);
+	return at ? &r->locations[at->location] : NULL;
+}
+
+/* The profile's location of loc, met first under id. */
+static int intern_location(struct raw_reader *r, struct raw_location *loc,
+			   uint64_t id)
+{
+	struct raw_mapping *m, key = { .id = loc->mapping };
+
+	m = r->nmappings ? bsearch(&key, r->mappings, r->nmappings, sizeof(*m),
+				   by_mapping_id) : NULL;
+	if (loc->mapping && !m)
+		return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu names "
+				    "mapping %llu, which the mappings do not list",
+				    pk_input_name(r->in), (unsigned long long)id,
+				    (unsigned long long)loc->mapping);
+	/* (no lines: none to point at, where there may be no array) */
+	loc->ours = pk_profile_intern_location(r->p, m ? m->ours : 0, loc->address,
+					       loc->nlines ? r->lines + loc->first_line :
+					       NULL, loc->nlines);
+	return loc->ours ? 0 : praw_no_memory(r);
+}
+
+int praw_build(struct raw_reader *r)
+{
+	size_t max = pki_profile_max_stack(r->p), i, k;
+	int rc;
+
+	/* (an empty table may be a null pointer, which qsort and bsearch
+	 * must not see) */
+	if (r->nmappings)
+		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
+	if (!in_order(r->location_ids, r->nlocation_ids))
+		qsort(r->location_ids, r->nlocation_ids, sizeof(*r->location_ids),
+		      by_location_id);
+	/* in the order of the ids, as they were listed */
+	for (i = 0; i < r->nlocation_ids; i++) {
+		const struct raw_location_id *at = &r->location_ids[i];
+		struct raw_location *loc = &r->locations[at->location];
+
+		if (i && at->id == at[-1].id)
+			return pk_error_set(r->ctx, PK_EINPUT, "%s: location %llu "
+					    "listed twice", pk_input_name(r->in),
+					    (unsigned long long)at->id);
+		if (!loc->ours && (rc = intern_location(r, loc, at->id)))
+			return rc;
+	}
+	for (i = 0; i < r->nsamples; i++) {
+		const struct raw_sample *s = &r->samples[i];
+		size_t n = s->nlocations < max ? s->nlocations : max + 1;
+		uint32_t stack;
+
+		if ((rc = praw_grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
+			return rc;
+		for (k = 0; k < n; k++) {
+			uint64_t id = r->ids[s->first_location + k];
+			struct raw_location *loc = find_location(r, id);
+
+			if (!loc)
+				return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
+						    "location %llu, which the "
+						    "locations do not list",
+						    pk_input_name(r->in),
+						    (unsigned long long)s->lineno,
+						    (unsigned long long)id);
+			r->stack[k] = loc->ours;
+		}
+		stack = pk_profile_intern_stack(r->p, r->stack, n);
+		if (!stack || pk_profile_add_sample(r->p, stack, s->labels, 0,
+						    r->values + i * r->ntypes,
+						    r->ntypes))
+			return praw_no_memory(r);
+	}
+	return 0;
+}
