@@ -22,6 +22,24 @@ sed 's/$/\r/' $d/repeats.txt >"$in/crlf.txt"
 head -c -20 $d/demo.txt >"$in/cut.txt"
 # 1 MB of distinct samples, as the bench grows them
 perl bench/grow-stacks.pl pprof-raw $d/demo.txt 1 "$in/grown.txt"
+# its samples three times: more samples than locations, the last share
+# of them read by the helper; that share with a label new to it (its
+# string comes after the others), a sample of one line of labels, a bad
+# line of labels (read by the other reader: its line named), a bad
+# sample, a "Locations" line before the last
+g=$in/grown.txt
+samples=$(grep -n '^Samples:' "$g" | cut -d: -f1)
+locations=$(grep -n '^Locations' "$g" | cut -d: -f1)
+{ head -n $((samples + 1)) "$g"
+  for i in 1 2 3; do sed -n "$((samples + 2)),$((locations - 1))p" "$g"; done
+  tail -n +"$locations" "$g"; } >"$in/many-samples.txt"
+m=$in/many-samples.txt
+last=$(($(grep -n '^Locations' "$m" | cut -d: -f1) - 1))
+sed "$((last - 1))s/comm:\[demo\]/comm:[other]/" "$m" >"$in/share-new-label.txt"
+sed "${last}d" "$m" >"$in/share-one-label-line.txt"
+sed "${last}s/tid:\[/tid:/" "$m" >"$in/share-bad-label.txt"
+sed "$((last - 2))s/: \([0-9]*\) /: \1 x /" "$m" >"$in/share-bad-sample.txt"
+sed "$((last - 30))s/.*/Locations/" "$m" >"$in/share-locations-early.txt"
 
 set -- $d/demo.txt $d/goroutines.txt $d/repeats.txt $d/repeats-bad-location.txt \
 	"$in"/*.txt

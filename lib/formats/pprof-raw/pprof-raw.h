@@ -31,8 +31,8 @@
  * what is kept grows with the distinct samples, not with the text (but
  * not past a few thousand samples of which fewer than half were summed:
  * there the table would cost more than it saves). A file is read where
- * it lies in memory, its locations and mappings on a helper thread while
- * the samples are read (read.c).
+ * it lies in memory, the last share of its samples and its locations and
+ * mappings on a helper thread while the rest is read (read.c).
  */
 #ifndef PROFKIT_FORMATS_PPROF_RAW_H
 #define PROFKIT_FORMATS_PPROF_RAW_H
@@ -101,6 +101,7 @@ struct raw_reader {
 	struct raw_sample *samples;
 	size_t nsamples, samples_cap;
 	int sample_open;		/* the last sample's labels to come */
+	int keeps_order;		/* the profile keeps each sample */
 	int summing;			/* the profile sums samples anyway */
 	struct pk_idtab sample_tab;	/* samples by ids and labels */
 	size_t nsummed, next_check;	/* summed so far; when to look again */
@@ -133,15 +134,22 @@ struct raw_reader {
 	 * (0: not remembered), and the sets of the pairs met last by
 	 * them: a thread's samples give the same labels over and over */
 	uint32_t label_ids[2];
+	uint32_t recent_labels[2][4];	/* the ids met last, by place */
 	struct { uint64_t ids; uint32_t set; } label_sets[64];
 	uint64_t lineno;		/* of the line read last */
-	/* A helper reading the locations and mappings on a thread of its
-	 * own while the samples are read (p NULL): its errors are only
-	 * returned, and its functions and mappings kept as text, interned
-	 * in the order they came when its work is taken (adopt_helper) */
+	int quiet;			/* errors only returned */
+	/* A helper reading the last of the samples and the locations and
+	 * mappings on a thread of its own (p NULL, quiet): its functions
+	 * and mappings kept as text, its lines of labels as their ids in
+	 * labels_memo, a sample's labels the id of their pair in
+	 * label_pairs, all read or interned in the order they came when
+	 * its work is taken (read.c) */
 	int helper;
 	struct raw_function *functions;
 	size_t nfunctions, functions_cap;
+	uint64_t *label_events;		/* place << 32 | id, as they came */
+	size_t nlabel_events, label_events_cap;
+	struct pki_memo label_pairs;	/* of label_ids */
 };
 
 /* ---- read.c ---- */
@@ -158,9 +166,15 @@ int praw_grow(struct raw_reader *r, void *array, size_t *cap, size_t need,
 int praw_header_line(struct raw_reader *r, const char *line, size_t len);
 int praw_types_line(struct raw_reader *r, const char *line, size_t len);
 int praw_samples_line(struct raw_reader *r, const char *line, size_t len);
+int praw_is_sample_line(const char *line, size_t len);
 /* A line of labels read into r->labels, r->label_lines its place. */
 int praw_read_label_line(struct raw_reader *r, const char *line, size_t len);
 int praw_end_sample(struct raw_reader *r);
+/* A helper's samples (h) appended to r's, which end where they start,
+ * first_line before them: 0, 1 where r must read them itself (it gives
+ * the error one reader gives), or a pk_err set in r's context. */
+int praw_adopt_samples(struct raw_reader *r, struct raw_reader *h,
+		       uint64_t first_line);
 
 /* ---- locations.c: locations, mappings, and the profile made ---- */
 

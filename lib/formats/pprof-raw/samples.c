@@ -213,9 +213,24 @@ static uint32_t labels_set(struct raw_reader *r)
 								  r->nlabels);
 }
 
+/* A helper's sample's labels: the id of its lines' pair. */
+static int label_pair(struct raw_reader *r)
+{
+	uint32_t pair = pki_memo_id(&r->label_pairs, (const char *)r->label_ids,
+				    sizeof(r->label_ids));
+
+	r->samples[r->nsamples - 1].labels = pair;
+	return pair ? 0 : PK_ENOMEM;
+}
+
 /* The labels read since the last sample are its own. */
 int praw_end_sample(struct raw_reader *r)
 {
+	int rc;
+
+	if (r->helper && r->sample_open && r->label_lines &&
+	    (rc = label_pair(r)))
+		return rc;
 	if (r->sample_open && r->nlabels) {
 		uint32_t set = labels_set(r);
 
@@ -251,7 +266,7 @@ static int sample_line(struct raw_reader *r, const char *line, size_t len)
 	    (rc = praw_grow(r, &r->ids, &r->ids_cap, r->nids + 1, sizeof(*r->ids))))
 		return rc;
 	if (!r->nsamples) {
-		r->summing = !pki_profile_keeps_order(r->p);
+		r->summing = !r->keeps_order;
 		r->next_check = 4096;
 	}
 	s = &r->samples[r->nsamples];
@@ -377,6 +392,52 @@ int praw_read_label_line(struct raw_reader *r, const char *line, size_t len)
 	return rc;
 }
 
+/* The id of a line of labels in the memo of its place: one of the few
+ * met last there, the text compared to the memo's copy, costs no hash
+ * (the samples of a few threads take turns). */
+static uint32_t label_line_id(struct raw_reader *r, struct pki_memo *memo,
+			      const char *line, size_t len)
+{
+	uint32_t *recent = r->recent_labels[memo - r->labels_memo];
+	size_t k, text_len;
+	uint32_t id;
+
+	for (k = 0; k < PK_ARRAY_SIZE(r->recent_labels[0]) && recent[k]; k++) {
+		const char *text = pki_memo_text(memo, recent[k], &text_len);
+
+		if (text_len == len && memcmp(text, line, len) == 0)
+			return recent[k];
+	}
+	if ((id = pki_memo_id(memo, line, len))) {
+		memmove(recent + 1, recent,
+			(PK_ARRAY_SIZE(r->recent_labels[0]) - 1) * sizeof(*recent));
+		recent[0] = id;
+	}
+	return id;
+}
+
+/* A helper's line of labels (id in the memo of its place), left to the
+ * reader of the profile: the ids new to the memo listed as they came,
+ * the order in which one reader would have read them. */
+static int defer_label_line(struct raw_reader *r, uint32_t id)
+{
+	size_t place = r->label_lines - 1;
+	uint64_t *seen;
+
+	if (!id)
+		return PK_ENOMEM;	/* the memo full: read by the reader */
+	seen = pki_memo_value(&r->labels_memo[place], id);
+	if (!*seen) {
+		if (praw_grow(r, &r->label_events, &r->label_events_cap,
+			      r->nlabel_events + 1, sizeof(*r->label_events)))
+			return PK_ENOMEM;
+		r->label_events[r->nlabel_events++] = (uint64_t)place << 32 | id;
+		*seen = 1;
+	}
+	r->label_ids[place] = id;
+	return 0;
+}
+
 /* A line of labels, read the first time its text comes as the sample's
  * first (or second) line of them, then remembered. */
 static int label_line(struct raw_reader *r, const char *line, size_t len)
@@ -390,7 +451,9 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 	if (!r->nsamples || ++r->label_lines > 2)
 		return praw_bad(r, "labels without a sample", line, len);
 	memo = &r->labels_memo[r->label_lines - 1];
-	id = pki_memo_id(memo, line, len);
+	id = label_line_id(r, memo, line, len);
+	if (r->helper)
+		return defer_label_line(r, id);
 	run = id ? pki_memo_value(memo, id) : NULL;
 	if (run && *run) {
 		r->label_ids[r->label_lines - 1] = id;
@@ -420,7 +483,7 @@ static int label_line(struct raw_reader *r, const char *line, size_t len)
 	return 0;
 }
 
-static int is_sample_line(const char *line, size_t len)
+int praw_is_sample_line(const char *line, size_t len)
 {
 	size_t i = 0;
 
@@ -443,9 +506,133 @@ int praw_samples_line(struct raw_reader *r, const char *line, size_t len)
 		r->section = LOCATIONS;
 		return praw_end_sample(r);
 	}
-	if (is_sample_line(line, len))
+	if (praw_is_sample_line(line, len))
 		return sample_line(r, line, len);
 	while (len && line[len - 1] == ' ')
 		len--;
 	return len ? label_line(r, line, len) : 0;
+}
+
+/* ---- a helper's samples taken ---- */
+
+/* The helper's lines of labels read by r as they came (r->quiet: a line
+ * r cannot read is read again in its place), each a run of labels_read
+ * in runs[place][id]. */
+static int read_helper_labels(struct raw_reader *r, struct raw_reader *h,
+			      uint64_t *runs[2])
+{
+	size_t i, n;
+	int rc = 0;
+
+	r->quiet = 1;
+	for (i = 0; i < h->nlabel_events && !rc; i++) {
+		size_t place = (size_t)(h->label_events[i] >> 32), len;
+		uint32_t id = (uint32_t)h->label_events[i];
+		const char *text = pki_memo_text(&h->labels_memo[place], id, &len);
+
+		r->nlabels = 0;
+		r->label_lines = place + 1;
+		if ((rc = praw_read_label_line(r, text, len)))
+			break;
+		n = r->nlabels;
+		if (r->nlabels_read + n > UINT32_MAX ||
+		    praw_grow(r, &r->labels_read, &r->labels_read_cap,
+			      r->nlabels_read + n, sizeof(*r->labels_read)))
+			rc = PK_ENOMEM;
+		else if (n)
+			memcpy(r->labels_read + r->nlabels_read, r->labels,
+			       n * sizeof(*r->labels_read));
+		runs[place][id] = (uint64_t)r->nlabels_read << 32 | n;
+		r->nlabels_read += n;
+	}
+	r->quiet = 0;
+	r->nlabels = 0;
+	r->label_lines = 0;
+	return rc;
+}
+
+/* The set of each pair of lines of labels, in the order the pairs came
+ * (sets[pair], 0: no labels). */
+static int helper_label_sets(struct raw_reader *r, struct raw_reader *h,
+			     uint64_t *runs[2], uint32_t *sets)
+{
+	size_t pair, place, k;
+	int rc = 0;
+
+	for (pair = 1; pair < h->label_pairs.nentries && !rc; pair++) {
+		uint32_t ids[2];
+		size_t len;
+
+		memcpy(ids, pki_memo_text(&h->label_pairs, (uint32_t)pair, &len),
+		       sizeof(ids));
+		r->nlabels = 0;
+		for (place = 0; place < 2 && ids[place] && !rc; place++) {
+			uint64_t run = runs[place][ids[place]];
+
+			for (k = 0; k < (uint32_t)run && !rc; k++)
+				rc = add_label(r, &r->labels_read[(run >> 32) + k]);
+		}
+		sets[pair] = 0;
+		if (!rc && r->nlabels &&
+		    !(sets[pair] = pk_profile_intern_labels(r->p, r->labels, r->nlabels)))
+			rc = praw_no_memory(r);
+	}
+	r->nlabels = 0;
+	return rc;
+}
+
+/* The helper's samples appended to r's, their labels sets of r's. */
+static int append_helper_samples(struct raw_reader *r, struct raw_reader *h,
+				 const uint32_t *sets, uint64_t first_line)
+{
+	size_t i;
+
+	if (praw_grow(r, &r->samples, &r->samples_cap, r->nsamples + h->nsamples,
+		      sizeof(*r->samples)) ||
+	    praw_grow(r, &r->ids, &r->ids_cap, r->nids + h->nids + 1, sizeof(*r->ids)) ||
+	    praw_grow(r, &r->values, &r->values_cap, r->nvalues + h->nvalues + 1,
+		      sizeof(*r->values)))
+		return PK_ENOMEM;
+	for (i = 0; i < h->nsamples; i++) {
+		struct raw_sample *s = &r->samples[r->nsamples + i];
+
+		*s = h->samples[i];
+		s->first_location += r->nids;
+		s->labels = sets[s->labels];
+		s->lineno += first_line;
+	}
+	if (h->nids)
+		memcpy(r->ids + r->nids, h->ids, h->nids * sizeof(*r->ids));
+	if (h->nvalues)
+		memcpy(r->values + r->nvalues, h->values, h->nvalues * sizeof(*r->values));
+	r->nsamples += h->nsamples;
+	r->nids += h->nids;
+	r->nvalues += h->nvalues;
+	return 0;
+}
+
+int praw_adopt_samples(struct raw_reader *r, struct raw_reader *h,
+		       uint64_t first_line)
+{
+	uint64_t *runs[2];
+	uint32_t *sets;
+	int rc;
+
+	if ((rc = praw_end_sample(r)))
+		return rc;
+	runs[0] = calloc(h->labels_memo[0].nentries + 1, sizeof(*runs[0]));
+	runs[1] = calloc(h->labels_memo[1].nentries + 1, sizeof(*runs[1]));
+	sets = calloc(h->label_pairs.nentries + 1, sizeof(*sets));
+	if (!runs[0] || !runs[1] || !sets)
+		rc = praw_no_memory(r);
+	else if (read_helper_labels(r, h, runs))
+		rc = 1;
+	/* from here on as one reader would go on, but for memory */
+	else if (!(rc = helper_label_sets(r, h, runs, sets)) &&
+		 append_helper_samples(r, h, sets, first_line))
+		rc = praw_no_memory(r);
+	free(runs[0]);
+	free(runs[1]);
+	free(sets);
+	return rc;
 }
