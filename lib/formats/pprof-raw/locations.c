@@ -189,6 +189,11 @@ int praw_end_location(struct raw_reader *r)
 	if (!r->location_open)
 		return 0;
 	r->location_open = 0;
+	if (r->open_known) {	/* its one line the known location's */
+		r->nlines = r->open.first_line;
+		r->location_ids[r->nlocation_ids - 1].location = r->open_known - 1;
+		return 0;
+	}
 	hash = location_hash(r, &r->open);
 	found = pki_idtab_find(&r->location_tab, hash, same_location, r, &r->open, &slot);
 	if (found) {
@@ -203,8 +208,36 @@ int praw_end_location(struct raw_reader *r)
 		if (pki_idtab_insert(&r->location_tab, slot, hash, found))
 			return praw_no_memory(r);
 	}
+	if (r->open_text)
+		*pki_memo_value(&r->location_memo, r->open_text) = found;
 	r->location_ids[r->nlocation_ids - 1].location = found - 1;
 	return 0;
+}
+
+/* Texts after an id looked up before the memo of them is given up where
+ * fewer than half were found: a text merged from many profiles repeats
+ * each one's locations, but only after the first's, which are many. */
+#define LOCATION_TRIES (1u << 16)
+
+/* The location a text after an id was before, when it had no more lines
+ * (0: none); the text remembered (r->open_text) to be told which it is,
+ * when the memo finds enough of them. */
+static uint32_t known_location(struct raw_reader *r, const char *text, size_t len)
+{
+	uint64_t *known;
+
+	if (r->location_memo_off)
+		return 0;
+	if (++r->location_tries == LOCATION_TRIES && r->location_finds < LOCATION_TRIES / 2) {
+		r->location_memo_off = 1;	/* a text of distinct locations */
+		pki_memo_free(&r->location_memo);
+		return 0;
+	}
+	if (!(r->open_text = pki_memo_id(&r->location_memo, text, len)))
+		return 0;
+	known = pki_memo_value(&r->location_memo, r->open_text);
+	r->location_finds += *known != 0;
+	return (uint32_t)*known;
 }
 
 /* "NAME FILE:LINE s=START(SYSTEM NAME)" (newer pprof: FILE:LINE:COLUMN),
@@ -236,6 +269,8 @@ static int locations_line(struct raw_reader *r, const char *line, size_t len)
 
 	skip_blanks(line, len, &i);
 	if (i == 13 && r->location_open) {
+		/* not of one line: found by its lines at its end */
+		r->open_known = r->open_text = 0;
 		if (location_line(r, line + i, len - i))
 			return praw_bad(r, "not 'NAME FILE:LINE s=START'", line, len);
 		return 0;
@@ -252,6 +287,15 @@ static int locations_line(struct raw_reader *r, const char *line, size_t len)
 	i += 2;
 	r->location_ids[r->nlocation_ids++].id = (uint64_t)id;
 	r->location_open = 1;
+	r->open_text = 0;
+	if ((r->open_known = known_location(r, line + i, len - i))) {
+		const struct raw_location *known = &r->locations[r->open_known - 1];
+
+		loc->address = known->address;
+		loc->mapping = known->mapping;
+		return known->nlines ? add_line(r, r->lines[known->first_line].function,
+						r->lines[known->first_line].line) : 0;
+	}
 	if (hex(line, len, &i, &loc->address) || (i < len && line[i] != ' '))
 		return praw_bad(r, "not a location's address", line, len);
 	skip_blanks(line, len, &i);

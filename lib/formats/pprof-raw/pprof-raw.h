@@ -114,6 +114,14 @@ struct raw_reader {
 	struct pk_idtab location_tab;	/* locations by address and lines */
 	struct raw_location open;	/* the location read last, its lines */
 	int location_open;		/* last in r->lines */
+	/* a location of one line by the text after its id: the same come
+	 * under id after id in a text merged from many profiles (its id
+	 * in location_memo, and the location it was, from 1; given up
+	 * where it finds too few) */
+	struct pki_memo location_memo;
+	uint32_t open_text, open_known;
+	size_t location_tries, location_finds;
+	int location_memo_off;
 	struct pk_line *lines;		/* a helper's: of its functions */
 	size_t nlines, lines_cap;
 	struct raw_mapping *mappings;

@@ -65,6 +65,7 @@ static void raw_free(struct raw_reader *r)
 	free(r->mappings);
 	free(r->stack);
 	pki_memo_free(&r->lines_memo);
+	pki_memo_free(&r->location_memo);
 	pki_memo_free(&r->labels_memo[0]);
 	pki_memo_free(&r->labels_memo[1]);
 	free(r->labels_read);
@@ -146,16 +147,16 @@ static const char *last_locations_line(const char *from, const char *end)
 /*
  * Where the helper's share of the samples from..locations starts: a
  * sample's line, so that both take about as long. Measured on the
- * bench's text, the helper reads the locations (to end) at 1.15 times
+ * bench's text, the helper reads the locations (to end) at 1.6 times
  * the speed at which the samples' reader reads samples, and reads its
- * own (their labels left to the other) at 1.1 times it: its 7/8 rest +
+ * own (their labels left to the other) at 1.1 times it: its 5/8 rest +
  * share is about the other's samples - share.
  */
 static const char *share_start(const char *from, const char *locations,
 			       const char *end)
 {
 	size_t samples = (size_t)(locations - from), rest = (size_t)(end - locations);
-	size_t share = samples > rest / 8 * 7 ? (samples - rest / 8 * 7) / 2 : 0;
+	size_t share = samples > rest / 8 * 5 ? (samples - rest / 8 * 5) / 2 : 0;
 	const char *s, *nl;
 
 	if (share < MIN_SHARE)
