@@ -469,7 +469,7 @@ int praw_build(struct raw_reader *r)
 	}
 	for (i = 0; i < r->nsamples; i++) {
 		const struct raw_sample *s = &r->samples[i];
-		size_t n = s->nlocations < max ? s->nlocations : max + 1;
+		size_t n = s->nlocations <= max ? s->nlocations : max + 1;
 		uint32_t stack;
 
 		if ((rc = praw_grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
