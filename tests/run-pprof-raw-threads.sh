@@ -40,11 +40,18 @@ sed "${last}d" "$m" >"$in/share-one-label-line.txt"
 sed "${last}s/tid:\[/tid:/" "$m" >"$in/share-bad-label.txt"
 sed "$((last - 2))s/: \([0-9]*\) /: \1 x /" "$m" >"$in/share-bad-sample.txt"
 sed "$((last - 30))s/.*/Locations/" "$m" >"$in/share-locations-early.txt"
+# an unknown location in the second half of the samples, whose stacks
+# are found on a thread of each half, and in both halves
+sed "$((last - 2))s/: \([0-9]*\) /: 99999999 /" "$m" >"$in/unknown-location-late.txt"
+sed "1000s/^\( *[0-9]* *[0-9]*\): \([0-9]*\) /\1: 99999998 /" "$in/unknown-location-late.txt" \
+	>"$in/unknown-location-both.txt"
 
 set -- $d/demo.txt $d/goroutines.txt $d/repeats.txt $d/repeats-bad-location.txt \
 	"$in"/*.txt
-plan $#
+plan $(($# + 1))
 for f; do
 	same_as_stream "$(basename "$f")" "$f" "folded pprof speedscope firefox"
 done
+# stacks cut (--max-stack): counted one by one
+same_as_stream "many-samples.txt --max-stack=2" "$m" "folded pprof" --max-stack=2
 finish

@@ -3,6 +3,7 @@
  * pprof -raw text (pprof-raw.h): its locations and mappings, and the
  * profile made of them and the samples kept.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +215,9 @@ int praw_end_location(struct raw_reader *r)
 	return 0;
 }
 
+/* Samples a text has at least for their stacks to be found on two threads. */
+#define MIN_HALVES 4096
+
 /* Texts after an id looked up before the memo of them is given up where
  * fewer than half were found: a text merged from many profiles repeats
  * each one's locations, but only after the first's, which are many. */
@@ -411,7 +415,7 @@ static int in_order(const struct raw_location_id *ids, size_t n)
 
 /* The location of an id: pprof numbers them 1, 2, ... in order, so that
  * the id is mostly its place; else a search. */
-static struct raw_location *find_location(struct raw_reader *r, uint64_t id)
+static struct raw_location *find_location(const struct raw_reader *r, uint64_t id)
 {
 	const struct raw_location_id *at = NULL, key = { .id = id };
 
@@ -443,9 +447,219 @@ static int intern_location(struct raw_reader *r, struct raw_location *loc,
 	return loc->ours ? 0 : praw_no_memory(r);
 }
 
+/* The profile's stack of a sample, its locations taken (the first max + 1
+ * of them, for the profile to cut); 0 when out of memory. */
+static int sample_stack(struct raw_reader *r, const struct raw_sample *s,
+			size_t max, uint32_t *stack)
+{
+	size_t n = s->nlocations <= max ? s->nlocations : max + 1, k;
+	int rc;
+
+	if ((rc = praw_grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
+		return rc;
+	for (k = 0; k < n; k++) {
+		uint64_t id = r->ids[s->first_location + k];
+		struct raw_location *loc = find_location(r, id);
+
+		if (!loc)
+			return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
+					    "location %llu, which the locations "
+					    "do not list", pk_input_name(r->in),
+					    (unsigned long long)s->lineno,
+					    (unsigned long long)id);
+		r->stack[k] = loc->ours;
+	}
+	return (*stack = pk_profile_intern_stack(r->p, r->stack, n)) ? 0 :
+	       praw_no_memory(r);
+}
+
+/*
+ * The stacks of half the samples, found on a thread of each half: each
+ * distinct one kept once, its locations the profile's, so that the
+ * profile has only those to intern (in the order they came, the first
+ * half's first). A half gives up (rc) at a sample of an unknown location
+ * or deeper than the profile keeps: read one by one, its samples then
+ * give the one reader's error, and the stacks it cuts their count.
+ */
+struct stack_half {
+	const struct raw_reader *r;
+	size_t from, to;		/* its samples */
+	uint32_t *stack_of;		/* a sample's stack here, from 1 */
+	uint32_t *data;			/* the stacks' locations */
+	size_t ndata, data_cap;
+	struct { size_t off, len; } *stacks;
+	size_t nstacks, stacks_cap;
+	struct pk_idtab tab;
+	/* where the profile sums samples anyway, the half's summed by
+	 * stack and labels, in the order they came: the profile adds
+	 * those few */
+	struct { uint32_t stack, labels; } *sums;
+	int64_t *sum_values;
+	size_t nsums, sums_cap, sum_values_cap;
+	struct pk_idtab sum_tab;
+	int rc;
+};
+
+static int same_half_stack(const void *owner, uint32_t id, const void *key)
+{
+	const struct stack_half *h = owner;
+	const size_t *new_one = key;	/* its locations last in data */
+	size_t off = h->stacks[id - 1].off, len = h->stacks[id - 1].len;
+
+	return len == h->ndata - *new_one &&
+	       (!len || memcmp(h->data + off, h->data + *new_one, len * sizeof(*h->data)) == 0);
+}
+
+/* The half's sample's stack, from 1: its locations appended to data, and
+ * taken back when they are a stack before. */
+static uint32_t half_stack(struct stack_half *h, const struct raw_sample *s)
+{
+	const struct raw_reader *r = h->r;
+	size_t start = h->ndata, k, slot;
+	uint64_t hash;
+	uint32_t id;
+
+	if (pki_grow(&h->data, &h->data_cap, h->ndata + s->nlocations + 1,
+		     sizeof(*h->data)) < 0)
+		return 0;
+	for (k = 0; k < s->nlocations; k++) {
+		struct raw_location *loc = find_location(r, r->ids[s->first_location + k]);
+
+		if (!loc)
+			return 0;
+		h->data[h->ndata++] = loc->ours;
+	}
+	hash = pki_hash_bytes(h->data + start, s->nlocations * sizeof(*h->data), 1);
+	if ((id = pki_idtab_find(&h->tab, hash, same_half_stack, h, &start, &slot))) {
+		h->ndata = start;
+		return id;
+	}
+	if (h->nstacks >= UINT32_MAX - 1 ||
+	    pki_grow(&h->stacks, &h->stacks_cap, h->nstacks + 1, sizeof(*h->stacks)) < 0)
+		return 0;
+	h->stacks[h->nstacks].off = start;
+	h->stacks[h->nstacks++].len = s->nlocations;
+	return pki_idtab_insert(&h->tab, slot, hash, (uint32_t)h->nstacks) ? 0 :
+	       (uint32_t)h->nstacks;
+}
+
+static int same_sum(const void *owner, uint32_t id, const void *key)
+{
+	const struct stack_half *h = owner;
+	const uint32_t *k = key;
+
+	return h->sums[id - 1].stack == k[0] && h->sums[id - 1].labels == k[1];
+}
+
+/* A sample of the half's stack added to its sums; -1 when out of memory. */
+static int sum_sample(struct stack_half *h, size_t i, uint32_t stack)
+{
+	const struct raw_reader *r = h->r;
+	uint32_t key[2] = { stack, r->samples[i].labels }, id;
+	uint64_t hash = pki_hash_u64((uint64_t)key[0] << 32 | key[1]);
+	const int64_t *values = r->values + i * r->ntypes;
+	size_t slot, k;
+
+	if ((id = pki_idtab_find(&h->sum_tab, hash, same_sum, h, key, &slot))) {
+		praw_sum(r, h->sum_values + (size_t)(id - 1) * r->ntypes, values);
+		return 0;
+	}
+	if (pki_grow(&h->sums, &h->sums_cap, h->nsums + 1, sizeof(*h->sums)) < 0 ||
+	    pki_grow(&h->sum_values, &h->sum_values_cap, (h->nsums + 1) * r->ntypes + 1,
+		     sizeof(*h->sum_values)) < 0)
+		return -1;
+	h->sums[h->nsums].stack = key[0];
+	h->sums[h->nsums].labels = key[1];
+	for (k = 0; k < r->ntypes; k++)
+		h->sum_values[h->nsums * r->ntypes + k] = values[k];
+	h->nsums++;
+	return pki_idtab_insert(&h->sum_tab, slot, hash, (uint32_t)h->nsums);
+}
+
+static void *find_half_stacks(void *arg)
+{
+	struct stack_half *h = arg;
+	const struct raw_reader *r = h->r;
+	size_t max = pki_profile_max_stack(r->p), i;
+
+	h->rc = -1;
+	if (!(h->stack_of = malloc((h->to - h->from + 1) * sizeof(*h->stack_of))))
+		return NULL;
+	for (i = h->from; i < h->to; i++)
+		if (r->samples[i].nlocations > max ||
+		    !(h->stack_of[i - h->from] = half_stack(h, &r->samples[i])) ||
+		    (!r->keeps_order && sum_sample(h, i, h->stack_of[i - h->from])))
+			return NULL;
+	h->rc = 0;
+	return NULL;
+}
+
+static void free_half(struct stack_half *h)
+{
+	free(h->stack_of);
+	free(h->data);
+	free(h->stacks);
+	pki_idtab_release(&h->tab);
+	free(h->sums);
+	free(h->sum_values);
+	pki_idtab_release(&h->sum_tab);
+}
+
+/* A half's stacks the profile's, in the order they came, and its
+ * samples added; -1 when out of memory. */
+static int add_half(struct raw_reader *r, const struct stack_half *h)
+{
+	uint32_t *ours = malloc((h->nstacks + 1) * sizeof(*ours));
+	size_t i;
+	int rc = ours ? 0 : -1;
+
+	for (i = 0; i < h->nstacks && !rc; i++)
+		if (!(ours[i + 1] = pk_profile_intern_stack(r->p, h->data + h->stacks[i].off,
+							    h->stacks[i].len)))
+			rc = -1;
+	for (i = 0; i < h->nsums && !rc; i++)
+		rc = pk_profile_add_sample(r->p, ours[h->sums[i].stack], h->sums[i].labels,
+					   0, h->sum_values + i * r->ntypes, r->ntypes) ? -1 : 0;
+	/* (kept in order: each sample) */
+	for (i = h->from; i < h->to && r->keeps_order && !rc; i++)
+		rc = pk_profile_add_sample(r->p, ours[h->stack_of[i - h->from]],
+					   r->samples[i].labels, 0,
+					   r->values + i * r->ntypes, r->ntypes) ? -1 : 0;
+	free(ours);
+	return rc;
+}
+
+/* The samples added, their stacks found on two threads; 1 where a half
+ * gave up (none added then). */
+static int add_samples_by_halves(struct raw_reader *r)
+{
+	struct stack_half half[2];
+	pthread_t thread;
+	int rc, started;
+
+	memset(half, 0, sizeof(half));
+	half[0].r = half[1].r = r;
+	half[0].to = half[1].from = r->nsamples / 2;
+	half[1].to = r->nsamples;
+	started = !pthread_create(&thread, NULL, find_half_stacks, &half[1]);
+	find_half_stacks(&half[0]);
+	if (started)
+		pthread_join(thread, NULL);
+	if (!started || half[0].rc || half[1].rc)
+		rc = 1;		/* one by one */
+	else if (add_half(r, &half[0]) || add_half(r, &half[1]))
+		rc = praw_no_memory(r);
+	else
+		rc = 0;
+	free_half(&half[0]);
+	free_half(&half[1]);
+	return rc;
+}
+
 int praw_build(struct raw_reader *r)
 {
-	size_t max = pki_profile_max_stack(r->p), i, k;
+	size_t max = pki_profile_max_stack(r->p), i;
+	uint32_t stack = 0;
 	int rc;
 
 	/* (an empty table may be a null pointer, which qsort and bsearch
@@ -467,30 +681,16 @@ int praw_build(struct raw_reader *r)
 		if (!loc->ours && (rc = intern_location(r, loc, at->id)))
 			return rc;
 	}
+	if (r->threads && r->nsamples >= MIN_HALVES &&
+	    (rc = add_samples_by_halves(r)) != 1)
+		return rc;
 	for (i = 0; i < r->nsamples; i++) {
 		const struct raw_sample *s = &r->samples[i];
-		size_t n = s->nlocations <= max ? s->nlocations : max + 1;
-		uint32_t stack;
 
-		if ((rc = praw_grow(r, &r->stack, &r->stack_cap, n + 1, sizeof(*r->stack))))
+		if ((rc = sample_stack(r, s, max, &stack)))
 			return rc;
-		for (k = 0; k < n; k++) {
-			uint64_t id = r->ids[s->first_location + k];
-			struct raw_location *loc = find_location(r, id);
-
-			if (!loc)
-				return pk_error_set(r->ctx, PK_EINPUT, "%s: line %llu: "
-						    "location %llu, which the "
-						    "locations do not list",
-						    pk_input_name(r->in),
-						    (unsigned long long)s->lineno,
-						    (unsigned long long)id);
-			r->stack[k] = loc->ours;
-		}
-		stack = pk_profile_intern_stack(r->p, r->stack, n);
-		if (!stack || pk_profile_add_sample(r->p, stack, s->labels, 0,
-						    r->values + i * r->ntypes,
-						    r->ntypes))
+		if (pk_profile_add_sample(r->p, stack, s->labels, 0,
+					  r->values + i * r->ntypes, r->ntypes))
 			return praw_no_memory(r);
 	}
 	return 0;

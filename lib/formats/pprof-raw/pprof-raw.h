@@ -146,6 +146,7 @@ struct raw_reader {
 	struct { uint64_t ids; uint32_t set; } label_sets[64];
 	uint64_t lineno;		/* of the line read last */
 	int quiet;			/* errors only returned */
+	int threads;			/* a second thread for the stacks */
 	/* A helper reading the last of the samples and the locations and
 	 * mappings on a thread of its own (p NULL, quiet): its functions
 	 * and mappings kept as text, its lines of labels as their ids in
@@ -192,6 +193,17 @@ int praw_mappings_line(struct raw_reader *r, const char *line, size_t len);
 uint32_t praw_intern_function(struct pk_profile *p, const struct raw_function *f);
 int praw_intern_mapping(struct raw_reader *r, struct raw_mapping *raw);
 int praw_build(struct raw_reader *r);
+
+/* A sample's values added to a sum of them, wrapping as the profile sums:
+ * a hostile text may sum to anything. */
+static inline void praw_sum(const struct raw_reader *r, int64_t *sum,
+			    const int64_t *values)
+{
+	size_t k;
+
+	for (k = 0; k < r->ntypes; k++)
+		sum[k] = (int64_t)((uint64_t)sum[k] + (uint64_t)values[k]);
+}
 
 /* ---- the pieces of a line: s[*i..len) is what is left ---- */
 

@@ -261,6 +261,7 @@ static int read_in_memory(struct raw_reader *r, const struct pk_options *opts,
 	if ((rc = read_memory(r, &s, end, &kept, SAMPLES)) ||
 	    !start_helper(r, &h, opts, s, end))
 		return rc ? rc : read_memory(r, &s, end, &kept, MAPPINGS + 1);
+	r->threads = 1;
 	rc = read_memory(r, &s, h.share, &kept, LOCATIONS);
 	pthread_join(h.thread, NULL);
 	if (!rc && r->section == SAMPLES && s == h.share && h.share < h.locations &&

@@ -163,20 +163,17 @@ static int same_sample(const void *owner, uint32_t id, const void *key)
  * place, and keeping each would cost memory with every line. */
 static int sum_last_sample(struct raw_reader *r)
 {
-	size_t last = r->nsamples - 1, slot, k;
+	size_t last = r->nsamples - 1, slot;
 	const struct raw_sample *s = &r->samples[last];
 	uint64_t hash = pki_hash_bytes(r->ids + s->first_location,
 				       s->nlocations * sizeof(*r->ids), s->labels);
 	uint32_t id = pki_idtab_find(&r->sample_tab, hash, same_sample, r, s, &slot);
-	int64_t *sum, *values = r->values + last * r->ntypes;
+	const int64_t *values = r->values + last * r->ntypes;
 
 	if (!id)
 		return pki_idtab_insert(&r->sample_tab, slot, hash,
 					(uint32_t)r->nsamples) ? praw_no_memory(r) : 0;
-	/* wrapping, as the profile sums: a hostile text may sum to anything */
-	sum = r->values + (size_t)(id - 1) * r->ntypes;
-	for (k = 0; k < r->ntypes; k++)
-		sum[k] = (int64_t)((uint64_t)sum[k] + (uint64_t)values[k]);
+	praw_sum(r, r->values + (size_t)(id - 1) * r->ntypes, values);
 	r->nids = s->first_location;
 	r->nvalues -= r->ntypes;
 	r->nsamples--;
