@@ -216,7 +216,7 @@ int praw_end_location(struct raw_reader *r)
 }
 
 /* Samples a text has at least for their stacks to be found on two threads. */
-#define MIN_HALVES 4096
+#define MIN_HALVES 256
 
 /* Texts after an id looked up before the memo of them is given up where
  * fewer than half were found: a text merged from many profiles repeats

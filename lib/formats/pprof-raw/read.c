@@ -12,7 +12,7 @@
 #include "formats/registry.h"
 
 /* The least share of the samples a helper reads. */
-#define MIN_SHARE (64u << 10)
+#define MIN_SHARE (4u << 10)
 
 int praw_bad(struct raw_reader *r, const char *what, const char *line, size_t len)
 {
