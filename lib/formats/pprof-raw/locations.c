@@ -289,8 +289,11 @@ static int locations_line(struct raw_reader *r, const char *line, size_t len)
 	    line[i + 1] != ' ')
 		return praw_bad(r, "not a location 'ID: 0xADDRESS ...'", line, len);
 	i += 2;
+	if (r->nlocation_ids && (uint64_t)id <= r->location_ids[r->nlocation_ids - 1].id)
+		r->ids_unordered = 1;
 	r->location_ids[r->nlocation_ids++].id = (uint64_t)id;
 	r->location_open = 1;
+	loc->first_id = (uint64_t)id;
 	r->open_text = 0;
 	if ((r->open_known = known_location(r, line + i, len - i))) {
 		const struct raw_location *known = &r->locations[r->open_known - 1];
@@ -666,11 +669,16 @@ int praw_build(struct raw_reader *r)
 	 * must not see) */
 	if (r->nmappings)
 		qsort(r->mappings, r->nmappings, sizeof(*r->mappings), by_mapping_id);
-	if (!in_order(r->location_ids, r->nlocation_ids))
+	/* the ids rising, as pprof prints them, the locations kept came in
+	 * the order of their first ids, which name none twice */
+	for (i = 0; !r->ids_unordered && i < r->nlocations; i++)
+		if ((rc = intern_location(r, &r->locations[i], r->locations[i].first_id)))
+			return rc;
+	if (r->ids_unordered && !in_order(r->location_ids, r->nlocation_ids))
 		qsort(r->location_ids, r->nlocation_ids, sizeof(*r->location_ids),
 		      by_location_id);
-	/* in the order of the ids, as they were listed */
-	for (i = 0; i < r->nlocation_ids; i++) {
+	/* else in the order of the ids, as they were listed */
+	for (i = 0; r->ids_unordered && i < r->nlocation_ids; i++) {
 		const struct raw_location_id *at = &r->location_ids[i];
 		struct raw_location *loc = &r->locations[at->location];
 

@@ -49,6 +49,7 @@
  * same location under many ids). */
 struct raw_location {
 	uint64_t address, mapping;
+	uint64_t first_id;		/* the id it came under first */
 	size_t first_line, nlines;
 	uint32_t ours;
 };
@@ -109,6 +110,7 @@ struct raw_reader {
 	size_t nlabels, labels_cap, label_lines;
 	struct raw_location_id *location_ids;
 	size_t nlocation_ids, location_ids_cap;
+	int ids_unordered;		/* an id not above the one before */
 	struct raw_location *locations;	/* each once */
 	size_t nlocations, locations_cap;
 	struct pk_idtab location_tab;	/* locations by address and lines */

@@ -244,6 +244,7 @@ static int adopt_helper(struct raw_reader *r, struct raw_helper *h)
 	TAKE(lines, nlines, lines_cap);
 	TAKE(mappings, nmappings, mappings_cap);
 #undef TAKE
+	r->ids_unordered = hr->ids_unordered;
 	r->section = hr->section;
 	return 0;
 }
