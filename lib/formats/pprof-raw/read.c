@@ -191,6 +191,10 @@ static void *help(void *arg)
 	h->rc = read_memory(r, &s, h->end, &kept, MAPPINGS + 1);
 	if (!h->rc)
 		h->rc = praw_end_location(r);
+	/* what only its reading needed, freed here rather than after */
+	pki_memo_free(&r->lines_memo);
+	pki_memo_free(&r->location_memo);
+	pki_idtab_release(&r->location_tab);
 	return NULL;
 }
 
