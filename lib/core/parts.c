@@ -327,11 +327,7 @@ static int absorb_parts(struct pki_parts *w, void *whole, struct pk_profile *p)
 	return rc;
 }
 
-/*
- * --threads, else one a core, for MIN_PART of text each at least: a
- * small input stays on one.
- */
-static size_t thread_count(const struct pk_options *opts, size_t size)
+size_t pki_parts_threads(const struct pk_options *opts, size_t size)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n;
@@ -357,7 +353,7 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
 		   struct pk_profile *p, const struct pk_options *opts,
 		   const char *data, size_t size)
 {
-	size_t nthreads = thread_count(opts, size), k, started = 0;
+	size_t nthreads = pki_parts_threads(opts, size), k, started = 0;
 	struct pki_parts w = { .fmt = fmt, .ctx = ctx, .in = in,
 			       .nthreads = nthreads, .caller = pthread_self(),
 			       .first_line = pk_input_lineno(in), .size = size,

@@ -103,6 +103,11 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
 		   struct pk_profile *p, const struct pk_options *opts,
 		   const char *data, size_t size);
 
+/* The threads pki_read_parts reads a text of size bytes on: --threads,
+ * else one a core, for 4 MiB of text each at least (a small input stays
+ * on one). */
+size_t pki_parts_threads(const struct pk_options *opts, size_t size);
+
 /* What a reader of a part calls as it goes, at s (reads are up to s):
  * every PKI_PART_STEP bytes the text read leaves memory. */
 void pki_part_step_slow(struct pki_part *part, const char *s);
