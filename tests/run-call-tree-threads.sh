@@ -71,7 +71,8 @@ done
 
 # macOS sample: a thread's call graph met again is added whole where the
 # file is mapped (a stream reads it again), but not where it differs:
-# its thread's count, its last line, a bad line inside
+# its thread's count, its last line, a bad line inside; met below
+# another thread and back
 f=testdata/macos-sample/demo.txt
 again=$in/macos-sample-again.txt
 { sed -n '1,/^Call graph:/p' "$f"
@@ -82,6 +83,10 @@ again=$in/macos-sample-again.txt
   graph "$f" | sed '3a\
     +   bad line'
   graph "$f"
+  graph "$f"
+  graph "$f" | sed 's/Thread_100/Thread_200/'
+  graph "$f"
+  graph "$f" | sed 's/Thread_100/Thread_200/'
   graph "$f"
   sed -n '/^Total number in stack/,$p' "$f"; } >"$again"
 set -- "$@" "$again:macos-sample"

@@ -126,6 +126,8 @@ struct pki_tree_subtree {
 	int64_t callees;	/* what the root's callees took of it */
 	uint32_t last_row;	/* the memo id of its last line */
 	size_t first, nsamples;	/* its samples in the tree's replay */
+	uint32_t labels;	/* the thread its samples were last added to... */
+	uint64_t pending;	/* ...and the times they are owed there since */
 };
 
 /* A sample a subtree added. */

@@ -311,6 +311,8 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 
 /* ---- reading in parts ---- */
 
+static int settle_subtrees(struct pki_tree *t);
+
 int pki_tree_at_text_end(const struct pki_tree *t)
 {
 	return !t->part || t->part->end == t->text_end;
@@ -427,7 +429,7 @@ static int read_part(void *reader, struct pki_part *part)
 		t->lines += !pki_tree_at_text_end(t);
 		rc = t->rows_of->end(t);
 	}
-	return rc;
+	return rc ? rc : settle_subtrees(t);
 }
 
 static int absorb_part(void *whole, void *reader)
@@ -474,7 +476,9 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 		rc = f->read(t);
 		if (!rc)
 			rc = pk_context_error(t->ctx)->code;
-		return !rc && f->end ? f->end(t) : rc;
+		if (!rc && f->end)
+			rc = f->end(t);
+		return rc ? rc : settle_subtrees(t);
 	}
 	t->text_end = t->end;
 	return pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
@@ -769,17 +773,61 @@ static int comes_again(const struct pki_tree *t, const struct pki_tree_subtree *
 	return is_root(after, pki_text_line(after, t->end, &next, NULL));
 }
 
-/* s's samples added again below the root, and its text passed. */
-static int replay(struct pki_tree *t, const struct pki_tree_subtree *s)
+/* s's samples added times times to the thread labels (the product
+ * wraps, as that many sums of a sample's values do). */
+static int add_subtree(struct pki_tree *t, const struct pki_tree_subtree *s,
+		       uint32_t labels, uint64_t times)
 {
 	int64_t values[64] = { 0 };
 	size_t i;
 
 	for (i = s->first; i < s->first + s->nsamples; i++) {
-		values[t->column] = t->replay[i].value;
-		if (pk_profile_add_sample(t->p, t->replay[i].stack, t->labels, 0,
+		values[t->column] = (int64_t)((uint64_t)t->replay[i].value * times);
+		if (pk_profile_add_sample(t->p, t->replay[i].stack, labels, 0,
 					  values, t->ncolumns))
 			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* What s owes its last thread, added. */
+static int settle_subtree(struct pki_tree *t, struct pki_tree_subtree *s)
+{
+	uint64_t times = s->pending;
+
+	s->pending = 0;
+	return times ? add_subtree(t, s, s->labels, times) : 0;
+}
+
+/* What every subtree owes, added: at the end of the rows read. */
+static int settle_subtrees(struct pki_tree *t)
+{
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < t->nsubtrees && !rc; k++)
+		rc = settle_subtree(t, &t->subtrees[k]);
+	return rc;
+}
+
+/*
+ * s's samples added again below the root, and its text passed. Below
+ * the thread they were last added to, where the profile sums its
+ * samples, they are only counted, and added at once at the end
+ * (settle_subtrees): the samples they add to are there already, and
+ * a sum is the same in any order.
+ */
+static int replay(struct pki_tree *t, struct pki_tree_subtree *s)
+{
+	int rc;
+
+	if (s->labels == t->labels && !pki_profile_keeps_order(t->p)) {
+		s->pending++;
+	} else {
+		if ((rc = settle_subtree(t, s)) ||
+		    (rc = add_subtree(t, s, t->labels, 1)))
+			return rc;
+		s->labels = t->labels;
 	}
 	t->path[0].callees = s->callees;
 	t->rows += s->rows;
@@ -847,6 +895,8 @@ static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
 	s->last_row = t->row_before;	/* the root's line is the last */
 	s->first = first;
 	s->nsamples = t->nreplay - first;
+	s->labels = t->labels;
+	s->pending = 0;
 	t->subtree_bytes += len + sizeof(*s) + s->nsamples * sizeof(*t->replay);
 	t->subtree_of[id] = (uint32_t)t->nsubtrees;
 	t->recording.row = 0;	/* its samples stay */
