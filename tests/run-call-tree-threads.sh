@@ -91,6 +91,18 @@ again=$in/macos-sample-again.txt
   sed -n '/^Total number in stack/,$p' "$f"; } >"$again"
 set -- "$@" "$again:macos-sample"
 
+# a line inside every thread's rows that is no thread's: no part starts
+# there (one reader goes on below the thread)
+{ sed -n '1,/^Call graph:/p' "$f"
+  i=0
+  while [ $i -lt 40 ]; do
+	graph "$f" | sed '5i\
+    7x not a thread'
+	i=$((i + 1))
+  done
+  sed -n '/^Total number in stack/,$p' "$f"; } >"$in/macos-sample-not-thread.txt"
+set -- "$@" "$in/macos-sample-not-thread.txt:macos-sample"
+
 # ljp: the traces again and again, bad lines between them, and traces
 # after the total that no reader reads
 traces() {

@@ -331,13 +331,6 @@ static int read_rows(struct pki_tree *t)
 	return rc;
 }
 
-/* A thread's line: "    COUNT Thread_..." */
-static int is_thread(const char *line, size_t len)
-{
-	return len > 4 && memcmp(line, "    ", 4) == 0 && line[4] >= '0' &&
-	       line[4] <= '9';
-}
-
 static int going_on(const struct pki_tree *whole)
 {
 	return !((const struct sample_reader *)whole)->ended;
@@ -380,7 +373,9 @@ static const struct pki_tree_rows sample_rows = {
 	.size = sizeof(struct sample_reader),
 	.read = read_rows,
 	.end = end_rows,
-	.is_root = is_thread,
+	/* a line read as a thread's: a part cut at "    12x" would start
+	 * a thread where one reader goes on below the one before */
+	.is_root = starts_thread,
 	.copy = copy_settings,
 	.release = release,
 	.going_on = going_on,
