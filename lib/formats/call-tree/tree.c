@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "call-tree.h"
+#include "core/names.h"
 #include "core/parts.h"
 #include "transforms/copy.h"
 
@@ -301,11 +302,18 @@ static uint32_t new_frame(struct pki_tree *t, pk_str name, const char *module,
 /* Names repeat on every line: the location of a name is found by the
  * string's id, without interning the function and location again. The
  * module is part of the name wherever a format shows it, so one name
- * has one module. */
+ * has one module. A frame without a name is "[unknown]" (the empty
+ * string's id 0 would read as out of memory). */
 uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 			const char *module, size_t module_len)
 {
-	pk_str id = pk_profile_intern(t->p, name, len);
+	pk_str id;
+
+	if (!len) {
+		name = PKI_UNKNOWN;
+		len = strlen(PKI_UNKNOWN);
+	}
+	id = pk_profile_intern(t->p, name, len);
 	size_t have = t->frame_of_cap;
 
 	if (!id)
