@@ -335,6 +335,7 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 static int settle_subtrees(struct pki_tree *t);
 static void drop_recording(struct pki_tree *t);
 static int scan_part(struct pki_tree *t);
+static int parts_scan(const struct pki_tree *t);
 static int scanned_to_end(const struct pki_tree *t);
 static int read_scanned(void *whole, void *reader);
 
@@ -388,7 +389,7 @@ static size_t cut_part(void *whole, const char *data, size_t size, size_t pos)
 {
 	struct pki_tree *t = whole;
 
-	if (t->rows_of->scan_line && !t->cuts++)
+	if (parts_scan(t) && !t->cuts++)
 		pos /= FIRST_PART_SHARE;
 	return t->rows_of->cut ? t->rows_of->cut(whole, data, size, pos) :
 	       pki_tree_cut_at_line(t, data, size, pos, t->rows_of->is_root);
@@ -1124,14 +1125,13 @@ static int fresh_enough(const struct pki_tree *t, const char *s, size_t fresh)
 	       fresh <= told / 2;
 }
 
-/* Whether a part's reader tells its roots apart: a later part, of a
- * format whose subtrees come again, into a profile that sums its
- * samples. */
-static int scans(const struct pki_tree *t)
+/* Whether the later parts of t's text tell their roots apart: a format
+ * whose subtrees come again, read into a profile that sums its samples. */
+static int parts_scan(const struct pki_tree *t)
 {
-	return t->later && t->rows_of->scan_line &&
-	       !pki_profile_keeps_order(t->p) && t->column >= 0 &&
-	       t->ncolumns <= 64 && (size_t)t->column < t->ncolumns;
+	return t->rows_of->scan_line && !pki_profile_keeps_order(t->p) &&
+	       t->column >= 0 && t->ncolumns <= 64 &&
+	       (size_t)t->column < t->ncolumns;
 }
 
 /*
@@ -1145,7 +1145,7 @@ static int scan_part(struct pki_tree *t)
 	size_t fresh = 0;
 	uint32_t last = 0, k;
 
-	if (!scans(t))
+	if (!t->later || !parts_scan(t))
 		return 0;
 	if (!(t->scan = calloc(1, sizeof(*t->scan))))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
