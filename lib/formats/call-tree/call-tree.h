@@ -202,11 +202,11 @@ struct pki_tree {
 	const char *text_end;		/* ...the end of all of them */
 	int later;			/* a reader of a part after the first */
 	size_t cuts;			/* the whole's: the parts cut so far */
-	/* the whole reading a later part's roots (read_scanned): that
-	 * part, for line numbers, where a root's rows stop, and the times
-	 * the root came there */
+	/* the whole reading a later part's roots (read_scanned), end
+	 * where a root's rows stop: that part, for line numbers, its end,
+	 * and the times the root came there */
 	struct pki_part *scanned;
-	const char *stop;
+	const char *part_end;
 	uint64_t times;
 	struct pki_tree_scan *scan;	/* a later part's roots, told apart */
 	uint64_t counted;		/* warnings of the few (pki_part_warn_few) */

@@ -248,8 +248,6 @@ const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
 	const char *line;
 	uint64_t hash;
 
-	if (t->stop && t->at >= t->stop)
-		return NULL;
 	if (!(line = line_of_row(t, id, len))) {
 		if ((line = scanned_line(t, len, &hash)))
 			;
@@ -824,12 +822,15 @@ static void drop_recording(struct pki_tree *t)
 static int comes_again(const struct pki_tree *t, const struct pki_tree_subtree *s,
 		       int (*is_root)(const char *line, size_t len))
 {
+	/* a block the whole reads (read_scanned) ends where the next
+	 * root's line starts */
+	const char *end = t->part_end ? t->part_end : t->end;
 	const char *after = t->at + s->len, *next;
 
-	if ((size_t)(t->end - t->at) <= s->len || memcmp(t->at, s->text, s->len) ||
-	    (t->stop && after > t->stop))
+	if ((size_t)(end - t->at) <= s->len || after > t->end ||
+	    memcmp(t->at, s->text, s->len))
 		return 0;
-	return is_root(after, pki_text_line(after, t->end, &next, NULL));
+	return is_root(after, pki_text_line(after, end, &next, NULL));
 }
 
 /* s's samples added times times to the thread labels (the product
@@ -1208,12 +1209,12 @@ static int read_scanned(void *whole, void *reader)
 		return 0;
 	w->part = NULL;
 	w->scanned = t->part;
-	w->end = t->part->end;
+	w->part_end = t->part->end;
 	for (k = 0; k < sc->nblocks && !rc; k++) {
 		const struct pki_tree_block *b = &sc->blocks[k];
 
 		w->at = t->part->start + b->start;
-		w->stop = w->at + b->len;
+		w->end = w->at + b->len;
 		w->lines = sc->first_lines + b->line;
 		w->times = b->count;
 		rc = w->rows_of->read(w);
@@ -1222,18 +1223,18 @@ static int read_scanned(void *whole, void *reader)
 		if (rc)
 			break;
 		/* the text's end: as the part's reader would end there */
-		if (w->stop == w->text_end) {
+		if (w->end == w->text_end) {
 			rc = w->rows_of->end ? w->rows_of->end(w) : pki_tree_finish(w);
 		} else {
 			w->lines++;
-			rc = end_subtree(w, w->stop, w->last_row);
+			rc = end_subtree(w, w->end, w->last_row);
 		}
 	}
 	drop_recording(w);
 	w->times = 1;
-	w->stop = NULL;
 	w->scanned = NULL;
-	w->at = w->end;
+	w->at = w->end = w->part_end;
+	w->part_end = NULL;
 	return rc ? rc : settle_subtrees(w);
 }
 
