@@ -5,7 +5,8 @@
 # speedscope output (strings, stacks and samples in the same order;
 # speedscope's every sample in input order) and every message, with its absolute line number, must be the same byte for
 # byte. Inputs: each format's testdata repeated until it is cut in
-# several places (pmcstat, which cannot be cut, stays on one thread),
+# several places, pmcstat's parts starting far from the event line
+# that names their counts (or before any, or after one that is not),
 # bad lines and a count too large deep in a later part, CRLF, and a text
 # large enough to be split without --threads. A file's stacks seen before
 # are remembered whole, a pipe's parsed line by line: the same again, and
@@ -65,6 +66,19 @@ set -- "$@" "$tmpdir/in/bpftrace-bad.txt:bpftrace" "$tmpdir/in/gdb-crlf.txt:gdb"
 	"$tmpdir/in/bpftrace-cut-known.txt:bpftrace" \
 	"$tmpdir/in/dtrace-too-large.txt:dtrace" \
 	"$tmpdir/in/systemtap-too-large.txt:systemtap"
+
+# pmcstat trees before any event line, an event line that is none, a
+# node deeper than its line allows
+p=testdata/pmcstat/callgraph.txt
+grep -v '^@' $p >"$tmpdir/trees"
+{ grow "$tmpdir/trees" 10
+  grow $p 10
+  echo '@ no event: no samples count'
+  grow "$tmpdir/trees" 10
+  echo '     100.0%  [2]     too_deep'
+  grow $p 10; } >"$tmpdir/in/pmcstat-events.txt"
+sed 's/$/\r/' "$tmpdir/in/pmcstat-events.txt" >"$tmpdir/in/pmcstat-crlf.txt"
+set -- "$@" "$tmpdir/in/pmcstat-events.txt:pmcstat" "$tmpdir/in/pmcstat-crlf.txt:pmcstat"
 
 plan $(($# + 5))
 for f; do

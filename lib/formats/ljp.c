@@ -43,8 +43,18 @@ struct ljp_reader {
 	const char *at;
 	uint64_t lines;
 	/* a frame's location by its line's text: the same frames come in
-	 * trace after trace */
+	 * trace after trace, and in the same order */
 	struct pki_memo frames;
+	struct next_frame *next;	/* by a frame's memo id */
+	size_t next_cap;
+	uint32_t last_id, first_id;	/* of the frame read last, of its trace's first */
+};
+
+/* What came after a frame the last time (memo ids, 0: none yet): the
+ * frame after it in its trace, and, for a trace's first frame, the
+ * next trace's first frame. */
+struct next_frame {
+	uint32_t frame, trace;
 };
 
 static int is_digit(char c)
@@ -90,6 +100,28 @@ static uint32_t frame(struct ljp_reader *r, const char *s, size_t len)
 	return pk_profile_intern_location(r->p, 0, 0, &line, 1);
 }
 
+/* The memo's value of a frame's text, what came after the frame before it
+ * in its trace (or after the trace before's first frame) the last time
+ * compared first (pki_memo_id_guessed); NULL when the memo is full. */
+static uint64_t *frame_memo(struct ljp_reader *r, const char *s, size_t len)
+{
+	uint32_t before = r->depth ? r->last_id : r->first_id, guess = 0, id;
+	uint32_t *slot = NULL;
+
+	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
+				      sizeof(*r->next)) == 0) {
+		slot = r->depth ? &r->next[before].frame : &r->next[before].trace;
+		guess = *slot;
+	}
+	id = pki_memo_id_guessed(&r->frames, guess, s, len);
+	if (slot)
+		*slot = id;
+	r->last_id = id;
+	if (!r->depth)
+		r->first_id = id;
+	return id ? pki_memo_value(&r->frames, id) : NULL;
+}
+
 static int push_frame(struct ljp_reader *r, const char *s, size_t len)
 {
 	uint64_t *memo;
@@ -99,7 +131,7 @@ static int push_frame(struct ljp_reader *r, const char *s, size_t len)
 		return 0;	/* the profile cuts it: the leaf side stays */
 	if (pki_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0)
 		return pk_error_set(r->ctx, PK_ENOMEM, "out of memory");
-	memo = pki_memo(&r->frames, s, len);
+	memo = frame_memo(r, s, len);
 	if (memo && *memo) {
 		loc = (uint32_t)*memo;
 	} else {
@@ -171,7 +203,8 @@ static int ljp_line(struct ljp_reader *r, const char *line, size_t len)
 	size_t i = 0;
 	int64_t count;
 
-	if (trace_head(line, len, &count, &i) == 0) {
+	/* a frame's line starts with a blank: no head */
+	if (len && is_digit(line[0]) && trace_head(line, len, &count, &i) == 0) {
 		int rc = end_stack(r);
 
 		r->count = count;
@@ -249,6 +282,10 @@ static void reader_done(void *reader)
 	r->stack = NULL;
 	r->stack_cap = 0;
 	pki_memo_free(&r->frames);
+	free(r->next);
+	r->next = NULL;
+	r->next_cap = 0;
+	r->last_id = r->first_id = 0;
 }
 
 /* ---- reading in parts: a trace starts at its count ---- */

@@ -23,12 +23,18 @@
 
 #include "stack-text.h"
 #include "formats/registry.h"
+#include "util/grow.h"
 #include "util/strings.h"
 
 struct gdb_reader {
 	struct st_reader st;
 	char *comm;
 	size_t comm_cap;
+	/* by a frame's memo id, the frame that came after it last; the
+	 * id of the frame read last */
+	struct st_guess *next;
+	size_t next_cap;
+	uint32_t last_id;
 };
 
 /* Where a function's name ends: at its arguments, " (" outside template
@@ -118,14 +124,27 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 	return 0;
 }
 
+/* A frame's location, first guessed to be the one that came after the
+ * frame before it the last time: a dump repeats the threads' stacks of
+ * the one before, in the same order. */
+static uint32_t frame_loc(struct gdb_reader *r, const char *s, size_t len)
+{
+	uint32_t before = r->last_id;
+	struct st_guess *guess = NULL;
+
+	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
+				      sizeof(*r->next)) == 0)
+		guess = &r->next[before];
+	return st_frame_guessed(&r->st, guess, s, len, locate_frame, &r->st, &r->last_id);
+}
+
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct gdb_reader *r = (struct gdb_reader *)st;
 	size_t n = st_frame_number(s, len);
 
 	if (n)
-		return st_push(&r->st, st_frame_loc(&r->st, s + n, len - n, 0,
-						    locate_frame, &r->st));
+		return st_push(&r->st, frame_loc(r, s + n, len - n));
 	if (pki_starts_with_n(s, len, "Thread ")) {
 		r->st.nframes = 0;	/* as the script: no stack before it */
 		return thread_line(r, s, len);
@@ -150,7 +169,10 @@ static int at_end(struct st_reader *st)
 
 static void release(struct st_reader *st)
 {
-	free(((struct gdb_reader *)st)->comm);
+	struct gdb_reader *r = (struct gdb_reader *)st;
+
+	free(r->comm);
+	free(r->next);
 }
 
 static const struct st_format gdb = {

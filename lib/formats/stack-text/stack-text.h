@@ -190,6 +190,40 @@ uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
 			st_locate_fn locate, void *arg);
 
 /*
+ * What came after a frame the last time, kept by a format where its
+ * frames come in the order they came before: the next frame's memo id
+ * (0: none yet) and its location (in variant 0).
+ */
+struct st_guess {
+	uint32_t id, loc;
+};
+
+/*
+ * st_frame_loc in variant 0, the text first compared with guess's (NULL:
+ * none: pki_memo_id_guessed); guess is then set to the frame found. *id:
+ * its memo id (0: the memo is full). Inline: it is a line's whole lookup
+ * when the guess holds.
+ */
+static inline uint32_t st_frame_guessed(struct st_reader *r, struct st_guess *guess,
+					const char *text, size_t len,
+					st_locate_fn locate, void *arg, uint32_t *id)
+{
+	uint32_t guessed = guess ? guess->id : 0, loc;
+
+	*id = pki_memo_id_guessed(&r->memo, guessed, text, len);
+	if (*id && *id == guessed)
+		return guess->loc;
+	if (!*id)
+		return locate(arg, text, len, 0);
+	loc = st_frame_by_id(r, *id, 0, locate, arg);
+	if (guess && loc) {
+		guess->id = *id;
+		guess->loc = loc;
+	}
+	return loc;
+}
+
+/*
  * Frames whose variant is known only later (at the end of their stack,
  * say): held by their memo id, or located at once in variant
  * now_variant when the memo is full. st_held_text gives a held frame's
