@@ -300,6 +300,9 @@ static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 				    "than the memory limit of %llu MiB (see "
 				    "--max-memory)", name,
 				    (unsigned long long)(pk_context_max_memory(w->ctx) >> 20));
+	/* what the whole reads of the part's text comes first */
+	if (w->fmt->before_append && (rc = w->fmt->before_append(whole, part->reader)))
+		return rc;
 	if (!part->rc && (rc = w->fmt->append(p, part->p)))
 		return pk_error_set(w->ctx, rc, "%s: out of memory", name);
 	give_warnings(w, whole, part);

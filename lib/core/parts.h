@@ -75,6 +75,11 @@ struct pki_parts_reader {
 	 * end before the file does drops the parts past its end, as one
 	 * reader would stop there. */
 	int (*kept)(void *whole);
+	/* What the whole reads of a part's text before the part's profile
+	 * is appended (NULL: nothing): a part may leave to the whole
+	 * reader the records the whole has met before, read once for all
+	 * their copies. 0, or the error the whole's context holds. */
+	int (*before_append)(void *whole, void *reader);
 	/* Append a part's profile to the whole's: pki_copy_append, which
 	 * core cannot name. */
 	int (*append)(struct pk_profile *dst, const struct pk_profile *src);
