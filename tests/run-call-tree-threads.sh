@@ -71,7 +71,8 @@ done
 
 # macOS sample: a thread's call graph met again is added whole where the
 # file is mapped (a stream reads it again), but not where it differs:
-# its thread's count, its last line, a bad line inside
+# its thread's count, its last line, a bad line inside; met below
+# another thread and back
 f=testdata/macos-sample/demo.txt
 again=$in/macos-sample-again.txt
 { sed -n '1,/^Call graph:/p' "$f"
@@ -83,8 +84,64 @@ again=$in/macos-sample-again.txt
     +   bad line'
   graph "$f"
   graph "$f"
+  graph "$f" | sed 's/Thread_100/Thread_200/'
+  graph "$f"
+  graph "$f" | sed 's/Thread_100/Thread_200/'
+  graph "$f"
   sed -n '/^Total number in stack/,$p' "$f"; } >"$again"
 set -- "$@" "$again:macos-sample"
+
+# a line inside every thread's rows that is no thread's: no part starts
+# there (one reader goes on below the thread)
+{ sed -n '1,/^Call graph:/p' "$f"
+  i=0
+  while [ $i -lt 40 ]; do
+	graph "$f" | sed '5i\
+    7x not a thread'
+	i=$((i + 1))
+  done
+  sed -n '/^Total number in stack/,$p' "$f"; } >"$in/macos-sample-not-thread.txt"
+set -- "$@" "$in/macos-sample-not-thread.txt:macos-sample"
+
+# macOS sample: a later part tells its threads' graphs apart and the
+# whole reads each once, its samples its count over; a graph with a
+# line its reader warns of, or a stack --max-stack cuts, is read each
+# time it comes: an empty line (no warning), a line that is no thread's,
+# an odd indentation, a count of 19 digits, CRLF; the text's end without
+# the graph's, a count above its caller's at the end (the warning, then
+# the error) and in the middle (the error names the next thread's line);
+# threads that do not come again, which a later part reads itself
+blocks() {
+	i=0
+	while [ $i -lt 40 ]; do
+		case $((i % 5)) in
+		1) graph "$f" | sed '3a\
+' ;;
+		2) [ $((i % 3)) = 0 ] && graph "$f" | sed '5i\
+    7x not a thread' || graph "$f" ;;
+		3) [ $((i % 4)) = 0 ] && graph "$f" | sed '11s/^/ /' ||
+		   graph "$f" | sed 's/^    60 Thread_1002/    0000000000000000060 Thread_1002/' ;;
+		*) graph "$f" ;;
+		esac
+		i=$((i + 1))
+	done
+}
+{ sed -n '1,/^Call graph:/p' "$f"; blocks
+  sed -n '/^Total number in stack/,$p' "$f"; } >"$in/macos-sample-blocks.txt"
+sed 's/$/\r/' "$in/macos-sample-blocks.txt" >"$in/macos-sample-blocks-crlf.txt"
+{ sed -n '1,/^Call graph:/p' "$f"; blocks
+  graph "$f" | sed 's/^      60 thread_start/      70 thread_start/'; } \
+	>"$in/macos-sample-blocks-above.txt"
+{ sed -n '1,/^Call graph:/p' "$f"; blocks
+  graph "$f" | sed 's/^    + 120 start/    + 130 start/'; blocks; } \
+	>"$in/macos-sample-blocks-error.txt"
+{ sed -n '1,/^Call graph:/p' "$f"
+  awk 'BEGIN { for (i = 0; i < 40000; i++)
+	printf "    %d Thread_%d\n    + %d run_%d  (in demo) + 4  [0x1000%d]\n", i % 7 + 1, i, i % 7 + 1, i, i }'
+  sed -n '/^Total number in stack/,$p' "$f"; } >"$in/macos-sample-distinct.txt"
+for name in blocks blocks-crlf blocks-above blocks-error distinct; do
+	set -- "$@" "$in/macos-sample-$name.txt:macos-sample"
+done
 
 # ljp: the traces again and again, bad lines between them, and traces
 # after the total that no reader reads
@@ -103,13 +160,15 @@ traces() {
 head -c $(($(wc -c <"$in/ljp.txt") * 2 / 3)) "$in/ljp.txt" >"$in/ljp-cut.txt"
 set -- "$@" "$in/ljp.txt:ljp" "$in/ljp-cut.txt:ljp"
 
-plan $(($# + 2))
+plan $(($# + 3))
 for f; do
 	same_as_stream "$(basename "${f%:*}")" "${f%:*}" "folded pprof speedscope" --from="${f##*:}"
 done
 # a stack cut is counted each time, in a call graph met again too
 same_as_stream "macos-sample-again.txt --max-stack=3" "$again" "folded pprof" \
 	--from=macos-sample --max-stack=3
+same_as_stream "macos-sample-blocks.txt --max-stack=3" "$tmpdir/in/macos-sample-blocks.txt" \
+	"folded pprof" --from=macos-sample --max-stack=3
 
 # the error of a later part names its line in the file
 in=$tmpdir/in/vsprof-too-many.csv

@@ -5,7 +5,7 @@
 # sums those of the same ids and labels, and no others, in the place of
 # the first and with its line.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 5
+plan 7
 d=testdata/pprof-raw
 
 # repeats.folded checked by hand: leaf under app 1+2+8+32+64 (locations
@@ -30,6 +30,20 @@ profkit-convert -q --to=speedscope $d/repeats.txt >"$tmpdir/speedscope.json"
 grep -o '"weights":\[[^]]*\]' "$tmpdir/speedscope.json" >"$tmpdir/got-weights"
 same_output "pprof-raw: to speedscope every sample in order" \
 	"$tmpdir/weights" "$tmpdir/got-weights"
+# the same text after the ids of locations 1, 2, 3 and 5, but 2 and 5
+# have a line more (inlined): only 1 and 3 are one location (checked by
+# hand: main;leaf 10000000 + 40000000)
+testrun_compare "pprof-raw: a location's text again, with lines more or not" \
+	$d/same-text.folded profkit-convert -q --to=folded $d/same-text.txt
+# stacks of exactly --max-stack frames are neither cut nor read past
+# (the next sample's ids were taken for a frame more)
+if profkit-convert --to=folded --max-stack=2 $d/goroutines.txt >"$tmpdir/out" 2>"$tmpdir/err" &&
+   [ ! -s "$tmpdir/err" ] && cmp -s $d/goroutines.folded "$tmpdir/out"; then
+	pass "pprof-raw: stacks of --max-stack frames kept whole, no warning"
+else
+	fail "pprof-raw: stacks of --max-stack frames kept whole, no warning"
+	diag_file "$tmpdir/err"
+fi
 # the first bad sample is named, though one of its ids comes again
 testrun_fails "pprof-raw: the first unknown location's line" 1 \
 	": line 6: location 8, which the locations do not list$" \

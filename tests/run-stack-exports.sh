@@ -20,7 +20,7 @@
 #   - --to=pprof (read back by Go pprof -raw) and --to=speedscope hold the
 #     stacks and values of --to=folded.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 80
+plan 82
 TZ=UTC
 export TZ
 find_pprof
@@ -224,6 +224,18 @@ script_differs "vsprof: the perl script differs where doc/formats.md says" \
 testrun_compare "vsprof: without an exclusive column, what callees leave" \
 	$d/viewer.folded folds $d/viewer-inclusive.csv
 same_stacks "vsprof" $d/viewer.csv
+# a function without a name is unknown (the folded writer names it by
+# its module), where the empty name read as out of memory
+printf 'Level,Function Name,Inclusive Samples,Exclusive Samples,Module Name\n1,"",100,10,"demo"\n2,"x",90,90,"demo"\n' \
+	>"$tmpdir/unnamed.csv"
+printf '[demo] 10\n[demo];x 90\n' >"$tmpdir/unnamed.folded"
+testrun_compare "vsprof: a function without a name" "$tmpdir/unnamed.folded" \
+	folds "$tmpdir/unnamed.csv"
+printf 'Call graph:\n    60 Thread_1\n    + 60 \n    +   50 x  (in m) + 1  [0x1]\n\nTotal number in stack\n' \
+	>"$tmpdir/unnamed.txt"
+printf 'Thread_1;[unknown] 10\nThread_1;[unknown];m`x 50\n' >"$tmpdir/unnamed.folded"
+testrun_compare "macos-sample: a function without a name" "$tmpdir/unnamed.folded" \
+	folds --from=macos-sample "$tmpdir/unnamed.txt"
 
 # ---- pprof -raw: stackcollapse-go.pl ----
 d=testdata/pprof-raw

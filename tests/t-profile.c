@@ -96,6 +96,50 @@ static void test_keep_order(void)
 	pk_profile_free(p);
 }
 
+/* Samples kept in order with the same values (a sampling period) share
+ * one row of them: every call sees each sample's own. */
+static void test_rows_alike(void)
+{
+	struct pk_profile *p = pk_profile_new(PK_PROFILE_KEEP_ORDER);
+	uint32_t loc = frame(p, "f", 1), stack = pk_profile_intern_stack(p, &loc, 1);
+	int64_t period[2] = { 1, 500 }, other[2] = { 1, 700 }, wide[3] = { 1, 9, 4 };
+	int i;
+
+	pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT);
+	pk_profile_add_sample_type(p, "cpu", "nanoseconds", NULL, PK_VALUE_WEIGHT);
+	for (i = 0; i < 3; i++)
+		pk_profile_add_sample(p, stack, 0, 100 + (uint64_t)i, period, 2);
+	is_int(pk_profile_total(p, 1), 1500, "three samples of one row sum to three rows");
+	pk_profile_scale_column(p, 1, 2, 5);
+	is_int(pk_profile_total(p, 1), 600, "a column scaled once, not once a sample");
+	is_int(pk_profile_set_sample_type_scale(p, 1, 10), 0, "a finer scale");
+	is_int(pk_profile_sample_values(p, 2)[1], 2000, "changes each sample's value once");
+	pk_profile_add_sample(p, stack, 0, 200, other, 2);
+	ok(pk_profile_sample_values(p, 0)[1] == 2000 && pk_profile_sample_values(p, 2)[1] == 2000 &&
+	   pk_profile_sample_values(p, 3)[1] == 700,
+	   "a sample of other values: the earlier keep theirs");
+	is_int(pk_profile_total(p, 1), 6700, "and the sum counts each");
+	pk_profile_add_sample_type(p, "bytes", "bytes", NULL, PK_VALUE_COUNT);
+	ok(pk_profile_sample_values(p, 1)[1] == 2000 && pk_profile_sample_values(p, 1)[2] == 0,
+	   "a column added after: 0 for every sample");
+	pk_profile_free(p);
+
+	p = pk_profile_new(PK_PROFILE_KEEP_ORDER);
+	stack = pk_profile_intern_stack(p, &loc, 1);
+	pk_profile_add_sample_type(p, "samples", "count", NULL, PK_VALUE_COUNT);
+	pk_profile_add_sample_type(p, "cpu", "nanoseconds", NULL, PK_VALUE_WEIGHT);
+	pk_profile_add_sample(p, stack, 0, 100, period, 2);
+	pk_profile_add_sample(p, stack, 0, 101, period, 1);
+	pk_profile_add_sample(p, stack, 0, 102, period, 2);
+	pk_profile_add_sample_type(p, "bytes", "bytes", NULL, PK_VALUE_COUNT);
+	pk_profile_add_sample(p, stack, 0, 103, wide, 3);
+	ok(pk_profile_sample_values(p, 0)[1] == 500 && pk_profile_sample_values(p, 0)[2] == 0 &&
+	   pk_profile_sample_values(p, 1)[0] == 1 && pk_profile_sample_values(p, 1)[1] == 0 &&
+	   pk_profile_sample_values(p, 2)[1] == 500 && pk_profile_sample_values(p, 3)[2] == 4,
+	   "values cut short are 0, a column added widens the one row");
+	pk_profile_free(p);
+}
+
 static void test_labels(void)
 {
 	struct pk_profile *p = pk_profile_new(0);
@@ -211,6 +255,7 @@ int main(void)
 	test_strings();
 	test_samples_are_summed();
 	test_keep_order();
+	test_rows_alike();
 	test_labels();
 	test_memory_limit();
 	test_scales();

@@ -306,6 +306,124 @@ static void test_many_in_time_order(void)
 	pk_profile_free(m.p);
 }
 
+/* Samples of one stack one after the other are written as runs, the
+ * run's text made once: runs longer than the writer's buffer holds, and
+ * a stack whose text alone is longer. */
+static void test_runs(void)
+{
+	enum { DEEP = 1500, LONG_RUN = 5000 };
+	static uint32_t deep[DEEP];
+	struct model m;
+	uint32_t t, leaf;
+	size_t want[] = { 3, LONG_RUN, 1, 2 }, i, k, at = 0, wrong = 0;
+	json_t *root, *samples, *weights;
+	int warnings = 0;
+
+	model_init(&m);
+	pk_profile_add_sample_type(m.p, "samples", "count", "cpu-clock", PK_VALUE_COUNT);
+	pk_profile_add_sample_type(m.p, "cpu-clock", "nanoseconds", "cpu-clock", PK_VALUE_WEIGHT);
+	t = thread(&m, "app", 1, 1);
+	for (k = 0; k < DEEP; k++)
+		deep[k] = location(m.p, 0x1000 + k, k ? "caller" : "leaf", 0, NULL, 0);
+	leaf = location(m.p, 0x1, "hot", 0, NULL, 0);
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
+		for (k = 0; k < want[i]; k++)
+			add(&m, i % 2 ? &leaf : deep, i % 2 ? 1 : DEEP, t,
+			    1000 * (uint64_t)++at, 1, 1000);
+	root = convert(m.p, 0, &warnings);
+	samples = json_object_get(profile(root, 0), "samples");
+	weights = json_object_get(profile(root, 0), "weights");
+	ok(json_array_size(samples) == at && json_array_size(weights) == at,
+	   "runs: a sample and a weight for each");
+	at = 0;
+	for (i = 0; i < sizeof(want) / sizeof(*want); i++)
+		for (k = 0; k < want[i]; k++, at++) {
+			json_t *stack = json_array_get(samples, at);
+
+			wrong += json_array_size(stack) != (i % 2 ? 1 : DEEP) ||
+				 json_integer_value(json_array_get(weights, at)) != 1000;
+		}
+	is_int(wrong, 0, "runs: each sample its stack and weight, in order");
+	json_decref(root);
+	pk_profile_free(m.p);
+}
+
+/* Where a sample of many is in time order: its thread's, then its
+ * time, then its index. */
+static const uint64_t *many_times;
+static const uint32_t *many_threads;
+
+static int by_thread_time_index(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	if (many_threads[a] != many_threads[b])
+		return many_threads[a] < many_threads[b] ? -1 : 1;
+	if (many_times[a] != many_times[b])
+		return many_times[a] < many_times[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Enough samples of one weight for the keys to be sorted on two
+ * threads, halves apart and merged: each time several times, the
+ * first half of one thread in a span of times too short for the
+ * highest digit of the sort (a pass the second half, of two threads,
+ * makes). Each sample's one frame names it. */
+static void test_many_threads_sorted(void)
+{
+	enum { N = 100000, FUNCS = 997, STEP = 7919 };
+	static uint64_t times[N];
+	static uint32_t threads[N], locs[FUNCS];
+	static size_t order[N];
+	uint32_t labels[2];
+	struct model m;
+	json_t *root, *prof[2];
+	size_t k, at[2] = { 0, 0 }, wrong = 0;
+	int warnings = 0;
+	char name[16];
+
+	model_init(&m);
+	pk_profile_add_sample_type(m.p, "samples", "count", "cpu-clock", PK_VALUE_COUNT);
+	pk_profile_add_sample_type(m.p, "cpu-clock", "nanoseconds", "cpu-clock", PK_VALUE_WEIGHT);
+	labels[0] = thread(&m, "app", 10, 10);
+	labels[1] = thread(&m, "app", 10, 11);
+	for (k = 0; k < FUNCS; k++) {
+		snprintf(name, sizeof(name), "f%zu", k);
+		locs[k] = location(m.p, 0x1000 + k, name, 0, NULL, 0);
+	}
+	for (k = 0; k < N; k++) {
+		uint32_t t = labels[k >= N / 2 && k % 3 == 0];
+
+		times[k] = 1000 * (1 + (k < N / 2 ? k * STEP % 1000 :
+					k * STEP % 3000000));
+		add(&m, &locs[k % FUNCS], 1, t, times[k], 1, 1000);
+		threads[k] = t;
+	}
+	root = convert(m.p, 0, &warnings);
+	prof[0] = profile(root, 0);
+	prof[1] = profile(root, 1);
+	for (k = 0; k < N; k++)
+		order[k] = k;
+	many_times = times;
+	many_threads = threads;
+	qsort(order, N, sizeof(*order), by_thread_time_index);
+	for (k = 0; k < N; k++) {
+		/* profiles in order of their first samples' */
+		size_t i = order[k], p = threads[i] != threads[0];
+		char want[16];
+
+		snprintf(want, sizeof(want), "f%zu", i % FUNCS);
+		wrong += strcmp(stack_names(root, prof[p], at[p]++), want) != 0;
+	}
+	ok(json_array_size(json_object_get(root, "profiles")) == 2 &&
+	   at[0] == json_array_size(json_object_get(prof[0], "samples")) &&
+	   at[1] == json_array_size(json_object_get(prof[1], "samples")),
+	   "many of two threads: a profile each, a sample each");
+	is_int(wrong, 0, "many of two threads: sorted by time, equal times in input order");
+	json_decref(root);
+	pk_profile_free(m.p);
+}
+
 static void test_back_to_back(void)
 {
 	struct model m;
@@ -366,6 +484,8 @@ int main(void)
 	test_no_threads_inlined_frames();
 	test_threads_in_time_order();
 	test_many_in_time_order();
+	test_runs();
+	test_many_threads_sorted();
 	test_back_to_back();
 	test_empty_and_fractions();
 	return done_testing();

@@ -111,22 +111,26 @@ void pki_profile_absorb_counts(struct pk_profile *p,
 size_t pki_profile_label_set_count(const struct pk_profile *p);
 /*
  * Room for n samples more at the end of p, which keeps every sample
- * (pki_profile_keeps_order): their records and values (a row of
- * pk_profile_sample_type_count a sample), every field for the caller to
- * set as pk_profile_add_sample would, their times' span noted apart
- * (pki_profile_absorb_counts). NULL when out of memory, or p sums its
- * samples.
+ * (pki_profile_keeps_order): their records, every field for the caller
+ * to set as pk_profile_add_sample would, their times' span noted apart
+ * (pki_profile_absorb_counts). Their values: with row (of
+ * pk_profile_sample_type_count values), that row each; else at
+ * *values, a row a sample for the caller to set. NULL when out of
+ * memory, or p sums its samples.
  */
 struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
-					  int64_t **values);
+					  const int64_t *row, int64_t **values);
 /*
  * The samples' records, pk_profile_sample_count of them, and at *values
- * their values, a row of pk_profile_sample_type_count a sample (NULL
- * with no sample types): for a writer that walks every sample, where
- * pk_profile_sample and pk_profile_sample_values are a call each.
+ * their values (NULL with no sample types), sample i's row at
+ * i * *stride: stride is pk_profile_sample_type_count, or 0 while every
+ * sample kept in order has the same values, stored once. For a writer
+ * that walks every sample, where pk_profile_sample and
+ * pk_profile_sample_values are a call each.
  */
 const struct pk_sample *pki_profile_samples(const struct pk_profile *p,
-					    const int64_t **values);
+					    const int64_t **values,
+					    size_t *stride);
 
 /*
  * Ahead of interning a key into p, the start of its lookup brought into

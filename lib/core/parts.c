@@ -300,6 +300,9 @@ static int absorb_part(struct pki_parts *w, void *whole, struct pk_profile *p,
 				    "than the memory limit of %llu MiB (see "
 				    "--max-memory)", name,
 				    (unsigned long long)(pk_context_max_memory(w->ctx) >> 20));
+	/* what the whole reads of the part's text comes first */
+	if (w->fmt->before_append && (rc = w->fmt->before_append(whole, part->reader)))
+		return rc;
 	if (!part->rc && (rc = w->fmt->append(p, part->p)))
 		return pk_error_set(w->ctx, rc, "%s: out of memory", name);
 	give_warnings(w, whole, part);
@@ -327,11 +330,7 @@ static int absorb_parts(struct pki_parts *w, void *whole, struct pk_profile *p)
 	return rc;
 }
 
-/*
- * --threads, else one a core, for MIN_PART of text each at least: a
- * small input stays on one.
- */
-static size_t thread_count(const struct pk_options *opts, size_t size)
+size_t pki_parts_threads(const struct pk_options *opts, size_t size)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n;
@@ -357,7 +356,7 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
 		   struct pk_profile *p, const struct pk_options *opts,
 		   const char *data, size_t size)
 {
-	size_t nthreads = thread_count(opts, size), k, started = 0;
+	size_t nthreads = pki_parts_threads(opts, size), k, started = 0;
 	struct pki_parts w = { .fmt = fmt, .ctx = ctx, .in = in,
 			       .nthreads = nthreads, .caller = pthread_self(),
 			       .first_line = pk_input_lineno(in), .size = size,

@@ -75,6 +75,11 @@ struct pki_parts_reader {
 	 * end before the file does drops the parts past its end, as one
 	 * reader would stop there. */
 	int (*kept)(void *whole);
+	/* What the whole reads of a part's text before the part's profile
+	 * is appended (NULL: nothing): a part may leave to the whole
+	 * reader the records the whole has met before, read once for all
+	 * their copies. 0, or the error the whole's context holds. */
+	int (*before_append)(void *whole, void *reader);
 	/* Append a part's profile to the whole's: pki_copy_append, which
 	 * core cannot name. */
 	int (*append)(struct pk_profile *dst, const struct pk_profile *src);
@@ -102,6 +107,11 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
 		   struct pk_context *ctx, struct pk_input *in,
 		   struct pk_profile *p, const struct pk_options *opts,
 		   const char *data, size_t size);
+
+/* The threads pki_read_parts reads a text of size bytes on: --threads,
+ * else one a core, for 4 MiB of text each at least (a small input stays
+ * on one). */
+size_t pki_parts_threads(const struct pk_options *opts, size_t size);
 
 /* What a reader of a part calls as it goes, at s (reads are up to s):
  * every PKI_PART_STEP bytes the text read leaves memory. */

@@ -106,8 +106,13 @@ struct pk_profile {
 
 	struct pk_sample *samples;
 	size_t nsamples, samples_cap;
+	/* a row of ntypes a sample, or one row for all (one_row) while
+	 * every sample kept in order has the same values: a timeline of a
+	 * sampling period (perf script's [1, period]) stores no row a
+	 * sample, which halves the memory its samples touch */
 	int64_t *values;
 	size_t values_cap;
+	int one_row;
 	struct pk_idtab sample_tab;
 	struct dense_ids sample_by_stack;
 };
@@ -425,10 +430,16 @@ static int add_event(struct pk_profile *p, pk_str event)
 	return 0;
 }
 
+/* The rows values holds: one a sample, or the one of all. */
+static size_t value_rows(const struct pk_profile *p)
+{
+	return p->one_row ? 1 : p->nsamples;
+}
+
 /* Widen every sample's values by one column at the end. */
 static int widen_values(struct pk_profile *p)
 {
-	size_t old = p->ntypes, n = p->nsamples, i;
+	size_t old = p->ntypes, n = value_rows(p), i;
 
 	if (!n)
 		return 0;
@@ -533,10 +544,10 @@ int pk_profile_set_sample_type_scale(struct pk_profile *p, size_t column,
 		return 0;
 	factor = scale / old;
 	/* all or nothing: check every value before changing one */
-	for (i = 0; i < p->nsamples; i++)
+	for (i = 0; i < value_rows(p); i++)
 		if (__builtin_mul_overflow(p->values[i * n + column], factor, &v))
 			return PK_EINPUT;
-	for (i = 0; i < p->nsamples; i++)
+	for (i = 0; i < value_rows(p); i++)
 		p->values[i * n + column] *= factor;
 	p->scales[column] = scale;
 	return 0;
@@ -696,7 +707,7 @@ int pki_profile_order_columns(struct pk_profile *p, const size_t *order)
 	}
 	memcpy(p->types, types, n * sizeof(*types));
 	memcpy(p->scales, scales, n * sizeof(*scales));
-	for (i = 0; i < p->nsamples; i++) {
+	for (i = 0; i < value_rows(p); i++) {
 		int64_t *v = &p->values[i * n];
 
 		for (k = 0; k < n; k++)
@@ -1397,78 +1408,148 @@ void pki_profile_absorb_counts(struct pk_profile *p,
 	note_time(p, part->last_time);
 }
 
-int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
-			  uint32_t labels, uint64_t time,
-			  const int64_t *values, size_t nvalues)
+/* Whether values (nvalues of them, the rest 0) are the row every sample
+ * has. */
+static int same_row(const struct pk_profile *p, const int64_t *values,
+		    size_t nvalues)
 {
-	struct sample_key key = { stack, labels };
-	int summed = !pki_profile_keeps_order(p);
-	int by_stack = summed && !labels && stack <= p->nstacks;
-	uint64_t hash = 0;
-	size_t slot = 0, n = p->ntypes, k;
-	struct pk_sample *s;
-	uint32_t id = 0;
+	size_t k;
 
-	if (p->failed)
-		return p->failed;
-	if (nvalues > n)
-		return PK_EUSAGE;
-	note_time(p, time);
-	if (by_stack) {
-		id = dense_find(&p->sample_by_stack, stack);
-	} else if (summed) {
-		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
-		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
-				   &slot);
-	}
-	if (id) {
-		sum_values(&p->values[(id - 1) * n], values, nvalues);
+	if (!p->one_row)
 		return 0;
-	}
-	if (p->nsamples >= UINT32_MAX - 1 ||
-	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
-		      sizeof(*p->samples)) ||
-	    prof_grow(p, &p->values, &p->values_cap, (p->nsamples + 1) * n,
+	for (k = 0; k < p->ntypes; k++)
+		if (p->values[k] != (k < nvalues ? values[k] : 0))
+			return 0;
+	return 1;
+}
+
+/*
+ * Room for the rows of more samples at the end of values, a row a
+ * sample from then on: the one row all had is copied for each.
+ */
+static int rows_each(struct pk_profile *p, size_t more)
+{
+	size_t n = p->ntypes, i;
+
+	if (prof_grow(p, &p->values, &p->values_cap, (p->nsamples + more) * n,
 		      sizeof(*p->values)))
-		return p->failed;
-	id = (uint32_t)p->nsamples + 1;
-	if (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
-	    summed && prof_tab_insert(p, &p->sample_tab, slot, hash, id))
-		return p->failed;
+		return -1;
+	for (i = 1; p->one_row && n && i < p->nsamples; i++)
+		memcpy(&p->values[i * n], p->values, n * sizeof(*p->values));
+	p->one_row = 0;
+	return 0;
+}
+
+/*
+ * A new sample at the end of p: its record, and its row of values but
+ * where it has the row of all (kept: p keeps its samples in order, and
+ * the first one's row is every one's until one differs). Its id, or 0
+ * when out of memory.
+ */
+static uint32_t append_sample(struct pk_profile *p, uint32_t stack,
+			      uint32_t labels, uint64_t time,
+			      const int64_t *values, size_t nvalues, int kept)
+{
+	size_t n = p->ntypes, k;
+	struct pk_sample *s;
+	int shared = same_row(p, values, nvalues);
+
+	if (p->nsamples >= UINT32_MAX - 1 ||
+	    (p->nsamples == p->samples_cap &&
+	     prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + 1,
+		       sizeof(*p->samples))) ||
+	    (!shared && rows_each(p, 1)))
+		return 0;
 	s = &p->samples[p->nsamples];
 	s->stack = stack;
 	s->labels = labels;
 	s->time = time;
 	/* a loop, not memset and memcpy: a row is a value or two, and a
 	 * sample kept in order comes here each */
-	for (k = 0; k < n; k++)
+	for (k = 0; !shared && k < n; k++)
 		p->values[p->nsamples * n + k] = k < nvalues ? values[k] : 0;
-	p->nsamples++;
+	p->one_row |= kept && !p->nsamples;
+	return (uint32_t)++p->nsamples;
+}
+
+/* A sample where p sums them: added to the one of its stack and labels
+ * if there is one, else new. */
+static int sum_sample(struct pk_profile *p, uint32_t stack, uint32_t labels,
+		      uint64_t time, const int64_t *values, size_t nvalues)
+{
+	struct sample_key key = { stack, labels };
+	int by_stack = !labels && stack <= p->nstacks;
+	uint64_t hash = 0;
+	size_t slot = 0;
+	uint32_t id;
+
+	if (by_stack) {
+		id = dense_find(&p->sample_by_stack, stack);
+	} else {
+		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
+		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
+				   &slot);
+	}
+	if (id) {
+		sum_values(&p->values[(id - 1) * p->ntypes], values, nvalues);
+		return 0;
+	}
+	if (!(id = append_sample(p, stack, labels, time, values, nvalues, 0)) ||
+	    (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
+	     prof_tab_insert(p, &p->sample_tab, slot, hash, id)))
+		return p->failed;
 	return 0;
 }
 
-struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
-					  int64_t **values)
+int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
+			  uint32_t labels, uint64_t time,
+			  const int64_t *values, size_t nvalues)
 {
-	size_t cols = p->ntypes;
+	if (p->failed)
+		return p->failed;
+	if (nvalues > p->ntypes)
+		return PK_EUSAGE;
+	note_time(p, time);
+	if (!pki_profile_keeps_order(p))
+		return sum_sample(p, stack, labels, time, values, nvalues);
+	return append_sample(p, stack, labels, time, values, nvalues, 1) ?
+	       0 : p->failed;
+}
 
+struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
+					  const int64_t *row, int64_t **values)
+{
+	size_t cols = p->ntypes, rows, i;
+
+	*values = NULL;
 	if (p->failed || !pki_profile_keeps_order(p))
 		return NULL;
 	if (n > UINT32_MAX - 1 - p->nsamples ||
 	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + n,
-		      sizeof(*p->samples)) ||
-	    prof_grow(p, &p->values, &p->values_cap, (p->nsamples + n) * cols,
-		      sizeof(*p->values)))
+		      sizeof(*p->samples)))
 		return NULL;
-	*values = p->values ? &p->values[p->nsamples * cols] : NULL;
+	if (!row || !same_row(p, row, cols)) {
+		/* the first samples of one row store it once */
+		rows = row && !p->nsamples ? 1 : n;
+		if (rows_each(p, rows))
+			return NULL;
+		for (i = 0; row && cols && i < rows; i++)
+			memcpy(&p->values[(p->nsamples + i) * cols], row,
+			       cols * sizeof(*row));
+		p->one_row = row && !p->nsamples;
+		if (!row && cols)
+			*values = &p->values[p->nsamples * cols];
+	}
 	p->nsamples += n;
 	return &p->samples[p->nsamples - n];
 }
 
 const struct pk_sample *pki_profile_samples(const struct pk_profile *p,
-					    const int64_t **values)
+					    const int64_t **values,
+					    size_t *stride)
 {
 	*values = p->values;
+	*stride = p->one_row ? 0 : p->ntypes;
 	return p->samples;
 }
 
@@ -1489,7 +1570,9 @@ const int64_t *pk_profile_sample_values(const struct pk_profile *p,
 	static const int64_t none[1];
 
 	/* no sample types: no values array to point into */
-	return p->values ? &p->values[index * p->ntypes] : none;
+	if (!p->values)
+		return none;
+	return &p->values[p->one_row ? 0 : index * p->ntypes];
 }
 
 void pk_profile_scale_column(struct pk_profile *p, size_t column,
@@ -1499,7 +1582,7 @@ void pk_profile_scale_column(struct pk_profile *p, size_t column,
 
 	if (column >= p->ntypes || den == 0)
 		return;
-	for (i = 0; i < p->nsamples; i++) {
+	for (i = 0; i < value_rows(p); i++) {
 		int64_t *v = &p->values[i * p->ntypes + column];
 		__int128 x = (__int128)*v * num / den;
 
@@ -1514,7 +1597,7 @@ void pki_profile_sum_columns(struct pk_profile *p, size_t dst, size_t a,
 
 	if (dst >= p->ntypes || a >= p->ntypes || b >= p->ntypes)
 		return;
-	for (i = 0; i < p->nsamples; i++) {
+	for (i = 0; i < value_rows(p); i++) {
 		int64_t *v = &p->values[i * p->ntypes];
 
 		v[dst] = (int64_t)((uint64_t)v[a] + (uint64_t)v[b]);
@@ -1528,6 +1611,8 @@ int64_t pk_profile_total(const struct pk_profile *p, size_t column)
 
 	if (column >= p->ntypes)
 		return 0;
+	if (p->one_row)		/* wraps as the sum of each would */
+		return (int64_t)((uint64_t)p->values[column] * p->nsamples);
 	for (i = 0; i < p->nsamples; i++)
 		sum += (uint64_t)p->values[i * p->ntypes + column];
 	return (int64_t)sum;

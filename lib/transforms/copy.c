@@ -475,40 +475,52 @@ static int columns_same(const struct pk_copy *c)
 	return 1;
 }
 
+/* A source row of values as the destination's row (columns unmapped
+ * are 0). */
+static void map_row(const struct pk_copy *c, const int64_t *from, int64_t *to)
+{
+	size_t ncols = pk_profile_sample_type_count(c->src), k;
+
+	memset(to, 0, pk_profile_sample_type_count(c->dst) * sizeof(*to));
+	for (k = 0; k < ncols; k++)
+		if (c->columns[k] >= 0)
+			to[c->columns[k]] = from[k];
+}
+
 /*
  * The samples of src at the end of dst, which keeps each in order, as
  * pki_copy_sample would add them one by one, but in one pass: no sample
  * is looked up (none is summed), their records are translated through
  * the tables' ids (append_tables mapped them all) and their values
- * copied as one block where the columns are the same. A text read in
- * parts for a timeline (speedscope) spent a tenth of its load in
- * pki_copy_sample.
+ * copied as one block where the columns are the same, or given once
+ * where src has one row for all. A text read in parts for a timeline
+ * (speedscope) spent a tenth of its load in pki_copy_sample.
  */
 static int append_samples_in_order(struct pk_copy *c)
 {
-	size_t n = pk_profile_sample_count(c->src), i, k;
+	size_t n = pk_profile_sample_count(c->src), i;
 	size_t nstacks = pk_profile_stack_count(c->src);
 	size_t nlabels = pki_profile_label_set_count(c->src);
 	size_t ncols = pk_profile_sample_type_count(c->src);
-	size_t dcols = pk_profile_sample_type_count(c->dst);
+	size_t dcols = pk_profile_sample_type_count(c->dst), stride;
 	int64_t *values;
 	const int64_t *src_values;
-	const struct pk_sample *kept = pki_profile_samples(c->src, &src_values);
-	struct pk_sample *s = pki_profile_add_samples(c->dst, n, &values);
+	const struct pk_sample *kept = pki_profile_samples(c->src, &src_values,
+							   &stride);
+	const int64_t *row = NULL;
+	struct pk_sample *s;
 
-	if (!s)
+	if (!stride) {		/* one row for all, or none */
+		map_row(c, src_values, c->values);
+		row = c->values;
+	}
+	if (!(s = pki_profile_add_samples(c->dst, n, row, &values)))
 		return PK_ENOMEM;
-	if (columns_same(c) && ncols)
+	if (!row && columns_same(c))
 		memcpy(values, src_values, n * ncols * sizeof(*values));
-	else if (dcols)
-		for (i = 0; i < n; i++) {
-			const int64_t *v = &src_values[i * ncols];
-
-			memset(&values[i * dcols], 0, dcols * sizeof(*values));
-			for (k = 0; k < ncols; k++)
-				if (c->columns[k] >= 0)
-					values[i * dcols + (size_t)c->columns[k]] = v[k];
-		}
+	else if (!row)
+		for (i = 0; i < n; i++)
+			map_row(c, &src_values[i * ncols], &values[i * dcols]);
 	for (i = 0; i < n; i++) {
 		const struct pk_sample *from = &kept[i];
 		uint32_t stack = from->stack, labels = from->labels;

@@ -90,7 +90,19 @@ struct pki_tree_rows {
 	 */
 	int (*going_on)(const struct pki_tree *whole);
 	void (*absorb)(struct pki_tree *whole, const struct pki_tree *part);
+	/*
+	 * Formats whose roots' subtrees come again (macOS sample's threads;
+	 * NULL: not so): what a line is to a part that only tells roots
+	 * apart (tree.c's scan_part), PKI_SCAN_* flags: a root its reader
+	 * takes for one (a line is_root takes too), the rows' end, a line
+	 * its reader would warn of or fail on (a line that is none of
+	 * these is read without a word); *depth: a node's depth, a root's
+	 * 0.
+	 */
+	unsigned (*scan_line)(const char *line, size_t len, size_t *depth);
 };
+
+enum { PKI_SCAN_ROOT = 1, PKI_SCAN_END = 2, PKI_SCAN_DIRTY = 4 };
 
 /* Whether the rows end with the text here (not at the end of a part
  * before another). */
@@ -126,6 +138,8 @@ struct pki_tree_subtree {
 	int64_t callees;	/* what the root's callees took of it */
 	uint32_t last_row;	/* the memo id of its last line */
 	size_t first, nsamples;	/* its samples in the tree's replay */
+	uint32_t labels;	/* the thread its samples were last added to... */
+	uint64_t pending;	/* ...and the times they are owed there since */
 };
 
 /* A sample a subtree added. */
@@ -133,6 +147,8 @@ struct pki_tree_replay {
 	uint32_t stack;
 	int64_t value;
 };
+
+struct pki_tree_scan;
 
 struct pki_tree {
 	struct pk_context *ctx;
@@ -184,6 +200,15 @@ struct pki_tree {
 	uint64_t lines;
 	struct pki_part *part;		/* read in parts: the one read */
 	const char *text_end;		/* ...the end of all of them */
+	int later;			/* a reader of a part after the first */
+	size_t cuts;			/* the whole's: the parts cut so far */
+	/* the whole reading a later part's roots (read_scanned), end
+	 * where a root's rows stop: that part, for line numbers, its end,
+	 * and the times the root came there */
+	struct pki_part *scanned;
+	const char *part_end;
+	uint64_t times;
+	struct pki_tree_scan *scan;	/* a later part's roots, told apart */
 	uint64_t counted;		/* warnings of the few (pki_part_warn_few) */
 	const struct pki_tree_rows *rows_of;	/* ...and how */
 };

@@ -331,11 +331,32 @@ static int read_rows(struct pki_tree *t)
 	return rc;
 }
 
-/* A thread's line: "    COUNT Thread_..." */
-static int is_thread(const char *line, size_t len)
+/*
+ * A line as read_rows takes it, for a part that only tells threads
+ * apart (pki_tree_rows' scan_line): a thread's, the graph's end, or one
+ * read_graph_line warns of or may refuse (a count of more than 18
+ * digits may not fit).
+ */
+static unsigned scan_line(const char *line, size_t len, size_t *depth)
 {
-	return len > 4 && memcmp(line, "    ", 4) == 0 && line[4] >= '0' &&
-	       line[4] <= '9';
+	size_t i = 4, digits;
+
+	if (pki_starts_with_n(line, len, GRAPH_END))
+		return PKI_SCAN_END;
+	if (!len)
+		return 0;
+	if (len < 4 || memcmp(line, "    ", 4) != 0)
+		return PKI_SCAN_DIRTY;
+	while (i < len && is_graph_mark(line[i]))
+		i++;
+	for (digits = 0; i + digits < len && line[i + digits] >= '0' &&
+	     line[i + digits] <= '9'; digits++)
+		;
+	*depth = (i - 4) / 2;
+	if (!digits || digits > 18 || (i - 4) % 2 || i + digits == len ||
+	    line[i + digits] != ' ')
+		return PKI_SCAN_DIRTY | (i == 4 && digits ? PKI_SCAN_ROOT : 0);
+	return i == 4 ? PKI_SCAN_ROOT : 0;
 }
 
 static int going_on(const struct pki_tree *whole)
@@ -380,11 +401,14 @@ static const struct pki_tree_rows sample_rows = {
 	.size = sizeof(struct sample_reader),
 	.read = read_rows,
 	.end = end_rows,
-	.is_root = is_thread,
+	/* a line read as a thread's: a part cut at "    12x" would start
+	 * a thread where one reader goes on below the one before */
+	.is_root = starts_thread,
 	.copy = copy_settings,
 	.release = release,
 	.going_on = going_on,
 	.absorb = absorb,
+	.scan_line = scan_line,
 };
 
 static int sample_read(struct pk_context *ctx, struct pk_input *in,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "call-tree.h"
+#include "core/names.h"
 #include "core/parts.h"
 #include "transforms/copy.h"
 
@@ -23,6 +24,7 @@ void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
 	t->in = in;
 	t->p = p;
 	t->ncolumns = 1;
+	t->times = 1;
 	/* read in place where the file can be mapped: no copy to a buffer,
 	 * no call per line */
 	t->at = (const char *)pki_input_map(in, &size);
@@ -30,6 +32,8 @@ void pki_tree_init(struct pki_tree *t, struct pk_context *ctx,
 	/* names as these tools print them: no perf names to tidy */
 	pk_profile_set_meta(p, PKI_META_VERBATIM_NAMES, "yes");
 }
+
+static void free_scan(struct pki_tree *t);
 
 void pki_tree_free(struct pki_tree *t)
 {
@@ -46,6 +50,7 @@ void pki_tree_free(struct pki_tree *t)
 	free(t->subtrees);
 	free(t->subtree_of);
 	free(t->replay);
+	free_scan(t);
 }
 
 static void warn_cut(struct pki_tree *t)
@@ -96,10 +101,17 @@ const char *pki_tree_line(struct pki_tree *t, size_t *len)
 	return line;
 }
 
+/* The part whose lines t reads: the one it reads, or the one whose
+ * roots the whole reads for it (read_scanned). */
+static struct pki_part *lines_part(const struct pki_tree *t)
+{
+	return t->part ? t->part : t->scanned;
+}
+
 uint64_t pki_tree_lineno(const struct pki_tree *t)
 {
-	if (t->part)
-		return pki_part_first_line(t->part) + t->lines;
+	if (lines_part(t))
+		return pki_part_first_line(lines_part(t)) + t->lines;
 	return t->at ? t->lines : pk_input_lineno(t->in);
 }
 
@@ -288,11 +300,18 @@ static uint32_t new_frame(struct pki_tree *t, pk_str name, const char *module,
 /* Names repeat on every line: the location of a name is found by the
  * string's id, without interning the function and location again. The
  * module is part of the name wherever a format shows it, so one name
- * has one module. */
+ * has one module. A frame without a name is "[unknown]" (the empty
+ * string's id 0 would read as out of memory). */
 uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 			const char *module, size_t module_len)
 {
-	pk_str id = pk_profile_intern(t->p, name, len);
+	pk_str id;
+
+	if (!len) {
+		name = PKI_UNKNOWN;
+		len = strlen(PKI_UNKNOWN);
+	}
+	id = pk_profile_intern(t->p, name, len);
 	size_t have = t->frame_of_cap;
 
 	if (!id)
@@ -311,9 +330,16 @@ uint32_t pki_tree_frame(struct pki_tree *t, const char *name, size_t len,
 
 /* ---- reading in parts ---- */
 
+static int settle_subtrees(struct pki_tree *t);
+static void drop_recording(struct pki_tree *t);
+static int scan_part(struct pki_tree *t);
+static int parts_scan(const struct pki_tree *t);
+static int scanned_to_end(const struct pki_tree *t);
+static int read_scanned(void *whole, void *reader);
+
 int pki_tree_at_text_end(const struct pki_tree *t)
 {
-	return !t->part || t->part->end == t->text_end;
+	return !lines_part(t) || lines_part(t)->end == t->text_end;
 }
 
 #define CUT_LOOK_LEAST ((size_t)1 << 20)
@@ -346,10 +372,23 @@ size_t pki_tree_cut_at_line(const struct pki_tree *t, const char *data, size_t s
 	return size;
 }
 
+/*
+ * Where a format's later parts only tell roots apart (scan_part), the
+ * first part, read by the whole, learns the names and reads its roots,
+ * slower a MB than a later part tells its own apart (callgrind, the
+ * macOS sample bench input: 1.6M against 0.9M instructions a MB): it
+ * takes a quarter of its share, the later parts the rest, and the whole
+ * reads their roots after its own. (Where roots do not come again, the
+ * later parts read theirs themselves, and the first finishes early.)
+ */
+#define FIRST_PART_SHARE 4
+
 static size_t cut_part(void *whole, const char *data, size_t size, size_t pos)
 {
-	const struct pki_tree *t = whole;
+	struct pki_tree *t = whole;
 
+	if (parts_scan(t) && !t->cuts++)
+		pos /= FIRST_PART_SHARE;
 	return t->rows_of->cut ? t->rows_of->cut(whole, data, size, pos) :
 	       pki_tree_cut_at_line(t, data, size, pos, t->rows_of->is_root);
 }
@@ -396,6 +435,7 @@ static void *open_part(void *whole, struct pk_context *ctx, struct pk_profile *p
 	/* the lines before the parts, the header's, are not in the text */
 	t->lines = w->lines;
 	t->text_end = w->text_end;
+	t->later = 1;
 	(void)part;
 	if (w->rows_of->copy)
 		w->rows_of->copy(t, w);
@@ -418,16 +458,23 @@ static int read_part(void *reader, struct pki_part *part)
 	t->part = part;
 	t->at = part->start;
 	t->end = part->end;
-	rc = t->rows_of->read(t);
+	/* the roots the whole will read, then the rest read here */
+	rc = scan_part(t);
+	if (!rc)
+		rc = t->rows_of->read(t);
 	pki_part_finish(part, t->at);
 	if (!rc)
 		rc = pk_context_error(t->ctx)->code;
-	if (!rc && t->rows_of->end) {
+	/* a part all in blocks ends with its last (read_scanned) */
+	if (!rc && t->rows_of->end && !scanned_to_end(t)) {
 		/* a reader of the whole ends this root on the next one's line */
 		t->lines += !pki_tree_at_text_end(t);
 		rc = t->rows_of->end(t);
 	}
-	return rc;
+	/* a subtree ended by the part's end, not by a root's line: the
+	 * whole may read on elsewhere (read_scanned) */
+	drop_recording(t);
+	return rc ? rc : settle_subtrees(t);
 }
 
 static int absorb_part(void *whole, void *reader)
@@ -460,6 +507,7 @@ static const struct pki_parts_reader tree_parts = {
 	.absorb = absorb_part,
 	.close = close_part,
 	.kept = part_kept,
+	.before_append = read_scanned,
 	.append = pki_copy_append,
 	.few = few_warnings,
 };
@@ -474,7 +522,9 @@ int pki_tree_read_rows(struct pki_tree *t, const struct pki_tree_rows *f,
 		rc = f->read(t);
 		if (!rc)
 			rc = pk_context_error(t->ctx)->code;
-		return !rc && f->end ? f->end(t) : rc;
+		if (!rc && f->end)
+			rc = f->end(t);
+		return rc ? rc : settle_subtrees(t);
 	}
 	t->text_end = t->end;
 	return pki_read_parts(&tree_parts, t, t->ctx, t->in, t->p, opts, t->at,
@@ -597,12 +647,22 @@ static uint32_t path_stack(struct pki_tree *t, size_t depth)
 
 static void record_sample(struct pki_tree *t, uint32_t stack, int64_t value);
 
-/* A sample of values for the first depth nodes of the path. */
+/* A sample of values for the first depth nodes of the path, t->times
+ * over (the products wrap, as that many sums would; scan_part reads at
+ * most 64 values). */
 static int add_sample(struct pki_tree *t, size_t depth, const int64_t *values)
 {
 	uint32_t stack = path_stack(t, depth);
+	int64_t times_values[64];
+	const int64_t *v = values;
+	size_t c;
 
-	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, values,
+	if (t->times != 1) {
+		for (c = 0; c < t->ncolumns; c++)
+			times_values[c] = (int64_t)((uint64_t)values[c] * t->times);
+		v = times_values;
+	}
+	if (!stack || pk_profile_add_sample(t->p, stack, t->labels, 0, v,
 					    t->ncolumns))
 		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
 	/* a subtree's samples, not its root's own */
@@ -762,24 +822,72 @@ static void drop_recording(struct pki_tree *t)
 static int comes_again(const struct pki_tree *t, const struct pki_tree_subtree *s,
 		       int (*is_root)(const char *line, size_t len))
 {
+	/* a block the whole reads (read_scanned) ends where the next
+	 * root's line starts */
+	const char *end = t->part_end ? t->part_end : t->end;
 	const char *after = t->at + s->len, *next;
 
-	if ((size_t)(t->end - t->at) <= s->len || memcmp(t->at, s->text, s->len))
+	if ((size_t)(end - t->at) <= s->len || after > t->end ||
+	    memcmp(t->at, s->text, s->len))
 		return 0;
-	return is_root(after, pki_text_line(after, t->end, &next, NULL));
+	return is_root(after, pki_text_line(after, end, &next, NULL));
 }
 
-/* s's samples added again below the root, and its text passed. */
-static int replay(struct pki_tree *t, const struct pki_tree_subtree *s)
+/* s's samples added times times to the thread labels (the product
+ * wraps, as that many sums of a sample's values do). */
+static int add_subtree(struct pki_tree *t, const struct pki_tree_subtree *s,
+		       uint32_t labels, uint64_t times)
 {
 	int64_t values[64] = { 0 };
 	size_t i;
 
 	for (i = s->first; i < s->first + s->nsamples; i++) {
-		values[t->column] = t->replay[i].value;
-		if (pk_profile_add_sample(t->p, t->replay[i].stack, t->labels, 0,
+		values[t->column] = (int64_t)((uint64_t)t->replay[i].value * times);
+		if (pk_profile_add_sample(t->p, t->replay[i].stack, labels, 0,
 					  values, t->ncolumns))
 			return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* What s owes its last thread, added. */
+static int settle_subtree(struct pki_tree *t, struct pki_tree_subtree *s)
+{
+	uint64_t times = s->pending;
+
+	s->pending = 0;
+	return times ? add_subtree(t, s, s->labels, times) : 0;
+}
+
+/* What every subtree owes, added: at the end of the rows read. */
+static int settle_subtrees(struct pki_tree *t)
+{
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < t->nsubtrees && !rc; k++)
+		rc = settle_subtree(t, &t->subtrees[k]);
+	return rc;
+}
+
+/*
+ * s's samples added again below the root, and its text passed. Below
+ * the thread they were last added to, where the profile sums its
+ * samples, they are only counted, and added at once at the end
+ * (settle_subtrees): the samples they add to are there already, and
+ * a sum is the same in any order.
+ */
+static int replay(struct pki_tree *t, struct pki_tree_subtree *s)
+{
+	int rc;
+
+	if (s->labels == t->labels && !pki_profile_keeps_order(t->p)) {
+		s->pending += t->times;
+	} else {
+		if ((rc = settle_subtree(t, s)) ||
+		    (rc = add_subtree(t, s, t->labels, t->times)))
+			return rc;
+		s->labels = t->labels;
 	}
 	t->path[0].callees = s->callees;
 	t->rows += s->rows;
@@ -821,8 +929,10 @@ void pki_tree_subtree_spoil(struct pki_tree *t)
 	t->recording.spoiled = 1;
 }
 
-/* The subtree recorded up to line, where a root starts, kept. */
-static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
+/* The subtree recorded up to line, where a root starts, kept; last_row:
+ * the memo id of the line read last before the root's. */
+static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees,
+			 uint32_t last_row)
 {
 	size_t len = (size_t)(line - t->recording.text), first = t->recording.first;
 	uint32_t id = t->recording.row;
@@ -844,24 +954,288 @@ static void keep_subtree(struct pki_tree *t, const char *line, int64_t callees)
 	s->lines = t->lines - 1 - t->recording.lines;
 	s->rows = t->rows - t->recording.rows;
 	s->callees = callees;
-	s->last_row = t->row_before;	/* the root's line is the last */
+	s->last_row = last_row;
 	s->first = first;
 	s->nsamples = t->nreplay - first;
+	s->labels = t->labels;
+	s->pending = 0;
 	t->subtree_bytes += len + sizeof(*s) + s->nsamples * sizeof(*t->replay);
 	t->subtree_of[id] = (uint32_t)t->nsubtrees;
 	t->recording.row = 0;	/* its samples stay */
 }
 
-int pki_tree_subtree_end(struct pki_tree *t, const char *line)
+static int end_subtree(struct pki_tree *t, const char *line, uint32_t last_row)
 {
 	int64_t callees = t->depth ? t->path[0].callees : 0;
 	int rc = pki_tree_finish(t);
 
 	if (!rc && t->recording.row && !t->recording.spoiled &&
 	    t->nsubtrees < UINT32_MAX)
-		keep_subtree(t, line, callees);
+		keep_subtree(t, line, callees, last_row);
 	drop_recording(t);
 	return rc;
+}
+
+int pki_tree_subtree_end(struct pki_tree *t, const char *line)
+{
+	/* the root's line is read: the one before it is the last */
+	return end_subtree(t, line, t->row_before);
+}
+
+/* ---- a later part's roots, told apart ---- */
+
+/*
+ * A later part's reader does not read the roots of its text: it tells
+ * them apart, by their text (a root's line and its subtree, up to the
+ * next root's line), and counts each; the whole's reader, which met
+ * most of them before in its own part, then reads each once, its
+ * samples as many times over (read_scanned). In a report whose thread
+ * graphs come again (the bench's grown input: a thousand graphs each
+ * fifty times) the second part then learns no names a second time, and
+ * the first learns them once. Where the roots do not come again the
+ * part reads the rest itself, as before (fresh_enough).
+ */
+struct pki_tree_block {
+	const char *text;	/* the memo's copy (NULL: read where it is) */
+	size_t start, len;	/* in the part */
+	uint64_t line, lines;	/* the part's lines before it; its own */
+	uint64_t count;
+	uint32_t next;		/* the block after it last time (index + 1) */
+};
+
+struct pki_tree_scan {
+	struct pki_memo memo;		/* block indexes + 1 by text */
+	struct pki_tree_block *blocks;
+	size_t nblocks, cap;
+	uint64_t first_lines;		/* the reader's lines at the part's start */
+	int to_end;			/* all the part's text is in blocks */
+};
+
+/* Blocks a part holds at most (a block read where it is, of a line
+ * warned of, is one each time it comes), past which it reads on. */
+#define SCAN_MAX_BLOCKS ((size_t)1 << 16)
+/* What a part tells apart before it judges its blocks' repeats. */
+#define SCAN_LOOK_LEAST ((size_t)1 << 20)
+
+static void free_scan(struct pki_tree *t)
+{
+	if (!t->scan)
+		return;
+	pki_memo_free(&t->scan->memo);
+	free(t->scan->blocks);
+	free(t->scan);
+	t->scan = NULL;
+}
+
+/* A line's PKI_SCAN_* flags, as its reader would take it: the file's
+ * last line cut, or one too long, is warned of or refused; a node whose
+ * stack is cut (counted each time) is read each time too. */
+static unsigned scan_flags(const struct pki_tree *t, const char *line,
+			   const char *end, const char **next)
+{
+	int cut;
+	size_t len = pki_text_line(line, end, next, &cut), depth = 0;
+	unsigned flags = t->rows_of->scan_line(line, len, &depth);
+
+	if (cut || len >= MAX_LINE - 1 || depth >= pki_profile_max_stack(t->p))
+		flags |= PKI_SCAN_DIRTY;
+	return flags;
+}
+
+/* Whether a line read as flags says ends a block: a root its reader
+ * takes for one, the rows' end. */
+static int ends_block(unsigned flags)
+{
+	return (flags & PKI_SCAN_END) ||
+	       (flags & (PKI_SCAN_ROOT | PKI_SCAN_DIRTY)) == PKI_SCAN_ROOT;
+}
+
+/* Where the block at s ends (end, or the line that ends it), its lines
+ * and whether any is warned of. */
+static const char *block_end(const struct pki_tree *t, const char *s,
+			     const char *end, uint64_t *lines, int *dirty)
+{
+	const char *next;
+	unsigned flags = scan_flags(t, s, end, &next);
+
+	*dirty = (flags & PKI_SCAN_DIRTY) != 0;
+	for (*lines = 1, s = next; s < end; (*lines)++, s = next) {
+		flags = scan_flags(t, s, end, &next);
+		if (ends_block(flags))
+			break;
+		*dirty |= (flags & PKI_SCAN_DIRTY) != 0;
+	}
+	return s;
+}
+
+/* Whether block b comes again at s, a block's end after it. */
+static int block_again(const struct pki_tree *t, const struct pki_tree_block *b,
+		       const char *s, const char *end)
+{
+	const char *after = s + b->len, *next;
+
+	if (!b->text || (size_t)(end - s) < b->len || memcmp(s, b->text, b->len))
+		return 0;
+	return after == end || ends_block(scan_flags(t, after, end, &next));
+}
+
+/* The block at s (len bytes, lines lines) counted: its index + 1, new the
+ * first time (each time for a dirty one); 0 when the part holds enough. */
+static uint32_t count_block(struct pki_tree *t, const char *s, size_t len,
+			    uint64_t lines, int dirty)
+{
+	struct pki_tree_scan *sc = t->scan;
+	struct pki_tree_block *b;
+	uint64_t *index = NULL;
+	uint32_t id = 0;
+
+	if (!dirty) {
+		if (!(id = pki_memo_id_hashed(&sc->memo, s, len, row_hash(s, len))))
+			return 0;
+		index = pki_memo_value(&sc->memo, id);
+		if (*index) {
+			sc->blocks[*index - 1].count++;
+			return (uint32_t)*index;
+		}
+	}
+	if (sc->nblocks >= SCAN_MAX_BLOCKS ||
+	    pki_grow(&sc->blocks, &sc->cap, sc->nblocks + 1, sizeof(*sc->blocks)) < 0)
+		return 0;
+	b = &sc->blocks[sc->nblocks++];
+	memset(b, 0, sizeof(*b));
+	b->text = id ? pki_memo_text(&sc->memo, id, &b->len) : NULL;
+	b->start = (size_t)(s - t->part->start);
+	b->len = len;
+	b->line = t->lines - sc->first_lines;
+	b->lines = lines;
+	b->count = 1;
+	if (index)
+		*index = sc->nblocks;
+	return (uint32_t)sc->nblocks;
+}
+
+/* Whether a part's blocks come again often enough to leave them to the
+ * whole: past the first eighth of the part (1 MiB at least), less than
+ * half of what was told apart is new. */
+static int fresh_enough(const struct pki_tree *t, const char *s, size_t fresh)
+{
+	size_t told = (size_t)(s - t->part->start);
+	size_t look = (size_t)(t->part->end - t->part->start) / 8;
+
+	return told < (look > SCAN_LOOK_LEAST ? look : SCAN_LOOK_LEAST) ||
+	       fresh <= told / 2;
+}
+
+/* Whether the later parts of t's text tell their roots apart: a format
+ * whose subtrees come again, read into a profile that sums its samples. */
+static int parts_scan(const struct pki_tree *t)
+{
+	return t->rows_of->scan_line && !pki_profile_keeps_order(t->p) &&
+	       t->column >= 0 && t->ncolumns <= 64 &&
+	       (size_t)t->column < t->ncolumns;
+}
+
+/*
+ * Tell the part's blocks apart from its start, t->at and t->lines left
+ * where the part's reader reads on: the rows' end, the part's end, or
+ * where the blocks stop coming again.
+ */
+static int scan_part(struct pki_tree *t)
+{
+	const char *s = t->at, *end = t->end, *next;
+	size_t fresh = 0;
+	uint32_t last = 0, k;
+
+	if (!t->later || !parts_scan(t))
+		return 0;
+	if (!(t->scan = calloc(1, sizeof(*t->scan))))
+		return pk_error_set(t->ctx, PK_ENOMEM, "out of memory");
+	t->scan->first_lines = t->lines;
+	while (s < end) {
+		struct pki_tree_block *b;
+		uint64_t lines;
+		int dirty;
+
+		pki_part_step(t->part, s);
+		k = last ? t->scan->blocks[last - 1].next : 0;
+		if (!k || !block_again(t, &t->scan->blocks[k - 1], s, end)) {
+			if ((scan_flags(t, s, end, &next) & PKI_SCAN_END) ||
+			    !fresh_enough(t, s, fresh))
+				break;
+			next = block_end(t, s, end, &lines, &dirty);
+			if (!(k = count_block(t, s, (size_t)(next - s), lines, dirty)))
+				break;
+			if (last)
+				t->scan->blocks[last - 1].next = k;
+			b = &t->scan->blocks[k - 1];
+			if (b->count == 1)
+				fresh += b->len;
+		} else {
+			b = &t->scan->blocks[k - 1];
+			b->count++;
+		}
+		t->lines += b->lines;
+		s += b->len;
+		last = k;
+	}
+	t->at = s;
+	t->scan->to_end = s == end;
+	return 0;
+}
+
+/* Whether all of t's part is in blocks, for the whole to read. */
+static int scanned_to_end(const struct pki_tree *t)
+{
+	return t->scan && t->scan->to_end;
+}
+
+/*
+ * The whole reads a later part's blocks (scan_part), each once where it
+ * came first, its samples its count over: as many reads of it in a row
+ * would give, the samples of a profile that sums them being the same
+ * in any order, and a block read where it came (a line warned of) once.
+ * Its nodes leave where the next root's line is, as its reader would
+ * leave them there.
+ */
+static int read_scanned(void *whole, void *reader)
+{
+	struct pki_tree *w = whole;
+	const struct pki_tree *t = reader;
+	const struct pki_tree_scan *sc = t->scan;
+	size_t k;
+	int rc = 0;
+
+	if (!sc || !sc->nblocks)
+		return 0;
+	w->part = NULL;
+	w->scanned = t->part;
+	w->part_end = t->part->end;
+	for (k = 0; k < sc->nblocks && !rc; k++) {
+		const struct pki_tree_block *b = &sc->blocks[k];
+
+		w->at = t->part->start + b->start;
+		w->end = w->at + b->len;
+		w->lines = sc->first_lines + b->line;
+		w->times = b->count;
+		rc = w->rows_of->read(w);
+		if (!rc)
+			rc = pk_context_error(w->ctx)->code;
+		if (rc)
+			break;
+		/* the text's end: as the part's reader would end there */
+		if (w->end == w->text_end) {
+			rc = w->rows_of->end ? w->rows_of->end(w) : pki_tree_finish(w);
+		} else {
+			w->lines++;
+			rc = end_subtree(w, w->end, w->last_row);
+		}
+	}
+	drop_recording(w);
+	w->times = 1;
+	w->scanned = NULL;
+	w->at = w->end = w->part_end;
+	w->part_end = NULL;
+	return rc ? rc : settle_subtrees(w);
 }
 
 /* pki_tree_decimal checking each digit: long numbers, and bad ones */

@@ -20,9 +20,11 @@
  * Millions of samples would make a tree many times the size of the
  * model, so the JSON is written as the samples are walked.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "speedscope.h"
 #include "core/names.h"
@@ -84,8 +86,9 @@ struct speedscope {
 	size_t label_group_cap;
 
 	/* the samples in groups: their times' span, whether one is no whole
-	 * microsecond, their greatest stack */
-	size_t norder;
+	 * microsecond, their greatest stack; those of index under half
+	 * (where sort_keys cuts them for two threads) */
+	size_t norder, half, norder_below_half;
 	uint64_t first_time, last_time;
 	int finer_times;
 	uint32_t max_stack;
@@ -270,8 +273,10 @@ static uint32_t cached_group(struct speedscope *w, uint32_t labels,
 	return g;
 }
 
-static void note_sample(struct speedscope *w, const struct pk_sample *s)
+static void note_sample(struct speedscope *w, const struct pk_sample *s,
+			size_t index)
 {
+	w->norder_below_half += index < w->half;
 	if (!w->norder++ || s->time < w->first_time)
 		w->first_time = s->time;
 	if (s->time > w->last_time)
@@ -287,11 +292,12 @@ static void note_sample(struct speedscope *w, const struct pk_sample *s)
  */
 static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 {
-	size_t n = pk_profile_sample_count(w->p), s, i;
-	size_t ncols = pk_profile_sample_type_count(w->p);
+	size_t n = pk_profile_sample_count(w->p), s, i, stride;
 	const int64_t *values;
-	const struct pk_sample *samples = pki_profile_samples(w->p, &values);
+	const struct pk_sample *samples = pki_profile_samples(w->p, &values,
+							      &stride);
 
+	w->half = n / 2;
 	for (s = 0; s < w->nseries; s++) {
 		const struct series *se = &w->series[s];
 
@@ -300,7 +306,7 @@ static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 			       w->label_group_cap * sizeof(*w->label_group));
 		for (i = 0; i < n; i++) {
 			/* a series has a column: values is not NULL */
-			const int64_t *v = values + i * ncols;
+			const int64_t *v = values + i * stride;
 			uint32_t g;
 
 			if (sample_group[i] || !v[se->member])
@@ -309,7 +315,7 @@ static int assign_groups(struct speedscope *w, uint32_t *sample_group)
 			if (!g || note_group(w, g, s, v[se->column]))
 				return oom(w);
 			sample_group[i] = g;
-			note_sample(w, &samples[i]);
+			note_sample(w, &samples[i], i);
 		}
 	}
 	return 0;
@@ -404,15 +410,17 @@ static uint64_t key_time(const struct speedscope *w, uint64_t time)
 	return w->finer_times ? t : t / 1000;
 }
 
-/* The keys of the grouped samples, in index order (sort_keys). */
+/* The keys of the grouped samples of index from up to to, in index
+ * order (sort_keys). */
 static void make_keys(struct speedscope *w, const uint32_t *sample_group,
-		      uint64_t *key, unsigned group_shift, unsigned stack_bits)
+		      size_t from, size_t to, uint64_t *key,
+		      unsigned group_shift, unsigned stack_bits)
 {
-	size_t n = pk_profile_sample_count(w->p), i, k = 0;
+	size_t i, k = 0, stride;
 	const int64_t *values;
-	const struct pk_sample *s = pki_profile_samples(w->p, &values);
+	const struct pk_sample *s = pki_profile_samples(w->p, &values, &stride);
 
-	for (i = 0; i < n; i++) {
+	for (i = from; i < to; i++) {
 		if (!sample_group[i])
 			continue;
 		key[k++] = (group_shift < 64 ? (uint64_t)(sample_group[i] - 1) <<
@@ -421,11 +429,117 @@ static void make_keys(struct speedscope *w, const uint32_t *sample_group,
 	}
 }
 
+/* The keys of some samples, made and sorted by a thread. */
+struct key_run {
+	struct speedscope *w;
+	const uint32_t *sample_group;
+	size_t from, to;	/* the samples' indexes */
+	size_t n;		/* of them grouped: their keys */
+	uint64_t *key, *tmp;	/* room for the keys, twice */
+	unsigned group_shift, stack_bits, bits;
+	uint64_t *sorted;	/* key or tmp, NULL when out of memory */
+};
+
+static void *sort_run(void *arg)
+{
+	struct key_run *r = arg;
+
+	make_keys(r->w, r->sample_group, r->from, r->to, r->key,
+		  r->group_shift, r->stack_bits);
+	r->sorted = pki_radix_sort(r->key, r->tmp, r->n, r->stack_bits, r->bits);
+	return NULL;
+}
+
+/* Two sorted runs of keys merged, stable, by the bits above low. */
+struct key_merge {
+	const uint64_t *a, *b;
+	size_t na, nb;
+	unsigned low;
+	uint64_t *out;
+};
+
+/* The first half of the merge, from the front: a key of a goes before
+ * the equal keys of b. */
+static void merge_front(const struct key_merge *m)
+{
+	size_t i = 0, j = 0, k, n = (m->na + m->nb) / 2;
+
+	for (k = 0; k < n; k++)
+		m->out[k] = j == m->nb ||
+			    (i < m->na && m->a[i] >> m->low <= m->b[j] >> m->low) ?
+			    m->a[i++] : m->b[j++];
+}
+
+/* The rest, from the back: a key of b goes after the equal keys of a. */
+static void *merge_back(void *arg)
+{
+	const struct key_merge *m = arg;
+	size_t i = m->na, j = m->nb, k, n = (m->na + m->nb) / 2;
+
+	for (k = m->na + m->nb; k-- > n;)
+		m->out[k] = !i || (j && m->b[j - 1] >> m->low >= m->a[i - 1] >> m->low) ?
+			    m->b[--j] : m->a[--i];
+	return NULL;
+}
+
+/*
+ * Whether to make and sort the keys on two threads, each half the
+ * samples', then merge them, each half the keys: with two cores, for a
+ * profile large enough that a thread costs little, unless --threads=1.
+ */
+static int sort_on_two_threads(const struct speedscope *w)
+{
+	return w->norder >= 65536 && (!w->opts || w->opts->threads != 1) &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/*
+ * The keys' halves, key[0, na) and key[na, n), made and sorted on two
+ * threads (tmp their scratch), then merged on two: the sorted keys, in
+ * key or tmp; NULL when out of memory. Where a thread cannot be made,
+ * the caller's thread does its share.
+ */
+static uint64_t *sort_halves(struct key_run *a, struct key_run *b,
+			     size_t na, size_t n, uint64_t *key, uint64_t *tmp)
+{
+	struct key_merge m = { .na = na, .nb = n - na, .low = a->stack_bits };
+	pthread_t thread;
+	int started = pthread_create(&thread, NULL, sort_run, b) == 0;
+
+	sort_run(a);
+	if (started)
+		pthread_join(thread, NULL);
+	else
+		sort_run(b);
+	if (!a->sorted || !b->sorted)
+		return NULL;
+	/* one half sorted in key, the other in tmp (a pass one skipped):
+	 * both taken to key, so that tmp is free for the merge */
+	if (a->sorted != key && b->sorted == key + na) {
+		memcpy(key, a->sorted, na * sizeof(*key));
+		a->sorted = key;
+	} else if (a->sorted == key && b->sorted != key + na) {
+		memcpy(key + na, b->sorted, (n - na) * sizeof(*key));
+		b->sorted = key + na;
+	}
+	m.a = a->sorted;
+	m.b = b->sorted;
+	m.out = a->sorted == key ? tmp : key;
+	started = pthread_create(&thread, NULL, merge_back, &m) == 0;
+	merge_front(&m);
+	if (started)
+		pthread_join(thread, NULL);
+	else
+		merge_back(&m);
+	return m.out;
+}
+
 /*
  * The common case, sampled profiles without gaps and each group's samples
  * of one weight, needs only the stacks in time order: a key a sample,
- * its group above its time above its stack, sorted once. 1 when that
- * does not fit in 64 bits, else 0 or an error.
+ * its group above its time above its stack, sorted once (on two threads
+ * where sort_on_two_threads). 1 when that does not fit in 64 bits, else
+ * 0 or an error.
  */
 static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
 {
@@ -433,8 +547,9 @@ static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
 	unsigned group_bits = w->ngroups > 2 ?
 			      pki_bit_length(w->ngroups - 2) : 0;
 	unsigned sb = pki_bit_length(w->max_stack);
-	size_t g, at = 0;
+	size_t g, at = 0, na = w->norder_below_half;
 	uint64_t *key;
+	struct key_run a, b;
 
 	for (g = 1; g < w->ngroups; g++)
 		if (w->groups[g].weights_differ)
@@ -445,10 +560,27 @@ static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
 	key = w->key_buffer = pki_alloc_large(2 * w->norder * sizeof(*key));
 	if (!key)
 		return oom(w);
-	/* one group: no bits of it, and a shift past the key */
-	make_keys(w, sample_group, key, group_bits ? time_bits + sb : 64, sb);
-	w->stack_keys = pki_radix_sort(key, key + w->norder, w->norder, sb,
-				       group_bits + time_bits);
+	a = (struct key_run){
+		.w = w, .sample_group = sample_group,
+		.from = 0, .to = pk_profile_sample_count(w->p), .n = w->norder,
+		.key = key, .tmp = key + w->norder,
+		/* one group: no bits of it, and a shift past the key */
+		.group_shift = group_bits ? time_bits + sb : 64,
+		.stack_bits = sb, .bits = group_bits + time_bits,
+	};
+	if (sort_on_two_threads(w)) {
+		b = a;
+		a.to = b.from = w->half;
+		a.n = na;
+		b.n -= na;
+		b.key += na;
+		b.tmp += na;
+		w->stack_keys = sort_halves(&a, &b, na, w->norder, key,
+					    key + w->norder);
+	} else {
+		sort_run(&a);
+		w->stack_keys = a.sorted;
+	}
 	if (!w->stack_keys)
 		return oom(w);
 	w->stack_bits = sb;
@@ -786,21 +918,51 @@ static void put_member(struct pki_json *j, const char *s, size_t len,
 	pki_json_raw(j, s + first, len - first);
 }
 
-/* A sample's stack, on a line of its own: the same for every sample of
- * a stack, so made once. */
+/* A member's text copies times, the first of the array's if first:
+ * copies of the text put a run at a time, the run made by doubling. */
+static void put_members(struct pki_json *j, const char *s, size_t len,
+			size_t copies, int first)
+{
+	char run[4096];
+	size_t fit = sizeof(run) / len, made, i;
+
+	if (!copies)
+		return;
+	put_member(j, s, len, first);
+	if (--copies < 2 || !fit) {
+		for (; copies && !j->rc; copies--)
+			pki_json_raw(j, s, len);
+		return;
+	}
+	if (fit > copies)
+		fit = copies;
+	memcpy(run, s, len);
+	for (made = 1; made < fit; made += i) {
+		i = made < fit - made ? made : fit - made;
+		memcpy(run + made * len, run, i * len);
+	}
+	for (; copies && !j->rc; copies -= i) {
+		i = copies < fit ? copies : fit;
+		pki_json_raw(j, run, i * len);
+	}
+}
+
+/* A stack's samples, copies of them, each on a line of its own: the
+ * same text for every sample of the stack, so made once. */
 static int write_stack(struct speedscope *w, struct pki_json *j, uint32_t stack,
-		       int first)
+		       size_t copies, int first)
 {
 	struct stack_text *t = &w->stack_texts[stack <= w->nstacks ? stack : 0];
 
 	if (!t->len && make_stack_text(w, stack, t))
 		return -1;
-	put_member(j, w->stack_text.s + t->off, t->len, first);
+	put_members(j, w->stack_text.s + t->off, t->len, copies, first);
 	return 0;
 }
 
+/* A weight's member, copies of it. */
 static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
-			 int64_t scale, int first)
+			 int64_t scale, size_t copies, int first)
 {
 	struct weight_text *t = &w->weight_text;
 
@@ -812,7 +974,7 @@ static void write_weight(struct speedscope *w, struct pki_json *j, int64_t v,
 		t->value = v;
 		t->scale = scale;
 	}
-	put_member(j, t->s, t->len, first);
+	put_members(j, t->s, t->len, copies, first);
 }
 
 /* A group's weights, each with the gap before it where there are gaps. */
@@ -827,31 +989,21 @@ static void write_each_weight(struct speedscope *w, struct pki_json *j,
 		gap = gaps ? gap_before(w, gr, w->order[gr->first + i], &at) : 0;
 		if (gap)
 			write_weight(w, j, (int64_t)gap * se->scale, se->scale,
-				     !n++);
+				     1, !n++);
 		write_weight(w, j, shown_weight(w, weight_at(w, gr,
 							       gr->first + i)),
-			     se->scale, !n++);
+			     se->scale, 1, !n++);
 	}
 }
 
 /* A group's weights all alike, with no gaps between: one member text
- * repeated, put a run of copies at a time. */
+ * repeated. */
 static void write_same_weights(struct speedscope *w, struct pki_json *j,
 			       const struct group *gr)
 {
 	const struct series *se = &w->series[gr->series];
-	const struct weight_text *t = &w->weight_text;
-	char run[4096];
-	size_t copies, i, left;
 
-	write_weight(w, j, shown_weight(w, gr->weight), se->scale, 1);
-	copies = sizeof(run) / t->len;
-	for (i = 0; i < copies; i++)
-		memcpy(run + i * t->len, t->s, t->len);
-	for (left = gr->count - 1; left && !j->rc; left -= i) {
-		i = left < copies ? left : copies;
-		pki_json_raw(j, run, i * t->len);
-	}
+	write_weight(w, j, shown_weight(w, gr->weight), se->scale, gr->count, 1);
 	if (gr->weight < 0)	/* each was counted */
 		w->negative += gr->count - 1;
 }
@@ -862,7 +1014,7 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	const struct series *se = &w->series[gr->series];
 	int gaps = has_gaps(w, gr);
 	uint64_t at = timeline_start(w), gap_sum = 0;
-	size_t i, n = 0;
+	size_t i, run, n = 0;
 
 	for (i = 0; gaps && i < gr->count; i++)
 		gap_sum += gap_before(w, gr, w->order[gr->first + i], &at);
@@ -874,12 +1026,20 @@ static int write_sampled(struct speedscope *w, struct pki_json *j, size_t g)
 	pki_json_key(j, "samples");
 	pki_json_begin_array(j);
 	at = timeline_start(w);
-	for (i = 0; i < gr->count && !j->rc; i++) {
+	for (i = 0; i < gr->count && !j->rc; i += run) {
+		uint32_t stack = stack_at(w, gr->first + i);
+
 		/* order is in time order only where there can be gaps */
 		if (gaps && gap_before(w, gr, w->order[gr->first + i], &at))
 			put_member(j, ",\n[]", 4, !n++);
-		if (write_stack(w, j, stack_at(w, gr->first + i), !n++))
+		/* samples of one stack one after the other (a hot loop) are
+		 * put as a run, but for a gap between any two */
+		for (run = 1; !gaps && i + run < gr->count &&
+			      stack_at(w, gr->first + i + run) == stack; run++)
+			;
+		if (write_stack(w, j, stack, run, !n))
 			return oom(w);
+		n += run;
 	}
 	pki_json_end_array(j);
 	pki_json_space(j, "\n");
