@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/idtab.h"
+#include "util/strings.h"
 
 /* A text and its value, side by side: a text met again is found with
  * one miss in its table's slot, one here and one in its bytes. */
@@ -56,27 +57,6 @@ static inline const char *pki_memo_text(const struct pki_memo *m, uint32_t id,
 	return m->entries[id].text;
 }
 
-/* Whether a and b's first n bytes are the same: memcmp's answer for the
- * short texts of pki_memo_id_guessed, without a call; eight bytes at a
- * time, the last eight over the ones before. */
-static inline int pki_memo_same_bytes(const char *a, const char *b, size_t n)
-{
-	uint64_t x, y;
-	size_t i;
-
-	if (n < 8)
-		return n == 0 || memcmp(a, b, n) == 0;
-	for (i = 0; i + 8 < n; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
-	}
-	memcpy(&x, a + n - 8, 8);
-	memcpy(&y, b + n - 8, 8);
-	return x == y;
-}
-
 /*
  * pki_memo_id, the text first compared with guess's (an id, 0: none):
  * where texts come in the order they came before (a stack's frames), the
@@ -87,7 +67,7 @@ static inline uint32_t pki_memo_id_guessed(struct pki_memo *m, uint32_t guess,
 					   const char *text, size_t len)
 {
 	if (guess && m->entries[guess].len == len &&
-	    pki_memo_same_bytes(m->entries[guess].text, text, len))
+	    pki_same_bytes(m->entries[guess].text, text, len))
 		return guess;
 	return pki_memo_id(m, text, len);
 }

@@ -787,32 +787,12 @@ static inline int same_ids(const struct st_recent_thread *slot,
 	       slot->name_key == (t->comm ? t->comm_len + 1 : 0) && !t->nextra;
 }
 
-/* Whether slot keeps t's name, of the same length. A thread's name is
- * short: compared here eight bytes at a time (the last eight overlapping
- * the ones before), as a call to memcmp would cost st_sample the
- * registers it saves. */
+/* Whether slot keeps t's name, of the same length (without a call to
+ * memcmp, which would cost st_sample the registers it saves). */
 static inline int same_name(const struct st_recent_thread *slot,
 			    const struct st_thread *t)
 {
-	const char *a = slot->comm, *b = t->comm;
-	size_t n = t->comm_len, i;
-	uint64_t x, y;
-
-	if (n < 8) {
-		for (i = 0; i < n; i++)
-			if (a[i] != b[i])
-				return 0;
-		return 1;
-	}
-	for (i = 0; i < n - 8; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
-	}
-	memcpy(&x, a + n - 8, 8);
-	memcpy(&y, b + n - 8, 8);
-	return x == y;
+	return pki_same_bytes(slot->comm, t->comm, t->comm_len);
 }
 
 /* t's label set if it was seen lately, else 0. */
