@@ -58,7 +58,8 @@ struct pk_options {
 	const char *event;	/* keep this event only; NULL: the first */
 	const char *sample_type;	/* show this sample type (by name) */
 	unsigned threads;	/* threads reading one large text or
-				 * perf.data input; 0: one per core */
+				 * perf.data input and sorting a large
+				 * profile's samples; 0: one per core */
 	unsigned max_stack;	/* frames kept per stack, leaf side;
 				 * 0: PK_DEFAULT_MAX_STACK */
 	bool no_symbolize;
