@@ -42,8 +42,7 @@ const struct pki_option pki_pipeline_options[] = {
 		.help = "keep the N leaf-side frames of deeper stacks (4096)" },
 	[OPT_THREADS] = { .key = "threads", .type = PK_OPTION_UINT, .min = 1,
 		.flag = "threads", .value_name = "N",
-		.help = "read a large text or perf.data input, and sort a large "
-			"profile's samples, on N threads (one per core)" },
+		.help = "read large inputs and sort many samples on N threads (one per core)" },
 	[OPT_BINARY] = { STRING("binary", "FILE", "the main program's binary") },
 	[OPT_SYMBOL_PATH] = { STRING("symbol-path", "DIRS",
 				     "look for binaries here (DIR:DIR)") },
