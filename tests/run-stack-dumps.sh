@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 34
+plan 35
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -35,6 +35,8 @@ d=testdata/gdb
 like_script "gdb: as stackcollapse-gdb.pl, but for the thread" "--no-comm $d/naps.txt" \
 	stackcollapse-gdb.pl $d/naps.txt
 like_file "gdb: the thread's name is the root" $d/naps.folded $d/naps.txt
+like_file "gdb: a thread without a name after a named one" \
+	$d/unnamed-after-named.folded $d/unnamed-after-named.txt
 # line 48 keeps a name up to its first blank: the script's names are
 # ours cut there ("run_tasks(std::vector<std::function<long")
 if find_reference flamegraph/stackcollapse-gdb.pl; then

@@ -102,6 +102,7 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 
 	r->st.thread.tid = -1;
 	r->st.thread.comm = NULL;
+	r->st.thread.comm_len = 0;
 	if (!lwp)
 		lwp = st_find(s, len, "(process ", 9);
 	if (lwp) {

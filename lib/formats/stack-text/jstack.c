@@ -182,6 +182,7 @@ static int end_thread(struct jstack_reader *r)
 	r->state = UNKNOWN;
 	r->waiting = 0;
 	r->st.thread.comm = NULL;
+	r->st.thread.comm_len = 0;
 	r->st.thread.tid = -1;
 	return rc;
 }

@@ -44,7 +44,7 @@ struct st_frame {
 /* A sample's thread, as far as the text names it. */
 struct st_thread {
 	const char *comm;	/* its name, or NULL */
-	size_t comm_len;
+	size_t comm_len;	/* 0 where comm is NULL */
 	int64_t pid, tid;	/* -1: not printed */
 	const struct pk_label *extra;	/* more labels of the sample */
 	size_t nextra;
