@@ -44,14 +44,17 @@ struct jstack_reader {
 
 enum at_kind { AT_FRAME = 1, AT_WAITING, AT_STATE };
 
-/* "\tat Stacks.mix(Stacks.java:15)": where the method starts, or 0. */
+/* "\tat Stacks.mix(Stacks.java:15)", its first blanks bytes blanks:
+ * where the method starts, or 0. */
+static size_t at_after(const char *s, size_t len, size_t blanks)
+{
+	return blanks + 3 <= len && s[blanks] == 'a' && s[blanks + 1] == 't' &&
+	       s[blanks + 2] == ' ' ? blanks + 3 : 0;
+}
+
 static size_t at_line(const char *s, size_t len)
 {
-	size_t i = 0;
-
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	return i + 3 <= len && memcmp(s + i, "at ", 3) == 0 ? i + 3 : 0;
+	return at_after(s, len, st_blanks(s, len));
 }
 
 /* "(java.base@17.0.15/Thread.java:840)": the module, file and line. */
@@ -92,9 +95,11 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
-static int contains(const char *s, size_t len, const char *what)
+/* Whether s contains what, looked for by its byte at key: a method's
+ * name has many a lowercase letter, few capitals. */
+static int contains(const char *s, size_t len, const char *what, size_t key)
 {
-	return st_find(s, len, what, strlen(what)) != NULL;
+	return st_find_by(s, len, what, strlen(what), key) != NULL;
 }
 
 static int ends_with(const char *s, size_t len, const char *what)
@@ -107,9 +112,9 @@ static int ends_with(const char *s, size_t len, const char *what)
 /* A method the script takes for waiting, not running (lines 155-163). */
 static int is_waiting(const char *s, size_t len)
 {
-	return contains(s, len, "epollWait") || contains(s, len, "EPoll.wait") ||
+	return contains(s, len, "epollWait", 5) || contains(s, len, "EPoll.wait", 1) ||
 	       ends_with(s, len, "socketAccept") || ends_with(s, len, "socketRead0") ||
-	       (ends_with(s, len, "accept0") && contains(s, len, "Socket"));
+	       (ends_with(s, len, "accept0") && contains(s, len, "Socket", 0));
 }
 
 /* The JVM's own threads, never running Java code (the script's
@@ -188,11 +193,13 @@ static int end_thread(struct jstack_reader *r)
 }
 
 /* "   java.lang.Thread.State: RUNNABLE" (anywhere in a line; a frame's
- * line searched from its method on, which no blank nor "at " starts):
- * whether s is one, and the thread's state if not known yet. */
-static int state_line(struct jstack_reader *r, const char *s, size_t len)
+ * line searched from its method on, which no blank nor "at " starts),
+ * its first blanks bytes blanks: whether s is one, and the thread's
+ * state if not known yet. */
+static int state_line(struct jstack_reader *r, const char *s, size_t len,
+		      size_t blanks)
 {
-	size_t blanks = st_blanks(s, len), n;
+	size_t n;
 	const char *t;
 
 	/* where jstack puts it, after blanks (so first); else anywhere, by
@@ -243,7 +250,7 @@ static int at_text(struct jstack_reader *r, const char *s, size_t len)
 		kind = r->kinds[id];
 	}
 	if (kind == AT_STATE) {
-		state_line(r, s, len);
+		state_line(r, s, len, st_blanks(s, len));
 		return 0;
 	}
 	/* once OTHER, the thread's stack is dropped at its end */
@@ -258,20 +265,22 @@ static int at_text(struct jstack_reader *r, const char *s, size_t len)
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct jstack_reader *r = (struct jstack_reader *)st;
-	size_t at;
+	size_t at, blanks;
 
-	if (len && s[0] == '#')
-		return 0;
 	if (!len)
 		return end_thread(r);
+	if (s[0] == '#')
+		return 0;
 	if (s[0] == '"')
 		return thread_line(r, s, len);
-	if ((at = at_line(s, len)))
+	/* the blanks before "at " or the state, counted once for both */
+	blanks = st_blanks(s, len);
+	if ((at = at_after(s, len, blanks)))
 		return at_text(r, s + at, len - at);
 	/* other lines ("- locked <0x...>", the date, "Full thread dump")
 	 * are no frames, and their state line changes a known state not */
 	if (r->state == UNKNOWN)
-		state_line(r, s, len);
+		state_line(r, s, len, blanks);
 	return 0;
 }
 
