@@ -142,7 +142,9 @@ static uint32_t frame_loc(struct gdb_reader *r, const char *s, size_t len)
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	struct gdb_reader *r = (struct gdb_reader *)st;
-	size_t n = st_frame_number(s, len);
+	/* most lines that are no frame ("Thread", blank, gdb's notes)
+	 * told at their first byte, without a call */
+	size_t n = len && s[0] == '#' ? st_frame_number(s, len) : 0;
 
 	if (n)
 		return st_push(&r->st, frame_loc(r, s + n, len - n));
