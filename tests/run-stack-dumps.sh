@@ -8,7 +8,7 @@
 # speedscope; broken inputs fail cleanly.
 . "${top_srcdir:-.}/tests/test-subr.sh"
 . "$top_srcdir/tests/stack-text-subr.sh"
-plan 35
+plan 36
 
 # ---- eu-stack: stackcollapse-elfutils.pl ----
 d=testdata/eu-stack
@@ -59,6 +59,16 @@ printf 'app;main;work;<signal handler called>;handler 1\n' >"$tmpdir/want"
 like_file "gdb: <signal handler called> is a frame" "$tmpdir/want" "$tmpdir/signal.txt"
 printf 'main;work;;handler 1\n' >"$tmpdir/want"
 script_gives "gdb: the script names it ''" stackcollapse-gdb.pl "$tmpdir/signal.txt" "$tmpdir/want"
+# a thread line is parsed once (gdb.c), first compared with the one
+# that came after the line before it: threads in another order, one
+# named anew under its LWP, one whose LWP is no number
+for t in '2 12 a' '1 11 b' '1 11 b' '2 12 a' '2 12 c' '1 11 b' '3 123456789012345678901 d'; do
+	set -- $t
+	printf 'Thread %s (Thread 0x7f0%s (LWP %s) "%s"):\n#0  f%s () at f.c:1\n\n' \
+		"$1" "$1" "$2" "$3" "$1"
+done >"$tmpdir/order.txt"
+printf 'a-?/12;f2 2\nb-?/11;f1 3\nc-?/12;f2 1\nd-?/0;f3 1\n' >"$tmpdir/want"
+like_file "gdb: threads in another order, one renamed" "$tmpdir/want" --tid "$tmpdir/order.txt"
 
 # ---- jstack: stackcollapse-jstack.pl ----
 d=testdata/jstack

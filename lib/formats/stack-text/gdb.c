@@ -26,6 +26,15 @@
 #include "util/grow.h"
 #include "util/strings.h"
 
+/* A thread line seen before: its thread (its name in the memo's copy of
+ * the line), once parsed, and the id of the line that came after it
+ * last. */
+struct gdb_thread {
+	struct st_thread thread;
+	int parsed;
+	uint32_t next;
+};
+
 struct gdb_reader {
 	struct st_reader st;
 	char *comm;
@@ -35,6 +44,13 @@ struct gdb_reader {
 	struct st_guess *next;
 	size_t next_cap;
 	uint32_t last_id;
+	/* the thread lines by their text, what each says by its id, and
+	 * the id of the one read last: every dump names the threads of the
+	 * one before, in the same order */
+	struct pki_memo threads;
+	struct gdb_thread *seen;
+	size_t seen_cap;
+	uint32_t last_thread;
 };
 
 /* Where a function's name ends: at its arguments, " (" outside template
@@ -94,15 +110,16 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
 	return st_location(arg, &f);
 }
 
-/* 'Thread 2 (Thread 0x7f06277a06c0 (LWP 16957) "napper-wait"):' */
-static int thread_line(struct gdb_reader *r, const char *s, size_t len)
+/* 'Thread 2 (Thread 0x7f06277a06c0 (LWP 16957) "napper-wait"):': its
+ * LWP and its name, in s, into t. */
+static void parse_thread(const char *s, size_t len, struct st_thread *t)
 {
 	const char *lwp = st_find(s, len, "(LWP ", 5), *quote, *end = s + len;
 	size_t n;
 
-	r->st.thread.tid = -1;
-	r->st.thread.comm = NULL;
-	r->st.thread.comm_len = 0;
+	t->tid = -1;
+	t->comm = NULL;
+	t->comm_len = 0;
 	if (!lwp)
 		lwp = st_find(s, len, "(process ", 9);
 	if (lwp) {
@@ -110,18 +127,56 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 
 		for (n = 0; digits + n < end && digits[n] >= '0' && digits[n] <= '9'; n++)
 			;
-		if (st_parse_count(digits, n, &r->st.thread.tid) < 0)
-			r->st.thread.tid = -1;
+		if (st_parse_count(digits, n, &t->tid) < 0)
+			t->tid = -1;
 	}
 	quote = memchr(s, '"', len);
 	if (quote && len >= 3 && memcmp(end - 3, "\"):", 3) == 0 && end - 3 > quote) {
-		n = (size_t)(end - 3 - quote - 1);
-		if (pki_grow(&r->comm, &r->comm_cap, n + 1, 1) < 0)
-			return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
-		memcpy(r->comm, quote + 1, n);
-		r->st.thread.comm = r->comm;
-		r->st.thread.comm_len = n;
+		t->comm = quote + 1;
+		t->comm_len = (size_t)(end - 3 - quote - 1);
 	}
+}
+
+/* A thread line not remembered (the memo full): parsed, its name copied. */
+static int new_thread_line(struct gdb_reader *r, const char *s, size_t len)
+{
+	struct st_thread *t = &r->st.thread;
+
+	parse_thread(s, len, t);
+	if (!t->comm)
+		return 0;
+	if (pki_grow(&r->comm, &r->comm_cap, t->comm_len + 1, 1) < 0)
+		return pk_error_set(r->st.ctx, PK_ENOMEM, "out of memory");
+	memcpy(r->comm, t->comm, t->comm_len);
+	t->comm = r->comm;
+	return 0;
+}
+
+/* A thread line, parsed the first time its text comes: first compared
+ * with the one that came after the line before it the last time. */
+static int thread_line(struct gdb_reader *r, const char *s, size_t len)
+{
+	uint32_t guess = r->last_thread ? r->seen[r->last_thread].next : 0;
+	uint32_t id = pki_memo_id_guessed(&r->threads, guess, s, len);
+	struct gdb_thread *seen;
+	const char *text;
+	size_t n;
+
+	if (!id || pki_grow_zeroed(&r->seen, &r->seen_cap, (size_t)id + 1,
+				   sizeof(*r->seen)) < 0)
+		return new_thread_line(r, s, len);
+	seen = &r->seen[id];
+	if (!seen->parsed) {
+		text = pki_memo_text(&r->threads, id, &n);
+		parse_thread(text, n, &seen->thread);
+		seen->parsed = 1;
+	}
+	if (r->last_thread)
+		r->seen[r->last_thread].next = id;
+	r->last_thread = id;
+	r->st.thread.tid = seen->thread.tid;
+	r->st.thread.comm = seen->thread.comm;
+	r->st.thread.comm_len = seen->thread.comm_len;
 	return 0;
 }
 
@@ -176,6 +231,8 @@ static void release(struct st_reader *st)
 
 	free(r->comm);
 	free(r->next);
+	pki_memo_free(&r->threads);
+	free(r->seen);
 }
 
 static const struct st_format gdb = {
