@@ -161,6 +161,42 @@ static void test_labels(void)
 	pk_profile_free(p);
 }
 
+/* Samples of one stack by threads in turn, with and without labels:
+ * each pair its own sample, wherever it was last met. */
+static void test_threads_of_a_stack(void)
+{
+	struct pk_profile *p = pk_profile_new(0);
+	struct pk_label l = { 0 };
+	uint32_t locs[1], stack, thread[3], far = 1000;
+	int64_t one = 1;
+	int i;
+
+	pk_profile_add_sample_type(p, "samples", "count", "cpu-clock", PK_VALUE_COUNT);
+	locs[0] = frame(p, "leaf", 0x10);
+	stack = pk_profile_intern_stack(p, locs, 1);
+	l.key = pk_profile_intern_cstr(p, "tid");
+	for (i = 0; i < 3; i++) {
+		l.num = i + 1;
+		thread[i] = pk_profile_intern_labels(p, &l, 1);
+	}
+	for (i = 0; i < 12; i++)
+		pk_profile_add_sample(p, stack, thread[i % 3 == 2 ? 0 : i % 3], 0, &one, 1);
+	pk_profile_add_sample(p, stack, 0, 0, &one, 1);
+	pk_profile_add_sample(p, stack, thread[2], 0, &one, 1);
+	pk_profile_add_sample(p, stack, thread[1], 0, &one, 1);
+	pk_profile_add_sample(p, far, thread[1], 0, &one, 1);
+	pk_profile_add_sample(p, far, thread[1], 0, &one, 1);
+	pk_profile_add_sample(p, far, 0, 0, &one, 1);
+	is_int(pk_profile_sample_count(p), 6, "a stack's and a far stack's threads: 6 samples");
+	is_int(pk_profile_sample_values(p, 0)[0], 8, "the first thread's, met in turn, summed");
+	is_int(pk_profile_sample_values(p, 1)[0], 5, "the second's, met again after another");
+	is_int(pk_profile_sample_values(p, 2)[0], 1, "the stack's without labels");
+	is_int(pk_profile_sample_values(p, 3)[0], 1, "a thread met once");
+	is_int(pk_profile_sample_values(p, 4)[0], 2, "a stack the profile has not, by thread");
+	is_int(pk_profile_sample(p, 5)->labels, 0, "and without labels apart");
+	pk_profile_free(p);
+}
+
 static void test_memory_limit(void)
 {
 	struct pk_profile *p = pk_profile_new(0);
@@ -257,6 +293,7 @@ int main(void)
 	test_keep_order();
 	test_rows_alike();
 	test_labels();
+	test_threads_of_a_stack();
 	test_memory_limit();
 	test_scales();
 	test_mapping_limit();

@@ -115,6 +115,11 @@ struct pk_profile {
 	int one_row;
 	struct pk_idtab sample_tab;
 	struct dense_ids sample_by_stack;
+	/* the last sample with labels met of each stack, before the table:
+	 * most stacks are one thread's (eu-stack's samples of a process
+	 * printed again, perf script's), and a hit is two reads, where the
+	 * table's is a hash, a probe and a compare */
+	struct dense_ids labeled_by_stack;
 };
 
 /* Grow one of the profile's arrays, counting its bytes against the limit. */
@@ -192,10 +197,16 @@ int pki_profile_wall_clock(const struct pk_profile *p)
 	return p->wall_clock;
 }
 
-int pki_profile_keeps_order(const struct pk_profile *p)
+/* pki_profile_keeps_order, inline where each sample asks */
+static inline int keeps_order(const struct pk_profile *p)
 {
 	return (p->flags & PK_PROFILE_KEEP_ORDER) ||
 	       ((p->flags & PK_PROFILE_KEEP_WALL_ORDER) && p->wall_clock);
+}
+
+int pki_profile_keeps_order(const struct pk_profile *p)
+{
+	return keeps_order(p);
 }
 
 struct pk_profile *pk_profile_new(unsigned flags)
@@ -251,6 +262,7 @@ void pk_profile_free(struct pk_profile *p)
 	free(p->values);
 	pki_idtab_release(&p->sample_tab);
 	free(p->sample_by_stack.id);
+	free(p->labeled_by_stack.id);
 	free(p);
 }
 
@@ -1472,32 +1484,67 @@ static uint32_t append_sample(struct pk_profile *p, uint32_t stack,
 	return (uint32_t)++p->nsamples;
 }
 
-/* A sample where p sums them: added to the one of its stack and labels
- * if there is one, else new. */
-static int sum_sample(struct pk_profile *p, uint32_t stack, uint32_t labels,
-		      uint64_t time, const int64_t *values, size_t nvalues)
+/* The sample of stack and labels where p sums them, if the last of the
+ * stack met is it (by_stack: one without labels, found by its stack
+ * alone); else 0, for the table to say. Most are: a stack is mostly
+ * one thread's. */
+static inline uint32_t known_sample(const struct pk_profile *p, uint32_t stack,
+				    uint32_t labels, int by_stack)
 {
-	struct sample_key key = { stack, labels };
-	int by_stack = !labels && stack <= p->nstacks;
-	uint64_t hash = 0;
-	size_t slot = 0;
 	uint32_t id;
 
-	if (by_stack) {
-		id = dense_find(&p->sample_by_stack, stack);
-	} else {
+	if (by_stack)
+		return dense_find(&p->sample_by_stack, stack);
+	id = dense_find(&p->labeled_by_stack, stack);
+	return id && p->samples[id - 1].labels == labels ? id : 0;
+}
+
+/* The rest of sum_sample, out of line: it keeps the common case's
+ * registers few. A sample of labels (or of a stack p has not) found in
+ * the table, else new, and the stack's last from then on. */
+static __attribute__((noinline)) int sum_in_table(struct pk_profile *p,
+						  uint32_t stack, uint32_t labels,
+						  uint64_t time, const int64_t *values,
+						  size_t nvalues, int by_stack)
+{
+	struct sample_key key = { stack, labels };
+	uint64_t hash = 0;
+	size_t slot = 0;
+	uint32_t id = 0;
+
+	if (!by_stack) {
 		hash = pki_hash_u64(((uint64_t)stack << 32) | labels);
-		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key,
-				   &slot);
+		id = pki_idtab_find(&p->sample_tab, hash, sample_match, p, &key, &slot);
 	}
 	if (id) {
+		if (stack < p->labeled_by_stack.cap)
+			p->labeled_by_stack.id[stack] = id;
 		sum_values(&p->values[(id - 1) * p->ntypes], values, nvalues);
 		return 0;
 	}
-	if (!(id = append_sample(p, stack, labels, time, values, nvalues, 0)) ||
-	    (by_stack ? dense_insert(p, &p->sample_by_stack, stack, id) :
-	     prof_tab_insert(p, &p->sample_tab, slot, hash, id)))
+	if (!(id = append_sample(p, stack, labels, time, values, nvalues, 0)))
 		return p->failed;
+	if (by_stack)
+		return dense_insert(p, &p->sample_by_stack, stack, id) ? p->failed : 0;
+	if (prof_tab_insert(p, &p->sample_tab, slot, hash, id) ||
+	    (stack <= p->nstacks &&
+	     dense_insert(p, &p->labeled_by_stack, stack, id)))
+		return p->failed;
+	return 0;
+}
+
+/* A sample where p sums them: added to the one of its stack and labels
+ * if there is one, else new. One without labels is found by its stack
+ * alone; one with, or of a stack p has not, in the table. */
+static inline int sum_sample(struct pk_profile *p, uint32_t stack, uint32_t labels,
+			     uint64_t time, const int64_t *values, size_t nvalues)
+{
+	int by_stack = !labels && stack <= p->nstacks;
+	uint32_t id = known_sample(p, stack, labels, by_stack);
+
+	if (!id)
+		return sum_in_table(p, stack, labels, time, values, nvalues, by_stack);
+	sum_values(&p->values[(id - 1) * p->ntypes], values, nvalues);
 	return 0;
 }
 
@@ -1510,7 +1557,7 @@ int pk_profile_add_sample(struct pk_profile *p, uint32_t stack,
 	if (nvalues > p->ntypes)
 		return PK_EUSAGE;
 	note_time(p, time);
-	if (!pki_profile_keeps_order(p))
+	if (!keeps_order(p))
 		return sum_sample(p, stack, labels, time, values, nvalues);
 	return append_sample(p, stack, labels, time, values, nvalues, 1) ?
 	       0 : p->failed;
@@ -1522,7 +1569,7 @@ struct pk_sample *pki_profile_add_samples(struct pk_profile *p, size_t n,
 	size_t cols = p->ntypes, rows, i;
 
 	*values = NULL;
-	if (p->failed || !pki_profile_keeps_order(p))
+	if (p->failed || !keeps_order(p))
 		return NULL;
 	if (n > UINT32_MAX - 1 - p->nsamples ||
 	    prof_grow(p, &p->samples, &p->samples_cap, p->nsamples + n,

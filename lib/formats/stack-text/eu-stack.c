@@ -66,8 +66,9 @@ static uint32_t locate_frame(void *arg, const char *s, size_t len,
  * not wanted); 0 for any other line (or a number past INT64_MAX). Every
  * line is asked (block_end), most more than once: the first byte
  * decides for most, and the digits are read once, where wanted or where
- * they may be too many. */
-static int id_line(const char *s, size_t len, int64_t *id)
+ * they may be too many. Inline: a call cost its callers more than the
+ * answer (2.6% of eu-stack's instructions). */
+static inline int id_line(const char *s, size_t len, int64_t *id)
 {
 	size_t n = 4;
 	uint64_t value = 0;
@@ -114,27 +115,33 @@ static const char *sample_end(const struct st_reader *r, const char *s)
 static int handle_line(struct st_reader *st, const char *s, size_t len)
 {
 	size_t n = st_frame_number(s, len);
-	int64_t id;
+	int64_t id = 0;	/* read from an id line: id_line's answer again */
 	int kind, rc;
 
 	if (n && n + 2 < len && s[n] == '0' && s[n + 1] == 'x')
 		return st_push(st, st_frame_loc(st, s + n, len - n, 0,
 						    locate_frame, st));
-	if (!(kind = id_line(s, len, &id)))
+	if (!(kind = id_line(s, len, NULL)))
 		return 0;
 	/* a thread ends where the next one or the next sample starts */
 	if ((rc = st_sample(st, &st->thread, 1)))
 		return rc;
+	if (kind == 'P') {
+		st_entry_ends(st, s);
+		/* a process sampled again and again often prints the same
+		 * sample (its threads idle): one printed before is added
+		 * whole, its pid unread */
+		if ((rc = st_entry(st, s, sample_line, sample_end, 1)))
+			return rc;
+	}
+	id_line(s, len, &id);
 	if (kind == 'T') {
 		st->thread.tid = id;
 		return 0;
 	}
-	st_entry_ends(st, s);
 	st->thread.pid = id;
 	st->thread.tid = -1;
-	/* a process sampled again and again often prints the same sample
-	 * (its threads idle): one printed before is added whole */
-	return st_entry(st, s, sample_line, sample_end, 1);
+	return 0;
 }
 
 /* A sample starts at its "PID 123 - process" line: the thread before

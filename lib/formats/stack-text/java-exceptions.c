@@ -42,10 +42,18 @@ static size_t leading_blanks(const char *s, size_t len)
 	return i;
 }
 
-/* "\tat Stacks.load(Stacks.java:70)": where the method starts, or 0. */
+/* "\tat Stacks.load(Stacks.java:70)": where the method starts, or 0.
+ * Asked of most lines two or three times: a tab's "at" (printStackTrace's)
+ * and a line that starts with no blank (the log's) are told first. */
 static size_t at_line(const char *s, size_t len)
 {
-	size_t i = leading_blanks(s, len);
+	size_t i;
+
+	if (len >= 4 && s[0] == '\t' && s[1] == 'a' && s[2] == 't' && s[3] == ' ')
+		return 4;
+	if (len && (unsigned char)s[0] > ' ' && s[0] != 'a')
+		return 0;
+	i = leading_blanks(s, len);
 
 	return i + 3 <= len && memcmp(s + i, "at ", 3) == 0 ? i + 3 : 0;
 }
