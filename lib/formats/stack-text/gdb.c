@@ -30,11 +30,7 @@ struct gdb_reader {
 	struct st_reader st;
 	char *comm;
 	size_t comm_cap;
-	/* by a frame's memo id, the frame that came after it last; the
-	 * id of the frame read last */
-	struct st_guess *next;
-	size_t next_cap;
-	uint32_t last_id;
+	uint32_t last_id;	/* the memo id of the frame read last */
 };
 
 /* Where a function's name ends: at its arguments, " (" outside template
@@ -130,13 +126,8 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
  * the one before, in the same order. */
 static uint32_t frame_loc(struct gdb_reader *r, const char *s, size_t len)
 {
-	uint32_t before = r->last_id;
-	struct st_guess *guess = NULL;
-
-	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
-				      sizeof(*r->next)) == 0)
-		guess = &r->next[before];
-	return st_frame_guessed(&r->st, guess, s, len, locate_frame, &r->st, &r->last_id);
+	return st_frame_after(&r->st, r->last_id, 0, s, len, locate_frame, &r->st,
+			      &r->last_id);
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
@@ -173,7 +164,6 @@ static void release(struct st_reader *st)
 	struct gdb_reader *r = (struct gdb_reader *)st;
 
 	free(r->comm);
-	free(r->next);
 }
 
 static const struct st_format gdb = {
