@@ -318,14 +318,15 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
  * took to learn them, and its profile would be looked up again in the
  * whole's. Such a part is collected instead: its thread finds each
  * distinct stack's text, where it first came and the sum of its later
- * counts, and when the part is appended the whole's reader, which knows
- * the stacks of the parts before, reads each distinct stack's first
- * occurrence and adds the later counts to its sample. What one reader of
- * the whole would learn, in the same order; the part's thread does no
- * learning. A part whose stacks repeat less than twice on average in
- * its first PKI_PART_STEP bytes (a DTrace aggregation prints each stack
- * once) is read after all: the whole's reader would learn all of it
- * alone.
+ * counts, and when the part's turn comes (before_append, before its
+ * profile, of no sample, is appended, as the call tree's later parts)
+ * the whole's reader, which knows the stacks of the parts before, reads
+ * each distinct stack's first occurrence and adds the later counts to
+ * its sample. What one reader of the whole would learn, in the same
+ * order; the part's thread does no learning. A part whose stacks repeat
+ * less than twice on average in its first PKI_PART_STEP bytes (a DTrace
+ * aggregation prints each stack once) is read after all: the whole's
+ * reader would learn all of it alone.
  */
 #define COLLECT_MIN_REPEATS 2
 
@@ -480,14 +481,19 @@ static uint32_t known_stack(struct st_reader *w, const struct st_record *record)
 	return index ? w->blocks[index - 1].stack : 0;
 }
 
-/* The whole's reader w reads a collected part r: each distinct stack's
- * first occurrence (a stack it knows added at once), its later counts
- * added to its sample, then the rest of the part, and the part's end. */
-static int read_collected(struct st_reader *w, const struct st_reader *r)
+/* The whole's reader reads a collected part, before the part's profile
+ * (of no sample) is appended: each distinct stack's first occurrence (a
+ * stack it knows added at once), its later counts added to its sample,
+ * then the rest of the part, and the part's end. */
+static int read_collected(void *whole, void *reader)
 {
+	struct st_reader *w = whole;
+	const struct st_reader *r = reader;
 	size_t i;
 	int rc = 0;
 
+	if (!r->collect)
+		return 0;
 	for (i = 0; i < r->nrecords && !rc; i++) {
 		const struct st_record *record = &r->records[i];
 		uint64_t samples = w->samples;
@@ -595,14 +601,12 @@ static void part_close(void *reader)
 	free(reader);
 }
 
-/* A part's stacks counted (its skipped lines are parts.c's), a
- * collected part's read. */
+/* A part's stacks counted (its skipped lines are parts.c's; a collected
+ * part's stacks the whole counted as it read them). */
 static int absorb_part(void *whole, void *reader)
 {
 	struct st_reader *w = whole, *r = reader;
 
-	if (r->collect)
-		return read_collected(w, r);
 	w->samples += r->samples;
 	return 0;
 }
@@ -619,6 +623,7 @@ static const struct pki_parts_reader st_parts = {
 	.done = part_done,
 	.absorb = absorb_part,
 	.close = part_close,
+	.before_append = read_collected,
 	.append = pki_copy_append,
 	.few = skipped_lines,
 };
