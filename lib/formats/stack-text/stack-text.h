@@ -164,12 +164,13 @@ struct st_reader {
 };
 
 /* A stack of a part collected: its text (in the input, mapped), its
- * frames' bytes (then its count line's), the lines of the part before
- * it, the wrapped sum of the counts of its later occurrences and their
- * number. */
+ * frames' bytes (then its count line's) and their hash (pki_hash_text,
+ * the whole's block_memo's too), the lines of the part before it, the
+ * wrapped sum of the counts of its later occurrences and their number. */
 struct st_record {
 	const char *text;
 	size_t frames_len, len;
+	uint64_t hash;
 	uint64_t line;
 	int64_t rest;
 	uint64_t more;

@@ -330,6 +330,19 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
  */
 #define COLLECT_MIN_REPEATS 2
 
+/*
+ * Three stores here remember texts, and stay three. The blocks' memo
+ * and the entries' copy their texts, as what was read leaves memory, for
+ * the whole's reader; a collected part's records point into the part's
+ * text, which the whole reads again from there, and are made on the
+ * part's thread while the whole's reader grows its memos on another. One
+ * memo for blocks and entries would save no lookup (each is looked up at
+ * lines of its own, by a text of its own) and would let entries that
+ * never come again fill the blocks' room; records kept in a memo would
+ * copy every distinct stack for nothing and stop at the memo's limit.
+ * What they share is the lookup's hash: a record's, taken on the part's
+ * thread, finds it in the whole's block memo (known_stack).
+ */
 static int record_match(const void *owner, uint32_t id, const void *key)
 {
 	const struct st_record *a = &((const struct st_reader *)owner)->records[id - 1];
@@ -343,10 +356,9 @@ static int record_match(const void *owner, uint32_t id, const void *key)
  * count summed (wrapped, as the profile sums). -1 when out of memory. */
 static int add_record(struct st_reader *r, const struct st_record *key, int64_t count)
 {
-	uint64_t hash = pki_hash_text(key->text, key->frames_len);
 	struct st_record *record;
 	size_t slot;
-	uint32_t id = pki_idtab_find(&r->record_tab, hash, record_match, r, key, &slot);
+	uint32_t id = pki_idtab_find(&r->record_tab, key->hash, record_match, r, key, &slot);
 
 	if (id) {
 		record = &r->records[id - 1];
@@ -356,7 +368,7 @@ static int add_record(struct st_reader *r, const struct st_record *key, int64_t 
 	}
 	if (r->nrecords >= UINT32_MAX - 1 ||
 	    pki_grow(&r->records, &r->records_cap, r->nrecords + 1, sizeof(*r->records)) < 0 ||
-	    pki_idtab_insert(&r->record_tab, slot, hash, (uint32_t)r->nrecords + 1) < 0)
+	    pki_idtab_insert(&r->record_tab, slot, key->hash, (uint32_t)r->nrecords + 1) < 0)
 		return -1;
 	r->records[r->nrecords++] = *key;
 	return 0;
@@ -405,6 +417,7 @@ static int collect_part(struct st_reader *r, struct pki_part *part)
 			break;
 		}
 		key.frames_len = (size_t)(line - s);
+		key.hash = pki_hash_text(s, key.frames_len);
 		key.len = (size_t)(next - s);
 		st_count_line(line, len, &n, &too_large);
 		if (too_large || add_record(r, &key, n) < 0) {
@@ -476,7 +489,7 @@ static uint32_t known_stack(struct st_reader *w, const struct st_record *record)
 	if (!record->frames_len || w->block_memo.full || !block_ready(w))
 		return 0;
 	id = pki_memo_id_hashed(&w->block_memo, record->text, record->frames_len,
-				pki_hash_text(record->text, record->frames_len));
+				record->hash);
 	index = id ? (uint32_t)*pki_memo_value(&w->block_memo, id) : 0;
 	return index ? w->blocks[index - 1].stack : 0;
 }
