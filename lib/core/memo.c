@@ -104,6 +104,7 @@ static uint32_t add_entry(struct pki_memo *m, const char *text, size_t len,
 		return 0;
 	e->len = len;
 	e->value = 0;
+	e->next[0] = e->next[1] = 0;
 	if (pki_idtab_insert(&m->tab, slot, hash, (uint32_t)id) < 0)
 		return 0;
 	m->nentries = id + 1;

@@ -21,6 +21,9 @@ struct pki_memo_entry {
 	const char *text;
 	size_t len;
 	uint64_t value;
+	/* the ids of the texts that came after it (pki_memo_follow): the
+	 * last time, and another one the time before; 0: none */
+	uint32_t next[2];
 };
 
 /* All zero is an empty memo. */
@@ -58,18 +61,58 @@ static inline const char *pki_memo_text(const struct pki_memo *m, uint32_t id,
 }
 
 /*
- * pki_memo_id, the text first compared with guess's (an id, 0: none):
- * where texts come in the order they came before (a stack's frames), the
- * caller keeps the id that came after each, and one comparison costs
- * less than the text's hash and lookup.
+ * Followers: where texts come in the order they came before (a stack's
+ * frames, the stacks of a dump printed again), the text that came after
+ * one is likely to come after it again, and comparing it costs less than
+ * the text's hash and lookup. A memo keeps two ids after each text: the
+ * last two that came after it, the newest first (pki_memo_follow: a
+ * stack printed with two threads' keys in turn comes after one of two),
+ * or one for each of two ways a text is followed (pki_memo_id_after: a
+ * frame by its caller, or by its sibling once its callers are done).
  */
-static inline uint32_t pki_memo_id_guessed(struct pki_memo *m, uint32_t guess,
-					   const char *text, size_t len)
+
+/* Follower k (0 or 1) of id; 0: none. */
+static inline uint32_t pki_memo_follower(const struct pki_memo *m, uint32_t id,
+					 int k)
 {
-	if (guess && m->entries[guess].len == len &&
-	    pki_same_bytes(m->entries[guess].text, text, len))
-		return guess;
-	return pki_memo_id(m, text, len);
+	return m->entries[id].next[k];
+}
+
+/* id came after last (0: none): it is last's newest follower, the one
+ * before it the other. */
+static inline void pki_memo_follow(struct pki_memo *m, uint32_t last, uint32_t id)
+{
+	struct pki_memo_entry *e = &m->entries[last];
+
+	if (last && id && e->next[0] != id) {
+		e->next[1] = e->next[0];
+		e->next[0] = id;
+	}
+}
+
+/* Whether text is id's. */
+static inline int pki_memo_is(const struct pki_memo *m, uint32_t id,
+			      const char *text, size_t len)
+{
+	return m->entries[id].len == len && pki_same_bytes(m->entries[id].text, text, len);
+}
+
+/*
+ * pki_memo_id of a text that came after last's (an id, 0: none) in the
+ * way k: first compared with last's follower k, which the id found then
+ * is. Inline: it is a line's whole lookup when the guess holds.
+ */
+static inline uint32_t pki_memo_id_after(struct pki_memo *m, uint32_t last, int k,
+					 const char *text, size_t len)
+{
+	uint32_t id = last ? pki_memo_follower(m, last, k) : 0;
+
+	if (id && pki_memo_is(m, id, text, len))
+		return id;
+	id = pki_memo_id(m, text, len);
+	if (last && id)
+		m->entries[last].next[k] = id;
+	return id;
 }
 
 /* The value of text (pki_memo_value of its id); NULL when the memo is

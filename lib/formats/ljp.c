@@ -45,16 +45,7 @@ struct ljp_reader {
 	/* a frame's location by its line's text: the same frames come in
 	 * trace after trace, and in the same order */
 	struct pki_memo frames;
-	struct next_frame *next;	/* by a frame's memo id */
-	size_t next_cap;
 	uint32_t last_id, first_id;	/* of the frame read last, of its trace's first */
-};
-
-/* What came after a frame the last time (memo ids, 0: none yet): the
- * frame after it in its trace, and, for a trace's first frame, the
- * next trace's first frame. */
-struct next_frame {
-	uint32_t frame, trace;
 };
 
 static int is_digit(char c)
@@ -100,22 +91,15 @@ static uint32_t frame(struct ljp_reader *r, const char *s, size_t len)
 	return pk_profile_intern_location(r->p, 0, 0, &line, 1);
 }
 
-/* The memo's value of a frame's text, what came after the frame before it
- * in its trace (or after the trace before's first frame) the last time
- * compared first (pki_memo_id_guessed); NULL when the memo is full. */
+/* The memo's value of a frame's text, what came after the frame before
+ * it in its trace (follower 0), or after the trace before's first frame
+ * (follower 1), the last time compared first (pki_memo_id_after); NULL
+ * when the memo is full. */
 static uint64_t *frame_memo(struct ljp_reader *r, const char *s, size_t len)
 {
-	uint32_t before = r->depth ? r->last_id : r->first_id, guess = 0, id;
-	uint32_t *slot = NULL;
+	uint32_t id = r->depth ? pki_memo_id_after(&r->frames, r->last_id, 0, s, len) :
+		pki_memo_id_after(&r->frames, r->first_id, 1, s, len);
 
-	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
-				      sizeof(*r->next)) == 0) {
-		slot = r->depth ? &r->next[before].frame : &r->next[before].trace;
-		guess = *slot;
-	}
-	id = pki_memo_id_guessed(&r->frames, guess, s, len);
-	if (slot)
-		*slot = id;
 	r->last_id = id;
 	if (!r->depth)
 		r->first_id = id;
@@ -282,9 +266,6 @@ static void reader_done(void *reader)
 	r->stack = NULL;
 	r->stack_cap = 0;
 	pki_memo_free(&r->frames);
-	free(r->next);
-	r->next = NULL;
-	r->next_cap = 0;
 	r->last_id = r->first_id = 0;
 }
 

@@ -44,7 +44,6 @@ struct pki_tree_row {
 	int64_t value;
 	uint32_t parent_path;	/* the path the row was last below... */
 	uint32_t path;		/* ...and its own there (0: none yet) */
-	uint32_t next;		/* the row of the line after it last time */
 };
 
 struct pki_tree;
@@ -232,8 +231,9 @@ uint64_t pki_tree_lineno(const struct pki_tree *t);
  * time). *row is NULL when the memo is full: read the line into a row of
  * the caller's each time; else valid until the next call. Rows come in
  * the runs they came in before (a subtree met again): a line that is the
- * one that followed the line before it last time is known by its bytes
- * alone, without its end searched, its hash or a lookup.
+ * one that followed the line before it last time (its newest follower in
+ * the rows' memo) is known by its bytes alone, without its end searched,
+ * its hash or a lookup.
  */
 const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
 			      struct pki_tree_row **row);

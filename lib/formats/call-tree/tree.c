@@ -244,7 +244,7 @@ static const char *line_of_row(struct pki_tree *t, uint32_t id, size_t *len)
 const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
 			      struct pki_tree_row **row)
 {
-	uint32_t id = t->last_row ? t->row_of[t->last_row].next : 0;
+	uint32_t id = t->last_row ? pki_memo_follower(&t->row_memo, t->last_row, 0) : 0;
 	const char *line;
 	uint64_t hash;
 
@@ -257,8 +257,7 @@ const char *pki_tree_next_row(struct pki_tree *t, size_t *len,
 			return NULL;
 		id = row_id(t, line, *len, hash);
 	}
-	if (t->last_row)
-		t->row_of[t->last_row].next = id;
+	pki_memo_follow(&t->row_memo, t->last_row, id);
 	t->row_before = t->last_row;
 	t->last_row = id;
 	*row = id ? &t->row_of[id] : NULL;

@@ -27,23 +27,17 @@
 #include "util/strings.h"
 
 /* A thread line seen before: its thread (its name in the memo's copy of
- * the line), once parsed, and the id of the line that came after it
- * last. */
+ * the line), once parsed. */
 struct gdb_thread {
 	struct st_thread thread;
 	int parsed;
-	uint32_t next;
 };
 
 struct gdb_reader {
 	struct st_reader st;
 	char *comm;
 	size_t comm_cap;
-	/* by a frame's memo id, the frame that came after it last; the
-	 * id of the frame read last */
-	struct st_guess *next;
-	size_t next_cap;
-	uint32_t last_id;
+	uint32_t last_id;	/* the memo id of the frame read last */
 	/* the thread lines by their text, what each says by its id, and
 	 * the id of the one read last: every dump names the threads of the
 	 * one before, in the same order */
@@ -156,8 +150,7 @@ static int new_thread_line(struct gdb_reader *r, const char *s, size_t len)
  * with the one that came after the line before it the last time. */
 static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 {
-	uint32_t guess = r->last_thread ? r->seen[r->last_thread].next : 0;
-	uint32_t id = pki_memo_id_guessed(&r->threads, guess, s, len);
+	uint32_t id = pki_memo_id_after(&r->threads, r->last_thread, 0, s, len);
 	struct gdb_thread *seen;
 	const char *text;
 	size_t n;
@@ -171,8 +164,6 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
 		parse_thread(text, n, &seen->thread);
 		seen->parsed = 1;
 	}
-	if (r->last_thread)
-		r->seen[r->last_thread].next = id;
 	r->last_thread = id;
 	r->st.thread.tid = seen->thread.tid;
 	r->st.thread.comm = seen->thread.comm;
@@ -185,13 +176,8 @@ static int thread_line(struct gdb_reader *r, const char *s, size_t len)
  * the one before, in the same order. */
 static uint32_t frame_loc(struct gdb_reader *r, const char *s, size_t len)
 {
-	uint32_t before = r->last_id;
-	struct st_guess *guess = NULL;
-
-	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
-				      sizeof(*r->next)) == 0)
-		guess = &r->next[before];
-	return st_frame_guessed(&r->st, guess, s, len, locate_frame, &r->st, &r->last_id);
+	return st_frame_after(&r->st, r->last_id, 0, s, len, locate_frame, &r->st,
+			      &r->last_id);
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
@@ -230,7 +216,6 @@ static void release(struct st_reader *st)
 	struct gdb_reader *r = (struct gdb_reader *)st;
 
 	free(r->comm);
-	free(r->next);
 	pki_memo_free(&r->threads);
 	free(r->seen);
 }

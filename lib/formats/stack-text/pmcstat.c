@@ -42,12 +42,6 @@ struct node {
 	int64_t count, children;	/* samples, those of its callers */
 };
 
-/* What came after a frame the last time: its first caller, and the node
- * after it at its depth. */
-struct next_frames {
-	struct st_guess caller, sibling;
-};
-
 struct pmc_reader {
 	struct st_reader st;
 	struct node *path;	/* path[d]: the open node at depth d */
@@ -57,8 +51,6 @@ struct pmc_reader {
 	char *key;
 	size_t image_len, key_cap;
 	struct pk_strbuf module;	/* a kernel image as perf names it */
-	struct next_frames *next;	/* by a frame's memo id */
-	size_t next_cap;
 	int resumed;		/* a part's event looked up, or none needed */
 };
 
@@ -371,12 +363,8 @@ static uint32_t frame_loc(struct pmc_reader *r, size_t depth, int sibling,
 			  const char *key, size_t len, uint32_t *id)
 {
 	uint32_t before = sibling ? r->path[depth].id : depth ? r->path[depth - 1].id : 0;
-	struct st_guess *guess = NULL;
 
-	if (before && pki_grow_zeroed(&r->next, &r->next_cap, (size_t)before + 1,
-				      sizeof(*r->next)) == 0)
-		guess = sibling ? &r->next[before].sibling : &r->next[before].caller;
-	return st_frame_guessed(&r->st, guess, key, len, locate_frame, r, id);
+	return st_frame_after(&r->st, before, sibling, key, len, locate_frame, r, id);
 }
 
 static int handle_line(struct st_reader *st, const char *s, size_t len)
@@ -453,7 +441,6 @@ static void release(struct st_reader *st)
 	free(r->path);
 	free(r->key);
 	free(r->module.s);
-	free(r->next);
 }
 
 static const struct st_format pmcstat = {

@@ -75,9 +75,6 @@ struct st_recent_thread {
  */
 struct st_entry {
 	uint32_t id;		/* its text's, in the entries' memo */
-	/* the entries after it (index + 1): next the last time, before
-	 * another one the time before (one of three taking turns) */
-	uint32_t next, before;
 	uint32_t first, nsamples;	/* its samples, in samples */
 	uint32_t lines;
 };
@@ -88,7 +85,7 @@ struct st_entries {
 	size_t nentries, entries_cap;
 	struct st_entry_sample { uint32_t stack, labels; } *samples;
 	size_t nsamples, samples_cap;
-	uint32_t last;		/* the entry met last: index + 1 */
+	uint32_t last;		/* the entry met last: its memo id */
 	size_t bytes;		/* the texts' in memo */
 	struct {		/* an entry read line by line, to remember */
 		const char *end;	/* the line that ends it */
@@ -148,7 +145,8 @@ struct st_reader {
 	uint32_t *block_frames;	/* their stacks' frames, one after another */
 	size_t nblock_frames, block_frames_cap;
 	uint32_t known;		/* the block just pushed: its index + 1 */
-	uint32_t last_block;	/* the last block pushed or remembered */
+	uint32_t last_block;	/* the last block pushed or remembered: its
+				 * id in block_memo */
 	struct st_block_read {	/* a block read line by line, to remember */
 		const char *end;	/* where its last line ends */
 		uint32_t id;		/* its id in block_memo, 0: none */
@@ -166,23 +164,23 @@ struct st_reader {
 };
 
 /* A stack of a part collected: its text (in the input, mapped), its
- * frames' bytes (then its count line's), the lines of the part before
- * it, the wrapped sum of the counts of its later occurrences and their
- * number. */
+ * frames' bytes (then its count line's) and their hash (pki_hash_text,
+ * the whole's block_memo's too), the lines of the part before it, the
+ * wrapped sum of the counts of its later occurrences and their number. */
 struct st_record {
 	const char *text;
 	size_t frames_len, len;
+	uint64_t hash;
 	uint64_t line;
 	int64_t rest;
 	uint64_t more;
 };
 
-/* A block remembered: its text's id, the blocks that came after it (their
- * index + 1): next the last time, before another one the time before
- * (a stack printed with two threads' keys in turn comes after two
- * others), its stack, its frames in block_frames, its lines. */
+/* A block remembered: its text's id (the blocks that came after it are
+ * its followers in block_memo), its stack, its frames in block_frames,
+ * its lines. */
 struct st_block {
-	uint32_t id, next, before, stack;
+	uint32_t id, stack;
 	uint32_t first, depth;
 	uint32_t lines;
 };
@@ -257,37 +255,23 @@ uint32_t st_frame_by_id(struct st_reader *r, uint32_t id, unsigned variant,
 			st_locate_fn locate, void *arg);
 
 /*
- * What came after a frame the last time, kept by a format where its
- * frames come in the order they came before: the next frame's memo id
- * (0: none yet) and its location (in variant 0).
+ * st_frame_loc in variant 0 of a frame that came after the frame of memo
+ * id last (0: none) in the way k (core/memo.h), as the frames of a dump
+ * or a tree come in the order they came before: the text first compared
+ * with the frame that came after last's that way (pki_memo_id_after).
+ * *id: its memo id (0: the memo is full). Inline: it is a line's whole
+ * lookup when the guess holds.
  */
-struct st_guess {
-	uint32_t id, loc;
-};
-
-/*
- * st_frame_loc in variant 0, the text first compared with guess's (NULL:
- * none: pki_memo_id_guessed); guess is then set to the frame found. *id:
- * its memo id (0: the memo is full). Inline: it is a line's whole lookup
- * when the guess holds.
- */
-static inline uint32_t st_frame_guessed(struct st_reader *r, struct st_guess *guess,
-					const char *text, size_t len,
-					st_locate_fn locate, void *arg, uint32_t *id)
+static inline uint32_t st_frame_after(struct st_reader *r, uint32_t last, int k,
+				      const char *text, size_t len,
+				      st_locate_fn locate, void *arg, uint32_t *id)
 {
-	uint32_t guessed = guess ? guess->id : 0, loc;
+	uint32_t loc;
 
-	*id = pki_memo_id_guessed(&r->memo, guessed, text, len);
-	if (*id && *id == guessed)
-		return guess->loc;
-	if (!*id)
+	if (!(*id = pki_memo_id_after(&r->memo, last, k, text, len)))
 		return locate(arg, text, len, 0);
-	loc = st_frame_by_id(r, *id, 0, locate, arg);
-	if (guess && loc) {
-		guess->id = *id;
-		guess->loc = loc;
-	}
-	return loc;
+	loc = (uint32_t)*pki_memo_value(&r->memo, *id);
+	return loc ? loc : st_frame_by_id(r, *id, 0, locate, arg);
 }
 
 /*

@@ -112,19 +112,37 @@ static int read_stream(struct st_reader *r)
  * remembered are read each time: 16 MiB. */
 #define BLOCK_MAX_FRAMES ((size_t)4 << 20)
 
-/* Whether the block remembered as index (+ 1) is at s: its text, then a
- * line that ends it, as block_end would find it. Where its text ends;
- * else NULL. */
-static inline const char *block_at(const struct st_reader *r, uint32_t index,
-				   const char *s, const char *end)
+/* Whether the text of id in m is at s, then a line before end that ends
+ * says ends it (a block's, an entry's): where its text ends; else NULL. */
+static inline const char *text_at(const struct pki_memo *m, uint32_t id, const char *s,
+				  const char *end, int (*ends)(const char *line, size_t len))
 {
 	const char *text, *next;
 	size_t len;
 
-	text = pki_memo_text(&r->block_memo, r->blocks[index - 1].id, &len);
+	text = pki_memo_text(m, id, &len);
 	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
-	       r->format->block_end(s + len, pki_text_line(s + len, end, &next, NULL)) ?
-	       s + len : NULL;
+	       ends(s + len, pki_text_line(s + len, end, &next, NULL)) ? s + len : NULL;
+}
+
+/*
+ * Blocks and entries come in the order they came before (the threads of
+ * a dump, a profile printed again): the one at s is first taken for one
+ * of the two that came after the last (pki_memo_follower), which costs
+ * no line read. Where the one found ends, *id its; else NULL.
+ */
+static inline const char *follower_at(const struct pki_memo *m, uint32_t last,
+				      const char *s, const char *end,
+				      int (*ends)(const char *line, size_t len),
+				      uint32_t *id)
+{
+	const char *stop = NULL;
+	int k;
+
+	for (k = 0; last && k < 2 && !stop; k++)
+		stop = (*id = pki_memo_follower(m, last, k)) ? text_at(m, *id, s, end, ends) :
+			NULL;
+	return stop;
 }
 
 /* Whether a block may start at the next line (stack-text.h). */
@@ -153,7 +171,8 @@ static const char *block_end(const struct st_reader *r, const char *s,
 	return limit;
 }
 
-/* Block b's frames pushed and its stack known: its lines are read. */
+/* Block index (+ 1)'s frames pushed, its stack known (its lines are
+ * read), and it the newest follower of the last block. */
 static int push_block(struct st_reader *r, uint32_t index)
 {
 	const struct st_block *b = &r->blocks[index - 1];
@@ -163,41 +182,22 @@ static int push_block(struct st_reader *r, uint32_t index)
 	memcpy(r->frames, r->block_frames + b->first, b->depth * sizeof(*r->frames));
 	r->nframes = b->depth;
 	r->lineno += b->lines;
-	r->known = r->last_block = index;
+	r->known = index;
+	pki_memo_follow(&r->block_memo, r->last_block, b->id);
+	r->last_block = b->id;
 	return 0;
 }
 
-/* Block index (+ 1) came after block last (0: none): the two blocks
- * remembered after last, the newest first. */
-static void followed_by(struct st_reader *r, uint32_t last, uint32_t index)
-{
-	struct st_block *b = last ? &r->blocks[last - 1] : NULL;
-
-	if (b && b->next != index) {
-		b->before = b->next;
-		b->next = index;
-	}
-}
-
-/*
- * Stacks come in the order they came before (the threads of a dump, a
- * profile printed again): the block at s is first taken for one of the
- * two that came after the last, as then, which costs no line read. That
- * one pushed, where it ends; else NULL.
- */
+/* The block at s, if one of the two that came after the last
+ * (follower_at): pushed, where it ends; else NULL. */
 static const char *next_block(struct st_reader *r, const char *s, const char *end)
 {
-	uint32_t last = r->last_block, index = 0;
-	const char *stop = NULL;
-	int k;
+	uint32_t id;
+	const char *stop = follower_at(&r->block_memo, r->last_block, s, end,
+				       r->format->block_end, &id);
 
-	for (k = 0; last && k < 2 && !stop; k++) {
-		index = k ? r->blocks[last - 1].before : r->blocks[last - 1].next;
-		stop = index ? block_at(r, index, s, end) : NULL;
-	}
-	if (!stop || push_block(r, index) < 0)
+	if (!stop || push_block(r, (uint32_t)*pki_memo_value(&r->block_memo, id)) < 0)
 		return NULL;
-	followed_by(r, last, index);
 	r->block_read.id = 0;
 	return r->block_read.end = stop;
 }
@@ -213,7 +213,7 @@ static const char *known_block(struct st_reader *r, const char *s,
 			       const char *next, const char *end)
 {
 	struct st_block_read *read = &r->block_read;
-	uint32_t id, index, last = r->last_block;
+	uint32_t id, index;
 	const char *stop;
 	size_t len;
 	int found;
@@ -227,10 +227,8 @@ static const char *known_block(struct st_reader *r, const char *s,
 	len = (size_t)(stop - s);
 	id = pki_memo_id_hashed(&r->block_memo, s, len, pki_hash_text(s, len));
 	index = id ? (uint32_t)*pki_memo_value(&r->block_memo, id) : 0;
-	if (index && push_block(r, index) == 0) {
-		followed_by(r, last, index);
+	if (index && push_block(r, index) == 0)
 		return stop;
-	}
 	read->id = id;
 	return NULL;
 }
@@ -253,7 +251,6 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 		return;	/* read each time: no harm */
 	b = &r->blocks[r->nblocks++];
 	b->id = id;
-	b->next = b->before = 0;
 	b->stack = stack;
 	b->first = (uint32_t)r->nblock_frames;
 	b->depth = (uint32_t)depth;
@@ -261,8 +258,8 @@ static void remember_block(struct st_reader *r, uint32_t stack, size_t depth)
 	memcpy(r->block_frames + b->first, r->frames, depth * sizeof(*r->frames));
 	r->nblock_frames += depth;
 	*pki_memo_value(&r->block_memo, id) = r->nblocks;
-	followed_by(r, r->last_block, (uint32_t)r->nblocks);
-	r->last_block = (uint32_t)r->nblocks;
+	pki_memo_follow(&r->block_memo, r->last_block, id);
+	r->last_block = id;
 }
 
 /* The lines of a part from *at, a block of frames seen before skipped
@@ -321,17 +318,31 @@ static int read_blocks(struct st_reader *r, struct pki_part *part, const char **
  * took to learn them, and its profile would be looked up again in the
  * whole's. Such a part is collected instead: its thread finds each
  * distinct stack's text, where it first came and the sum of its later
- * counts, and when the part is appended the whole's reader, which knows
- * the stacks of the parts before, reads each distinct stack's first
- * occurrence and adds the later counts to its sample. What one reader of
- * the whole would learn, in the same order; the part's thread does no
- * learning. A part whose stacks repeat less than twice on average in
- * its first PKI_PART_STEP bytes (a DTrace aggregation prints each stack
- * once) is read after all: the whole's reader would learn all of it
- * alone.
+ * counts, and when the part's turn comes (before_append, before its
+ * profile, of no sample, is appended, as the call tree's later parts)
+ * the whole's reader, which knows the stacks of the parts before, reads
+ * each distinct stack's first occurrence and adds the later counts to
+ * its sample. What one reader of the whole would learn, in the same
+ * order; the part's thread does no learning. A part whose stacks repeat
+ * less than twice on average in its first PKI_PART_STEP bytes (a DTrace
+ * aggregation prints each stack once) is read after all: the whole's
+ * reader would learn all of it alone.
  */
 #define COLLECT_MIN_REPEATS 2
 
+/*
+ * Three stores here remember texts, and stay three. The blocks' memo
+ * and the entries' copy their texts, as what was read leaves memory, for
+ * the whole's reader; a collected part's records point into the part's
+ * text, which the whole reads again from there, and are made on the
+ * part's thread while the whole's reader grows its memos on another. One
+ * memo for blocks and entries would save no lookup (each is looked up at
+ * lines of its own, by a text of its own) and would let entries that
+ * never come again fill the blocks' room; records kept in a memo would
+ * copy every distinct stack for nothing and stop at the memo's limit.
+ * What they share is the lookup's hash: a record's, taken on the part's
+ * thread, finds it in the whole's block memo (known_stack).
+ */
 static int record_match(const void *owner, uint32_t id, const void *key)
 {
 	const struct st_record *a = &((const struct st_reader *)owner)->records[id - 1];
@@ -345,10 +356,9 @@ static int record_match(const void *owner, uint32_t id, const void *key)
  * count summed (wrapped, as the profile sums). -1 when out of memory. */
 static int add_record(struct st_reader *r, const struct st_record *key, int64_t count)
 {
-	uint64_t hash = pki_hash_text(key->text, key->frames_len);
 	struct st_record *record;
 	size_t slot;
-	uint32_t id = pki_idtab_find(&r->record_tab, hash, record_match, r, key, &slot);
+	uint32_t id = pki_idtab_find(&r->record_tab, key->hash, record_match, r, key, &slot);
 
 	if (id) {
 		record = &r->records[id - 1];
@@ -358,7 +368,7 @@ static int add_record(struct st_reader *r, const struct st_record *key, int64_t 
 	}
 	if (r->nrecords >= UINT32_MAX - 1 ||
 	    pki_grow(&r->records, &r->records_cap, r->nrecords + 1, sizeof(*r->records)) < 0 ||
-	    pki_idtab_insert(&r->record_tab, slot, hash, (uint32_t)r->nrecords + 1) < 0)
+	    pki_idtab_insert(&r->record_tab, slot, key->hash, (uint32_t)r->nrecords + 1) < 0)
 		return -1;
 	r->records[r->nrecords++] = *key;
 	return 0;
@@ -407,6 +417,7 @@ static int collect_part(struct st_reader *r, struct pki_part *part)
 			break;
 		}
 		key.frames_len = (size_t)(line - s);
+		key.hash = pki_hash_text(s, key.frames_len);
 		key.len = (size_t)(next - s);
 		st_count_line(line, len, &n, &too_large);
 		if (too_large || add_record(r, &key, n) < 0) {
@@ -478,19 +489,24 @@ static uint32_t known_stack(struct st_reader *w, const struct st_record *record)
 	if (!record->frames_len || w->block_memo.full || !block_ready(w))
 		return 0;
 	id = pki_memo_id_hashed(&w->block_memo, record->text, record->frames_len,
-				pki_hash_text(record->text, record->frames_len));
+				record->hash);
 	index = id ? (uint32_t)*pki_memo_value(&w->block_memo, id) : 0;
 	return index ? w->blocks[index - 1].stack : 0;
 }
 
-/* The whole's reader w reads a collected part r: each distinct stack's
- * first occurrence (a stack it knows added at once), its later counts
- * added to its sample, then the rest of the part, and the part's end. */
-static int read_collected(struct st_reader *w, const struct st_reader *r)
+/* The whole's reader reads a collected part, before the part's profile
+ * (of no sample) is appended: each distinct stack's first occurrence (a
+ * stack it knows added at once), its later counts added to its sample,
+ * then the rest of the part, and the part's end. */
+static int read_collected(void *whole, void *reader)
 {
+	struct st_reader *w = whole;
+	const struct st_reader *r = reader;
 	size_t i;
 	int rc = 0;
 
+	if (!r->collect)
+		return 0;
 	for (i = 0; i < r->nrecords && !rc; i++) {
 		const struct st_record *record = &r->records[i];
 		uint64_t samples = w->samples;
@@ -598,14 +614,12 @@ static void part_close(void *reader)
 	free(reader);
 }
 
-/* A part's stacks counted (its skipped lines are parts.c's), a
- * collected part's read. */
+/* A part's stacks counted (its skipped lines are parts.c's; a collected
+ * part's stacks the whole counted as it read them). */
 static int absorb_part(void *whole, void *reader)
 {
 	struct st_reader *w = whole, *r = reader;
 
-	if (r->collect)
-		return read_collected(w, r);
 	w->samples += r->samples;
 	return 0;
 }
@@ -622,6 +636,7 @@ static const struct pki_parts_reader st_parts = {
 	.done = part_done,
 	.absorb = absorb_part,
 	.close = part_close,
+	.before_append = read_collected,
 	.append = pki_copy_append,
 	.few = skipped_lines,
 };
@@ -926,16 +941,11 @@ static void entry_sample(struct st_reader *r, uint32_t stack, uint32_t labels)
 	e->reading.id = 0;	/* read each time: no harm */
 }
 
-/* Entry index (+ 1) comes after the last one met, and is the last. */
-static void entry_followed_by(struct st_entries *e, uint32_t index)
+/* The entry of memo id id comes after the last one met, and is the last. */
+static void entry_met(struct st_entries *e, uint32_t id)
 {
-	struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
-
-	if (last && last->next != index) {
-		last->before = last->next;
-		last->next = index;
-	}
-	e->last = index;
+	pki_memo_follow(&e->memo, e->last, id);
+	e->last = id;
 }
 
 void st_entry_ends(struct st_reader *r, const char *s)
@@ -954,13 +964,12 @@ void st_entry_ends(struct st_reader *r, const char *s)
 	}
 	entry = &e->entries[e->nentries++];
 	entry->id = e->reading.id;
-	entry->next = entry->before = 0;
 	entry->first = (uint32_t)e->reading.first;
 	entry->nsamples = (uint32_t)(e->nsamples - e->reading.first);
 	entry->lines = (uint32_t)(r->lineno - e->reading.first_line);
 	*pki_memo_value(&e->memo, e->reading.id) = e->nentries;
 	e->reading.id = 0;
-	entry_followed_by(e, (uint32_t)e->nentries);
+	entry_met(e, entry->id);
 }
 
 /* Entry index (+ 1) found at s: its samples added, reading on at stop. */
@@ -973,7 +982,7 @@ static int entry_found(struct st_reader *r, uint32_t index, const char *stop,
 	uint32_t i;
 	int rc;
 
-	entry_followed_by(e, index);
+	entry_met(e, entry->id);
 	if ((rc = ensure_column(r)))
 		return rc;
 	for (i = 0; i < entry->nsamples; i++)
@@ -984,33 +993,19 @@ static int entry_found(struct st_reader *r, uint32_t index, const char *stop,
 	return ST_ENTRY_FOUND;
 }
 
-/* Whether entry index (+ 1) is at s, a line that ends it after it in the
- * part: where its text ends, else NULL. */
-static const char *entry_at(const struct st_reader *r, uint32_t index, const char *s,
-			    int (*ends)(const char *line, size_t len))
-{
-	const char *end = r->part->end, *text, *next;
-	size_t len;
-
-	text = pki_memo_text(&r->entries.memo, r->entries.entries[index - 1].id, &len);
-	return (size_t)(end - s) > len && memcmp(s, text, len) == 0 &&
-	       ends(s + len, pki_text_line(s + len, end, &next, NULL)) ? s + len : NULL;
-}
-
-/* The entry after the last one met, or the one before it, if at s. */
+/* The entry after the last one met, or the one before it, if at s (a
+ * line that ends it after it in the part). */
 static int entry_known(struct st_reader *r, const char *s,
 		       int (*ends)(const char *line, size_t len), uint32_t lines_read,
 		       int *found)
 {
-	const struct st_entries *e = &r->entries;
-	const struct st_entry *last = e->last ? &e->entries[e->last - 1] : NULL;
-	uint32_t index = last ? last->next : 0;
-	const char *stop = index ? entry_at(r, index, s, ends) : NULL;
+	struct st_entries *e = &r->entries;
+	uint32_t id;
+	const char *stop = follower_at(&e->memo, e->last, s, r->part->end, ends, &id);
 
-	if (!stop && last && (index = last->before))
-		stop = entry_at(r, index, s, ends);
 	*found = stop != NULL;
-	return *found ? entry_found(r, index, stop, lines_read) : 0;
+	return *found ? entry_found(r, (uint32_t)*pki_memo_value(&e->memo, id), stop,
+				    lines_read) : 0;
 }
 
 /* The entry of the text from s to stop, found by its hash, else read. */
