@@ -48,16 +48,50 @@ void pki_fold_settings(const struct pk_options *opts,
 	s->no_comm = pki_option_flag(opts, &o[NO_COMM]) != 0;
 }
 
+/* Where one frame's name lies in struct folded's names. */
+struct name_span {
+	size_t off, len;
+};
+
+/* A location's frame names: count spans from first - 1; first is 0
+ * while it is not yet named. */
+struct location_names {
+	uint32_t first, count;
+};
+
+/*
+ * One folded line per stack and label set, the line's text in lines at
+ * off. entry_of[stack] is the first entry of a stack (index + 1, or 0),
+ * next the following one of that stack (other labels).
+ */
+struct fold_entry {
+	size_t off, len;
+	int64_t sum;
+	uint32_t labels, next;
+};
+
 struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
 	int verbatim;		/* PKI_META_VERBATIM_NAMES: names stay as read */
 	int column;
 	struct pki_thread_keys thread_keys;
-	struct pk_strbuf line, name;
-	struct pk_profile *keys;	/* distinct lines, as interned strings */
-	int64_t *sums;
-	size_t sums_cap;
+	struct pk_strbuf name;	/* the frame being named */
+	/* frame names, each named once per location however many stacks
+	 * hold it: per Java naming ([1]: samples of a bare "java") */
+	struct pk_strbuf names;
+	struct name_span *spans;
+	size_t nspans, spans_cap;
+	struct location_names *located[2];
+	/* the last sample's label set and its root frame: a thread's
+	 * samples mostly come together */
+	uint32_t root_labels;
+	int have_root, root_java;
+	struct pk_strbuf root;
+	struct pk_strbuf lines;	/* the text of every entry's line */
+	struct fold_entry *entries;
+	size_t nentries, entries_cap;
+	uint32_t *entry_of;
 };
 
 /* Go method names such as "net/http.(*Client).Do" keep their parens. */
@@ -190,15 +224,15 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
 	};
 	struct pk_strbuf *b = &f->name;
-	size_t i;
+	char *semi;
 
 	b->len = 0;
 	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
 	    pki_strbuf_adds(b, fn))
 		return -1;
-	for (i = 0; i < b->len; i++)
-		if (b->s[i] == ';')
-			b->s[i] = ':';
+	for (semi = memchr(b->s, ';', b->len); semi;
+	     semi = memchr(semi + 1, ';', b->len - (size_t)(semi + 1 - b->s)))
+		*semi = ':';
 	if (!f->verbatim)
 		tidy_name(b, java);
 	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
@@ -213,59 +247,110 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	return 0;
 }
 
-/* The root frame: the thread, as stackcollapse-perf.pl names it. */
-static int add_root(struct folded *f, uint32_t labels)
+/* The root frame of a label set: its thread, as stackcollapse-perf.pl
+ * names it, into f->root; and whether its names are Java's. */
+static int name_root(struct folded *f, uint32_t labels)
 {
 	const struct pki_thread_name how = {
 		.style = pki_stackcollapse_style(f->opts.include_pid,
 						 f->opts.include_tid),
 		.trim = !f->verbatim, .underscores = !f->verbatim,
 	};
+	const struct pk_label *comm = pk_profile_label_find(f->p, labels, f->thread_keys.comm);
 	struct pki_thread t;
 
+	/* The perl script condenses Java names only for a bare "java". */
+	f->root_java = comm && !f->opts.include_pid && !f->opts.include_tid &&
+		       strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
+	f->root.len = 0;
+	f->root_labels = labels;
+	f->have_root = 1;
+	if (f->opts.no_comm)
+		return 0;
 	pki_thread_of(f->p, &f->thread_keys, labels, &t);
-	return pki_thread_name(&f->line, f->p, &t, &how);
+	return pki_thread_name(&f->root, f->p, &t, &how);
 }
 
-/* Build the folded line of one sample into f->line. */
+/* Add the frame just named (f->name) to the names of a location. */
+static int keep_name(struct folded *f, struct location_names *ln)
+{
+	struct name_span *span;
+
+	if (pki_grow(&f->spans, &f->spans_cap, f->nspans + 1, sizeof(*f->spans)) < 0 ||
+	    pki_strbuf_add(&f->names, f->name.s, f->name.len))
+		return -1;
+	span = &f->spans[f->nspans++];
+	span->off = f->names.len - f->name.len;
+	span->len = f->name.len;
+	ln->count++;
+	return 0;
+}
+
+/* Name the frames of location id, root first, once per Java naming. */
+static const struct location_names *location_names(struct folded *f, uint32_t id,
+						    int java)
+{
+	struct location_names *ln;
+	const struct pk_location *loc;
+	const struct pk_mapping *m;
+	const struct pk_line *lines;
+	const char *mod;
+	size_t j;
+
+	if (!f->located[java]) {
+		f->located[java] = calloc(pk_profile_location_count(f->p) + 1,
+					  sizeof(*f->located[java]));
+		if (!f->located[java])
+			return NULL;
+	}
+	ln = &f->located[java][id];
+	if (ln->first)
+		return ln;
+	ln->first = (uint32_t)f->nspans + 1;
+	loc = pk_profile_location(f->p, id);
+	m = pk_profile_mapping(f->p, loc->mapping);
+	lines = pk_profile_location_lines(f->p, loc);
+	mod = m ? pk_profile_string(f->p, m->file) : "";
+	for (j = loc->nlines; j-- > 0;) {
+		const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
+		const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
+
+		/* as the perl script skips perf's "(...)": not a frame;
+		 * frames without an address (V8's "(program)") are */
+		if (name[0] == '(' && loc->address)
+			continue;
+		if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java) ||
+		    keep_name(f, ln))
+			return NULL;
+	}
+	if (!loc->nlines && (frame_name(f, "", mod, loc->address, 1, java) ||
+			     keep_name(f, ln)))
+		return NULL;
+	return ln;
+}
+
+/* Append the folded line of one sample to f->lines. */
 static int render_sample(struct folded *f, const struct pk_sample *s)
 {
-	const struct pk_label *comm = pk_profile_label_find(f->p, s->labels, f->thread_keys.comm);
+	struct pk_strbuf *line = &f->lines;
+	size_t start = line->len, depth, i, k;
 	const uint32_t *stack;
-	size_t depth, i;
-	/* The perl script condenses Java names only for a bare "java". */
-	int java = comm && !f->opts.include_pid && !f->opts.include_tid &&
-		   strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
 
-	f->line.len = 0;
-	if (!f->opts.no_comm && add_root(f, s->labels))
+	if ((!f->have_root || f->root_labels != s->labels) && name_root(f, s->labels))
+		return -1;
+	if (f->root.len && pki_strbuf_add(line, f->root.s, f->root.len))
 		return -1;
 	stack = pk_profile_stack(f->p, s->stack, &depth);
 	for (i = depth; i-- > 0;) {
-		const struct pk_location *loc = pk_profile_location(f->p, stack[i]);
-		const struct pk_mapping *m = pk_profile_mapping(f->p, loc->mapping);
-		const struct pk_line *lines = pk_profile_location_lines(f->p, loc);
-		const char *mod = m ? pk_profile_string(f->p, m->file) : "";
-		size_t j;
+		const struct location_names *ln = location_names(f, stack[i], f->root_java);
 
-		for (j = loc->nlines; j-- > 0;) {
-			const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
-			const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
+		if (!ln)
+			return -1;
+		for (k = 0; k < ln->count; k++) {
+			const struct name_span *span = &f->spans[ln->first - 1 + k];
 
-			/* as the perl script skips perf's "(...)": not a frame;
-			 * frames without an address (V8's "(program)") are */
-			if (name[0] == '(' && loc->address)
-				continue;
-			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
-				return -1;
-			if ((f->line.len && pki_strbuf_adds(&f->line, ";")) ||
-			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
-				return -1;
-		}
-		if (!loc->nlines) {
-			if (frame_name(f, "", mod, loc->address, 1, java) ||
-			    (f->line.len && pki_strbuf_adds(&f->line, ";")) ||
-			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
+			if ((line->len > start && pki_strbuf_add(line, ";", 1)) ||
+			    pki_strbuf_add(line, f->names.s + span->off, span->len))
 				return -1;
 		}
 	}
@@ -383,27 +468,49 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 
 /* ---- summing ---- */
 
+/* The entry of a sample's stack and label set, its line rendered when
+ * they first come. NULL when out of memory. */
+static struct fold_entry *entry_of(struct folded *f, const struct pk_sample *s)
+{
+	uint32_t *link = &f->entry_of[s->stack];
+	struct fold_entry *e;
+
+	/* room first: link may point into the entries */
+	if (pki_grow(&f->entries, &f->entries_cap, f->nentries + 1,
+		     sizeof(*f->entries)) < 0)
+		return NULL;
+	for (; *link; link = &f->entries[*link - 1].next)
+		if (f->entries[*link - 1].labels == s->labels)
+			return &f->entries[*link - 1];
+	e = &f->entries[f->nentries++];
+	*link = (uint32_t)f->nentries;
+	e->labels = s->labels;
+	e->next = 0;
+	e->sum = 0;
+	e->off = f->lines.len;
+	if (render_sample(f, s) < 0)
+		return NULL;
+	e->len = f->lines.len - e->off;
+	return e;
+}
+
 static int fold_samples(struct folded *f)
 {
-	size_t n = pk_profile_sample_count(f->p), nsums = 0, i;
+	size_t n = pk_profile_sample_count(f->p), i;
 
+	f->entry_of = calloc(pk_profile_stack_count(f->p) + 1, sizeof(*f->entry_of));
+	if (!f->entry_of)
+		return PK_ENOMEM;
 	for (i = 0; i < n; i++) {
 		const int64_t value = pk_profile_sample_values(f->p, i)[f->column];
-		pk_str id;
+		struct fold_entry *e;
 
 		if (!value)
 			continue;
-		if (render_sample(f, pk_profile_sample(f->p, i)) < 0)
+		e = entry_of(f, pk_profile_sample(f->p, i));
+		if (!e)
 			return PK_ENOMEM;
-		if (!f->line.len)
-			continue;	/* no comm and no frames */
-		id = pk_profile_intern(f->keys, f->line.s, f->line.len);
-		if (!id || pki_grow(&f->sums, &f->sums_cap, (size_t)id + 1,
-				   sizeof(*f->sums)) < 0)
-			return PK_ENOMEM;
-		for (; nsums <= id; nsums++)
-			f->sums[nsums] = 0;
-		f->sums[id] = (int64_t)((uint64_t)f->sums[id] + (uint64_t)value);
+		e->sum = (int64_t)((uint64_t)e->sum + (uint64_t)value);
 	}
 	return 0;
 }
@@ -411,11 +518,12 @@ static int fold_samples(struct folded *f)
 /* A count, or a fixed-point one from fractional folded input: 2.5 */
 int pk_output_count(struct pk_output *out, int64_t value, int64_t scale)
 {
-	char buf[PK_VALUE_FORMAT_SIZE];
+	char buf[1 + PK_VALUE_FORMAT_SIZE] = " ";
+	int len = pk_value_format(buf + 1, sizeof(buf) - 1, value, scale < 1 ? 1 : scale);
 
-	if (pk_value_format(buf, sizeof(buf), value, scale < 1 ? 1 : scale) < 0)
+	if (len < 0)
 		return PK_EUSAGE;
-	return pk_output_printf(out, " %s", buf);
+	return pk_output_write(out, buf, 1 + (size_t)len);
 }
 
 struct folded_line {
@@ -425,7 +533,7 @@ struct folded_line {
 };
 
 struct pk_folded {
-	struct pk_profile *keys;	/* the distinct lines */
+	char *text;			/* the lines' bytes */
 	struct folded_line *lines;	/* sorted */
 	size_t nlines;
 	int64_t scale;
@@ -439,23 +547,60 @@ static int compare_lines(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* Lines sorted bytewise, as perl's sort with cmp. */
+/* Whether two lines have the same bytes. */
+static int same_line(const struct folded_line *x, const struct folded_line *y)
+{
+	return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
+}
+
+/*
+ * The lines sorted bytewise, as perl's sort with cmp; equal lines (of
+ * different stacks or threads, named alike) summed into one, and lines
+ * that sum to 0 left out.
+ */
 static int sort_lines(struct folded *f, struct pk_folded *out)
 {
-	size_t n = pk_profile_string_count(f->keys), i;
+	struct folded_line *lines;
+	size_t n = 0, kept = 0, i;
 
-	out->lines = malloc(n * sizeof(*out->lines));
-	if (!out->lines)
+	lines = malloc((f->nentries + 1) * sizeof(*lines));
+	if (!lines)
 		return PK_ENOMEM;
-	for (i = 1; i < n; i++) {
-		if (!f->sums[i])
-			continue;
-		out->lines[out->nlines].s = pk_profile_string(f->keys, (pk_str)i);
-		out->lines[out->nlines].len = pk_profile_string_len(f->keys, (pk_str)i);
-		out->lines[out->nlines++].sum = f->sums[i];
+	for (i = 0; i < f->nentries; i++) {
+		const struct fold_entry *e = &f->entries[i];
+
+		if (!e->len)
+			continue;	/* no comm and no frames */
+		lines[n].s = f->lines.s + e->off;
+		lines[n].len = e->len;
+		lines[n++].sum = e->sum;
 	}
-	qsort(out->lines, out->nlines, sizeof(*out->lines), compare_lines);
+	qsort(lines, n, sizeof(*lines), compare_lines);
+	for (i = 0; i < n; i++) {
+		if (kept && same_line(&lines[kept - 1], &lines[i]))
+			lines[kept - 1].sum = (int64_t)((uint64_t)lines[kept - 1].sum +
+							(uint64_t)lines[i].sum);
+		else
+			lines[kept++] = lines[i];
+	}
+	out->lines = lines;
+	for (i = 0; i < kept; i++)
+		if (lines[i].sum)
+			lines[out->nlines++] = lines[i];
 	return 0;
+}
+
+/* Free what folding used on the way; the lines' text stays. */
+static void folded_release(struct folded *f)
+{
+	free(f->name.s);
+	free(f->names.s);
+	free(f->spans);
+	free(f->located[0]);
+	free(f->located[1]);
+	free(f->root.s);
+	free(f->entries);
+	free(f->entry_of);
 }
 
 int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
@@ -478,14 +623,11 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 	res->scale = f.column < 0 ? 1 :
 		pk_profile_sample_type_scale(p, (size_t)f.column);
 	pki_thread_keys(p, &f.thread_keys);
-	f.keys = pk_profile_new(0);
-	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);
-	if (!rc && f.keys)
+	rc = f.column < 0 ? 0 : fold_samples(&f);
+	if (!rc)
 		rc = sort_lines(&f, res);
-	res->keys = f.keys;
-	free(f.sums);
-	free(f.line.s);
-	free(f.name.s);
+	res->text = f.lines.s;
+	folded_release(&f);
 	if (rc) {
 		pk_folded_free(res);
 		return pk_error_set(ctx, rc, "out of memory");
@@ -498,7 +640,7 @@ void pk_folded_free(struct pk_folded *f)
 {
 	if (!f)
 		return;
-	pk_profile_free(f->keys);
+	free(f->text);
 	free(f->lines);
 	free(f);
 }
