@@ -539,12 +539,84 @@ struct pk_folded {
 	int64_t scale;
 };
 
-static int compare_lines(const void *a, const void *b)
+/* Byte depth of line l, or -1 past its end: a line sorts before the
+ * lines it begins. */
+static int byte_at(const struct folded_line *l, size_t depth)
 {
-	const struct folded_line *x = a, *y = b;
-	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+	return depth < l->len ? (unsigned char)l->s[depth] : -1;
+}
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+static void swap_lines(struct folded_line *a, size_t i, size_t j)
+{
+	struct folded_line t = a[i];
+
+	a[i] = a[j];
+	a[j] = t;
+}
+
+/* Lines equal in their first depth bytes, few of them, by insertion. */
+static void insertion_sort(struct folded_line *a, size_t n, size_t depth)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct folded_line l = a[i];
+
+		for (j = i; j > 0; j--) {
+			const struct folded_line *p = &a[j - 1];
+			size_t len = (p->len < l.len ? p->len : l.len) - depth;
+			int c = memcmp(p->s + depth, l.s + depth, len);
+
+			if (c < 0 || (c == 0 && p->len <= l.len))
+				break;
+			a[j] = a[j - 1];
+		}
+		a[j] = l;
+	}
+}
+
+/*
+ * Sort lines equal in their first depth bytes, bytewise: Bentley and
+ * Sedgewick's multikey quicksort, which reads each line's shared start
+ * once per level rather than once per comparison (folded lines share
+ * long roots). The two smaller of the three parts are sorted by
+ * recursion, so it goes no deeper than log2(n); the largest by the loop.
+ */
+static void sort_from(struct folded_line *a, size_t n, size_t depth)
+{
+	while (n > 16) {
+		int pivot = byte_at(&a[n / 2], depth);
+		size_t lt = 0, gt = n, i = 0;
+		size_t part[3][2];	/* start and length of < = > */
+		int big, k;
+
+		/* a[0, lt) < pivot, a[lt, i) = pivot, a[gt, n) > pivot */
+		while (i < gt) {
+			int c = byte_at(&a[i], depth);
+
+			if (c < pivot)
+				swap_lines(a, lt++, i++);
+			else if (c > pivot)
+				swap_lines(a, i, --gt);
+			else
+				i++;
+		}
+		part[0][0] = 0, part[0][1] = lt;
+		part[1][0] = lt, part[1][1] = gt - lt;
+		part[2][0] = gt, part[2][1] = n - gt;
+		big = part[1][1] >= part[0][1] && part[1][1] >= part[2][1] ? 1 :
+		      part[0][1] >= part[2][1] ? 0 : 2;
+		for (k = 0; k < 3; k++)
+			/* the lines that end here are all equal */
+			if (k != big && !(k == 1 && pivot < 0))
+				sort_from(a + part[k][0], part[k][1], depth + (k == 1));
+		if (big == 1 && pivot < 0)
+			return;
+		a += part[big][0];
+		n = part[big][1];
+		depth += big == 1;
+	}
+	insertion_sort(a, n, depth);
 }
 
 /* Whether two lines have the same bytes. */
@@ -575,7 +647,7 @@ static int sort_lines(struct folded *f, struct pk_folded *out)
 		lines[n].len = e->len;
 		lines[n++].sum = e->sum;
 	}
-	qsort(lines, n, sizeof(*lines), compare_lines);
+	sort_from(lines, n, 0);
 	for (i = 0; i < n; i++) {
 		if (kept && same_line(&lines[kept - 1], &lines[i]))
 			lines[kept - 1].sum = (int64_t)((uint64_t)lines[kept - 1].sum +
