@@ -5,7 +5,7 @@
 # right, the perl script (../shared/reference/flamegraph/) runs too and
 # must print the expected file today.
 . "${top_srcdir:-.}/tests/test-subr.sh"
-plan 30
+plan 28
 d=testdata/perf-script
 
 testrun_compare "C with frame pointers" $d/c-fp.folded \
@@ -77,40 +77,4 @@ awk '{ n = $NF; sub(/[0-9]+$/, ""); printf "%s%.0f\n", $0, n * 2 }' $d/c-fp.fold
 testrun_compare "several inputs are summed" "$tmpdir/double" \
 	profkit-convert --to=folded $d/c-fp.txt $d/c-fp.txt
 
-# Many lines that share long roots, begin one another and first differ
-# in bytes around ';' (sorted bytewise), and stacks that fold alike
-# (f(int) and f(char); two threads without --no-comm's root): summed
-# into one line. perl prints the lines expected, with and without the
-# thread.
-perl - "$tmpdir/many.txt" "$tmpdir/many.folded" "$tmpdir/many.no-comm" <<'EOF'
-use strict;
-use warnings;
-my ($text, $with, $without) = @ARGV;
-my @names = qw(a ab a.b a_b A f(int) f(char) g z);
-my $seed = 1;
-sub rnd { $seed = ($seed * 1103515245 + 12345) % 2147483648; return ($seed >> 16) % $_[0]; }
-my (%with, %without);
-open(my $t, '>', $text) or die;
-for my $i (1 .. 3000) {
-	my $comm = rnd(2) ? 'p' : 'q';
-	my @stack = map { $names[rnd(scalar @names)] } 1 .. 1 + rnd(6);
-	printf $t "%s  1  %d.000001:          1 cpu-clock: \n", $comm, $i;
-	printf $t "\t%x %s+0x0 (/x)\n", 0x1000 + $_, $stack[-1 - $_] for 0 .. $#stack;
-	print $t "\n";
-	my $line = join(';', map { s/\(.*//r } @stack);
-	$with{"$comm;$line"}++;
-	$without{$line}++;
-}
-close($t);
-for ([$with, \%with], [$without, \%without]) {
-	my ($file, $sums) = @$_;
-	open(my $f, '>', $file) or die;
-	print $f "$_ $sums->{$_}\n" for sort keys %$sums;
-	close($f);
-}
-EOF
-testrun_compare "many lines sorted bytewise, alike ones summed" "$tmpdir/many.folded" \
-	profkit-convert --to=folded "$tmpdir/many.txt"
-testrun_compare "and without the thread" "$tmpdir/many.no-comm" \
-	profkit-convert --to=folded --no-comm "$tmpdir/many.txt"
 finish

@@ -9,9 +9,11 @@
  * prints it; diff, flame graphs and others build on it. Where the perl
  * script is wrong we are not; doc/formats.md lists each difference.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fold.h"
 #include "core/internal.h"
@@ -70,6 +72,19 @@ struct fold_entry {
 	uint32_t labels, next;
 };
 
+/* A line of the result: its text, and its samples' values summed. */
+struct folded_line {
+	const char *s;
+	size_t len;
+	int64_t sum;
+};
+
+/* Values summed as the profile sums them: wrapping, never undefined. */
+static int64_t add_values(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
@@ -92,6 +107,10 @@ struct folded {
 	struct fold_entry *entries;
 	size_t nentries, entries_cap;
 	uint32_t *entry_of;
+	size_t from, to;		/* the samples folded here */
+	struct folded_line *sorted;	/* their lines, alike ones summed */
+	size_t nsorted;
+	int rc;
 };
 
 /* Go method names such as "net/http.(*Client).Do" keep their parens. */
@@ -496,12 +515,12 @@ static struct fold_entry *entry_of(struct folded *f, const struct pk_sample *s)
 
 static int fold_samples(struct folded *f)
 {
-	size_t n = pk_profile_sample_count(f->p), i;
+	size_t i;
 
 	f->entry_of = calloc(pk_profile_stack_count(f->p) + 1, sizeof(*f->entry_of));
 	if (!f->entry_of)
 		return PK_ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = f->from; i < f->to; i++) {
 		const int64_t value = pk_profile_sample_values(f->p, i)[f->column];
 		struct fold_entry *e;
 
@@ -510,7 +529,7 @@ static int fold_samples(struct folded *f)
 		e = entry_of(f, pk_profile_sample(f->p, i));
 		if (!e)
 			return PK_ENOMEM;
-		e->sum = (int64_t)((uint64_t)e->sum + (uint64_t)value);
+		e->sum = add_values(e->sum, value);
 	}
 	return 0;
 }
@@ -526,14 +545,8 @@ int pk_output_count(struct pk_output *out, int64_t value, int64_t scale)
 	return pk_output_write(out, buf, 1 + (size_t)len);
 }
 
-struct folded_line {
-	const char *s;
-	size_t len;
-	int64_t sum;
-};
-
 struct pk_folded {
-	char *text;			/* the lines' bytes */
+	char *text[2];			/* the lines' bytes, a share each */
 	struct folded_line *lines;	/* sorted */
 	size_t nlines;
 	int64_t scale;
@@ -625,15 +638,13 @@ static int same_line(const struct folded_line *x, const struct folded_line *y)
 	return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
 }
 
-/*
- * The lines sorted bytewise, as perl's sort with cmp; equal lines (of
- * different stacks or threads, named alike) summed into one, and lines
- * that sum to 0 left out.
- */
-static int sort_lines(struct folded *f, struct pk_folded *out)
+/* The lines of f's entries sorted bytewise, as perl's sort with cmp,
+ * into f->sorted; equal lines (of different stacks or threads, named
+ * alike) summed into one. */
+static int sort_lines(struct folded *f)
 {
 	struct folded_line *lines;
-	size_t n = 0, kept = 0, i;
+	size_t n = 0, i;
 
 	lines = malloc((f->nentries + 1) * sizeof(*lines));
 	if (!lines)
@@ -648,18 +659,85 @@ static int sort_lines(struct folded *f, struct pk_folded *out)
 		lines[n++].sum = e->sum;
 	}
 	sort_from(lines, n, 0);
+	f->sorted = lines;
 	for (i = 0; i < n; i++) {
-		if (kept && same_line(&lines[kept - 1], &lines[i]))
-			lines[kept - 1].sum = (int64_t)((uint64_t)lines[kept - 1].sum +
-							(uint64_t)lines[i].sum);
+		if (f->nsorted && same_line(&lines[f->nsorted - 1], &lines[i]))
+			lines[f->nsorted - 1].sum = add_values(lines[f->nsorted - 1].sum,
+							       lines[i].sum);
 		else
-			lines[kept++] = lines[i];
+			lines[f->nsorted++] = lines[i];
 	}
-	out->lines = lines;
-	for (i = 0; i < kept; i++)
-		if (lines[i].sum)
-			lines[out->nlines++] = lines[i];
 	return 0;
+}
+
+/* Fold and sort a share of the samples: a thread's work. */
+static void *fold_share(void *arg)
+{
+	struct folded *f = arg;
+
+	f->rc = f->column < 0 ? 0 : fold_samples(f);
+	if (!f->rc)
+		f->rc = sort_lines(f);
+	return NULL;
+}
+
+static int compare_lines(const struct folded_line *x, const struct folded_line *y)
+{
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Two shares' sorted lines merged into out, equal ones summed; their
+ * number. */
+static size_t merge_shares(const struct folded *a, const struct folded *b,
+			   struct folded_line *out)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < a->nsorted || j < b->nsorted) {
+		int c = i == a->nsorted ? 1 : j == b->nsorted ? -1 :
+			compare_lines(&a->sorted[i], &b->sorted[j]);
+
+		out[n] = c <= 0 ? a->sorted[i++] : b->sorted[j++];
+		if (!c)
+			out[n].sum = add_values(out[n].sum, b->sorted[j++].sum);
+		n++;
+	}
+	return n;
+}
+
+/* The shares' lines as out's, those that sum to 0 left out. */
+static int gather_lines(struct folded *share, size_t nshares, struct pk_folded *out)
+{
+	size_t n, i;
+
+	if (nshares == 1) {
+		out->lines = share[0].sorted;
+		share[0].sorted = NULL;
+		n = share[0].nsorted;
+	} else {
+		out->lines = malloc((share[0].nsorted + share[1].nsorted + 1) *
+				    sizeof(*out->lines));
+		if (!out->lines)
+			return PK_ENOMEM;
+		n = merge_shares(&share[0], &share[1], out->lines);
+	}
+	for (i = 0; i < n; i++)
+		if (out->lines[i].sum)
+			out->lines[out->nlines++] = out->lines[i];
+	return 0;
+}
+
+/*
+ * Whether to fold on two threads, each half the samples, then merge
+ * their sorted lines: with two cores, for samples enough that a thread
+ * costs little beside them, unless --threads=1.
+ */
+static int fold_on_two_threads(const struct pk_options *opts, size_t nsamples)
+{
+	return nsamples >= 2048 && (!opts || opts->threads != 1) &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 /* Free what folding used on the way; the lines' text stays. */
@@ -673,33 +751,50 @@ static void folded_release(struct folded *f)
 	free(f->root.s);
 	free(f->entries);
 	free(f->entry_of);
+	free(f->sorted);
 }
 
 int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		    const struct pk_options *opts, struct pk_folded **out)
 {
+	size_t n = pk_profile_sample_count(p), nshares = 1, k;
+	struct folded share[2];
 	struct pk_folded *res;
-	struct folded f;
-	int rc;
+	pthread_t thread;
+	int started = 0, rc;
 
-	memset(&f, 0, sizeof(f));
-	f.p = p;
-	pki_fold_settings(opts, &f.opts);
-	f.verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
-	f.column = pk_value_column(ctx, p, opts);
+	memset(share, 0, sizeof(share));
+	share[0].p = p;
+	pki_fold_settings(opts, &share[0].opts);
+	share[0].verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
+	share[0].column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	res->scale = f.column < 0 ? 1 :
-		pk_profile_sample_type_scale(p, (size_t)f.column);
-	pki_thread_keys(p, &f.thread_keys);
-	rc = f.column < 0 ? 0 : fold_samples(&f);
+	res->scale = share[0].column < 0 ? 1 :
+		pk_profile_sample_type_scale(p, (size_t)share[0].column);
+	pki_thread_keys(p, &share[0].thread_keys);
+	share[0].to = n;
+	if (fold_on_two_threads(opts, n)) {
+		nshares = 2;
+		share[1] = share[0];
+		share[0].to = share[1].from = n / 2;
+		started = pthread_create(&thread, NULL, fold_share, &share[1]) == 0;
+	}
+	fold_share(&share[0]);
+	if (started)
+		pthread_join(thread, NULL);
+	else if (nshares == 2)
+		fold_share(&share[1]);
+	rc = share[0].rc ? share[0].rc : share[1].rc;
 	if (!rc)
-		rc = sort_lines(&f, res);
-	res->text = f.lines.s;
-	folded_release(&f);
+		rc = gather_lines(share, nshares, res);
+	for (k = 0; k < nshares; k++) {
+		res->text[k] = share[k].lines.s;
+		folded_release(&share[k]);
+	}
 	if (rc) {
 		pk_folded_free(res);
 		return pk_error_set(ctx, rc, "out of memory");
@@ -712,7 +807,8 @@ void pk_folded_free(struct pk_folded *f)
 {
 	if (!f)
 		return;
-	free(f->text);
+	free(f->text[0]);
+	free(f->text[1]);
 	free(f->lines);
 	free(f);
 }
