@@ -588,12 +588,37 @@ static void insertion_sort(struct folded_line *a, size_t n, size_t depth)
 	}
 }
 
+/* How many bytes past depth all n lines share; each holds more than
+ * depth. Eight at a time: the deep stacks of one root share thousands. */
+static size_t shared_bytes(const struct folded_line *a, size_t n, size_t depth)
+{
+	size_t shared = a[0].len - depth, i, k;
+	uint64_t x, y;
+
+	for (i = 1; i < n && shared; i++) {
+		const char *s = a[0].s + depth, *t = a[i].s + depth;
+		size_t most = a[i].len - depth < shared ? a[i].len - depth : shared;
+
+		for (k = 0; k + 8 <= most; k += 8) {
+			memcpy(&x, s + k, 8);
+			memcpy(&y, t + k, 8);
+			if (x != y)
+				break;
+		}
+		while (k < most && s[k] == t[k])
+			k++;
+		shared = k;
+	}
+	return shared;
+}
+
 /*
  * Sort lines equal in their first depth bytes, bytewise: Bentley and
  * Sedgewick's multikey quicksort, which reads each line's shared start
  * once per level rather than once per comparison (folded lines share
- * long roots). The two smaller of the three parts are sorted by
- * recursion, so it goes no deeper than log2(n); the largest by the loop.
+ * long roots), and skips at once what all the lines of a part share.
+ * The two smaller of the three parts are sorted by recursion, so it
+ * goes no deeper than log2(n); the largest by the loop.
  */
 static void sort_from(struct folded_line *a, size_t n, size_t depth)
 {
@@ -613,6 +638,12 @@ static void sort_from(struct folded_line *a, size_t n, size_t depth)
 				swap_lines(a, i, --gt);
 			else
 				i++;
+		}
+		if (lt == 0 && gt == n) {
+			if (pivot < 0)
+				return;	/* all ended here: all equal */
+			depth += 1 + shared_bytes(a, n, depth + 1);
+			continue;
 		}
 		part[0][0] = 0, part[0][1] = lt;
 		part[1][0] = lt, part[1][1] = gt - lt;
