@@ -588,8 +588,8 @@ static void insertion_sort(struct folded_line *a, size_t n, size_t depth)
 	}
 }
 
-/* How many bytes past depth all n lines share; each holds more than
- * depth. Eight at a time: the deep stacks of one root share thousands. */
+/* How many bytes past depth all n lines share, each of depth bytes at
+ * least. Eight at a time: the deep stacks of one root share thousands. */
 static size_t shared_bytes(const struct folded_line *a, size_t n, size_t depth)
 {
 	size_t shared = a[0].len - depth, i, k;
