@@ -76,4 +76,5 @@ cmp -s "$tmpdir/out.folded" $d/c-fp.folded && pass "-o writes the file" || fail 
 awk '{ n = $NF; sub(/[0-9]+$/, ""); printf "%s%.0f\n", $0, n * 2 }' $d/c-fp.folded >"$tmpdir/double"
 testrun_compare "several inputs are summed" "$tmpdir/double" \
 	profkit-convert --to=folded $d/c-fp.txt $d/c-fp.txt
+
 finish

@@ -9,9 +9,11 @@
  * prints it; diff, flame graphs and others build on it. Where the perl
  * script is wrong we are not; doc/formats.md lists each difference.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fold.h"
 #include "core/internal.h"
@@ -48,16 +50,67 @@ void pki_fold_settings(const struct pk_options *opts,
 	s->no_comm = pki_option_flag(opts, &o[NO_COMM]) != 0;
 }
 
+/* Where one frame's name lies in struct folded's names. */
+struct name_span {
+	size_t off, len;
+};
+
+/* A location's frame names: count spans from first - 1; first is 0
+ * while it is not yet named. */
+struct location_names {
+	uint32_t first, count;
+};
+
+/*
+ * One folded line per stack and label set, the line's text in lines at
+ * off. entry_of[stack] is the first entry of a stack (index + 1, or 0),
+ * next the following one of that stack (other labels).
+ */
+struct fold_entry {
+	size_t off, len;
+	int64_t sum;
+	uint32_t labels, next;
+};
+
+/* A line of the result: its text, and its samples' values summed. */
+struct folded_line {
+	const char *s;
+	size_t len;
+	int64_t sum;
+};
+
+/* Values summed as the profile sums them: wrapping, never undefined. */
+static int64_t add_values(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 struct folded {
 	const struct pk_profile *p;
 	struct pki_fold_settings opts;
 	int verbatim;		/* PKI_META_VERBATIM_NAMES: names stay as read */
 	int column;
 	struct pki_thread_keys thread_keys;
-	struct pk_strbuf line, name;
-	struct pk_profile *keys;	/* distinct lines, as interned strings */
-	int64_t *sums;
-	size_t sums_cap;
+	struct pk_strbuf name;	/* the frame being named */
+	/* frame names, each named once per location however many stacks
+	 * hold it: per Java naming ([1]: samples of a bare "java") */
+	struct pk_strbuf names;
+	struct name_span *spans;
+	size_t nspans, spans_cap;
+	struct location_names *located[2];
+	/* the last sample's label set and its root frame: a thread's
+	 * samples mostly come together */
+	uint32_t root_labels;
+	int have_root, root_java;
+	struct pk_strbuf root;
+	struct pk_strbuf lines;	/* the text of every entry's line */
+	struct fold_entry *entries;
+	size_t nentries, entries_cap;
+	uint32_t *entry_of;
+	size_t from, to;		/* the samples folded here */
+	struct folded_line *sorted;	/* their lines, alike ones summed */
+	size_t nsorted;
+	int rc;
 };
 
 /* Go method names such as "net/http.(*Client).Do" keep their parens. */
@@ -190,15 +243,15 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 		.style = PKI_UNKNOWN_STACKCOLLAPSE, .address = f->opts.show_addrs,
 	};
 	struct pk_strbuf *b = &f->name;
-	size_t i;
+	char *semi;
 
 	b->len = 0;
 	if (pki_is_unknown_function(fn) ? pki_unknown_name(b, mod, addr, &unknown) :
 	    pki_strbuf_adds(b, fn))
 		return -1;
-	for (i = 0; i < b->len; i++)
-		if (b->s[i] == ';')
-			b->s[i] = ':';
+	for (semi = memchr(b->s, ';', b->len); semi;
+	     semi = memchr(semi + 1, ';', b->len - (size_t)(semi + 1 - b->s)))
+		*semi = ':';
 	if (!f->verbatim)
 		tidy_name(b, java);
 	/* a JIT map's "A->B->C" was read as A with B and C inlined; only
@@ -213,59 +266,110 @@ static int frame_name(struct folded *f, const char *fn, const char *mod,
 	return 0;
 }
 
-/* The root frame: the thread, as stackcollapse-perf.pl names it. */
-static int add_root(struct folded *f, uint32_t labels)
+/* The root frame of a label set: its thread, as stackcollapse-perf.pl
+ * names it, into f->root; and whether its names are Java's. */
+static int name_root(struct folded *f, uint32_t labels)
 {
 	const struct pki_thread_name how = {
 		.style = pki_stackcollapse_style(f->opts.include_pid,
 						 f->opts.include_tid),
 		.trim = !f->verbatim, .underscores = !f->verbatim,
 	};
+	const struct pk_label *comm = pk_profile_label_find(f->p, labels, f->thread_keys.comm);
 	struct pki_thread t;
 
+	/* The perl script condenses Java names only for a bare "java". */
+	f->root_java = comm && !f->opts.include_pid && !f->opts.include_tid &&
+		       strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
+	f->root.len = 0;
+	f->root_labels = labels;
+	f->have_root = 1;
+	if (f->opts.no_comm)
+		return 0;
 	pki_thread_of(f->p, &f->thread_keys, labels, &t);
-	return pki_thread_name(&f->line, f->p, &t, &how);
+	return pki_thread_name(&f->root, f->p, &t, &how);
 }
 
-/* Build the folded line of one sample into f->line. */
+/* Add the frame just named (f->name) to the names of a location. */
+static int keep_name(struct folded *f, struct location_names *ln)
+{
+	struct name_span *span;
+
+	if (pki_grow(&f->spans, &f->spans_cap, f->nspans + 1, sizeof(*f->spans)) < 0 ||
+	    pki_strbuf_add(&f->names, f->name.s, f->name.len))
+		return -1;
+	span = &f->spans[f->nspans++];
+	span->off = f->names.len - f->name.len;
+	span->len = f->name.len;
+	ln->count++;
+	return 0;
+}
+
+/* Name the frames of location id, root first, once per Java naming. */
+static const struct location_names *location_names(struct folded *f, uint32_t id,
+						    int java)
+{
+	struct location_names *ln;
+	const struct pk_location *loc;
+	const struct pk_mapping *m;
+	const struct pk_line *lines;
+	const char *mod;
+	size_t j;
+
+	if (!f->located[java]) {
+		f->located[java] = calloc(pk_profile_location_count(f->p) + 1,
+					  sizeof(*f->located[java]));
+		if (!f->located[java])
+			return NULL;
+	}
+	ln = &f->located[java][id];
+	if (ln->first)
+		return ln;
+	ln->first = (uint32_t)f->nspans + 1;
+	loc = pk_profile_location(f->p, id);
+	m = pk_profile_mapping(f->p, loc->mapping);
+	lines = pk_profile_location_lines(f->p, loc);
+	mod = m ? pk_profile_string(f->p, m->file) : "";
+	for (j = loc->nlines; j-- > 0;) {
+		const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
+		const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
+
+		/* as the perl script skips perf's "(...)": not a frame;
+		 * frames without an address (V8's "(program)") are */
+		if (name[0] == '(' && loc->address)
+			continue;
+		if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java) ||
+		    keep_name(f, ln))
+			return NULL;
+	}
+	if (!loc->nlines && (frame_name(f, "", mod, loc->address, 1, java) ||
+			     keep_name(f, ln)))
+		return NULL;
+	return ln;
+}
+
+/* Append the folded line of one sample to f->lines. */
 static int render_sample(struct folded *f, const struct pk_sample *s)
 {
-	const struct pk_label *comm = pk_profile_label_find(f->p, s->labels, f->thread_keys.comm);
+	struct pk_strbuf *line = &f->lines;
+	size_t start = line->len, depth, i, k;
 	const uint32_t *stack;
-	size_t depth, i;
-	/* The perl script condenses Java names only for a bare "java". */
-	int java = comm && !f->opts.include_pid && !f->opts.include_tid &&
-		   strcmp(pk_profile_string(f->p, comm->str), "java") == 0;
 
-	f->line.len = 0;
-	if (!f->opts.no_comm && add_root(f, s->labels))
+	if ((!f->have_root || f->root_labels != s->labels) && name_root(f, s->labels))
+		return -1;
+	if (f->root.len && pki_strbuf_add(line, f->root.s, f->root.len))
 		return -1;
 	stack = pk_profile_stack(f->p, s->stack, &depth);
 	for (i = depth; i-- > 0;) {
-		const struct pk_location *loc = pk_profile_location(f->p, stack[i]);
-		const struct pk_mapping *m = pk_profile_mapping(f->p, loc->mapping);
-		const struct pk_line *lines = pk_profile_location_lines(f->p, loc);
-		const char *mod = m ? pk_profile_string(f->p, m->file) : "";
-		size_t j;
+		const struct location_names *ln = location_names(f, stack[i], f->root_java);
 
-		for (j = loc->nlines; j-- > 0;) {
-			const struct pk_function *fn = pk_profile_function(f->p, lines[j].function);
-			const char *name = fn ? pk_profile_string(f->p, fn->name) : "";
+		if (!ln)
+			return -1;
+		for (k = 0; k < ln->count; k++) {
+			const struct name_span *span = &f->spans[ln->first - 1 + k];
 
-			/* as the perl script skips perf's "(...)": not a frame;
-			 * frames without an address (V8's "(program)") are */
-			if (name[0] == '(' && loc->address)
-				continue;
-			if (frame_name(f, name, mod, loc->address, j == loc->nlines - 1, java))
-				return -1;
-			if ((f->line.len && pki_strbuf_adds(&f->line, ";")) ||
-			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
-				return -1;
-		}
-		if (!loc->nlines) {
-			if (frame_name(f, "", mod, loc->address, 1, java) ||
-			    (f->line.len && pki_strbuf_adds(&f->line, ";")) ||
-			    pki_strbuf_add(&f->line, f->name.s, f->name.len))
+			if ((line->len > start && pki_strbuf_add(line, ";", 1)) ||
+			    pki_strbuf_add(line, f->names.s + span->off, span->len))
 				return -1;
 		}
 	}
@@ -383,27 +487,49 @@ int pk_value_column(struct pk_context *ctx, const struct pk_profile *p,
 
 /* ---- summing ---- */
 
+/* The entry of a sample's stack and label set, its line rendered when
+ * they first come. NULL when out of memory. */
+static struct fold_entry *entry_of(struct folded *f, const struct pk_sample *s)
+{
+	uint32_t *link = &f->entry_of[s->stack];
+	struct fold_entry *e;
+
+	/* room first: link may point into the entries */
+	if (pki_grow(&f->entries, &f->entries_cap, f->nentries + 1,
+		     sizeof(*f->entries)) < 0)
+		return NULL;
+	for (; *link; link = &f->entries[*link - 1].next)
+		if (f->entries[*link - 1].labels == s->labels)
+			return &f->entries[*link - 1];
+	e = &f->entries[f->nentries++];
+	*link = (uint32_t)f->nentries;
+	e->labels = s->labels;
+	e->next = 0;
+	e->sum = 0;
+	e->off = f->lines.len;
+	if (render_sample(f, s) < 0)
+		return NULL;
+	e->len = f->lines.len - e->off;
+	return e;
+}
+
 static int fold_samples(struct folded *f)
 {
-	size_t n = pk_profile_sample_count(f->p), nsums = 0, i;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
+	f->entry_of = calloc(pk_profile_stack_count(f->p) + 1, sizeof(*f->entry_of));
+	if (!f->entry_of)
+		return PK_ENOMEM;
+	for (i = f->from; i < f->to; i++) {
 		const int64_t value = pk_profile_sample_values(f->p, i)[f->column];
-		pk_str id;
+		struct fold_entry *e;
 
 		if (!value)
 			continue;
-		if (render_sample(f, pk_profile_sample(f->p, i)) < 0)
+		e = entry_of(f, pk_profile_sample(f->p, i));
+		if (!e)
 			return PK_ENOMEM;
-		if (!f->line.len)
-			continue;	/* no comm and no frames */
-		id = pk_profile_intern(f->keys, f->line.s, f->line.len);
-		if (!id || pki_grow(&f->sums, &f->sums_cap, (size_t)id + 1,
-				   sizeof(*f->sums)) < 0)
-			return PK_ENOMEM;
-		for (; nsums <= id; nsums++)
-			f->sums[nsums] = 0;
-		f->sums[id] = (int64_t)((uint64_t)f->sums[id] + (uint64_t)value);
+		e->sum = add_values(e->sum, value);
 	}
 	return 0;
 }
@@ -411,81 +537,295 @@ static int fold_samples(struct folded *f)
 /* A count, or a fixed-point one from fractional folded input: 2.5 */
 int pk_output_count(struct pk_output *out, int64_t value, int64_t scale)
 {
-	char buf[PK_VALUE_FORMAT_SIZE];
+	char buf[1 + PK_VALUE_FORMAT_SIZE] = " ";
+	int len = pk_value_format(buf + 1, sizeof(buf) - 1, value, scale < 1 ? 1 : scale);
 
-	if (pk_value_format(buf, sizeof(buf), value, scale < 1 ? 1 : scale) < 0)
+	if (len < 0)
 		return PK_EUSAGE;
-	return pk_output_printf(out, " %s", buf);
+	return pk_output_write(out, buf, 1 + (size_t)len);
 }
 
-struct folded_line {
-	const char *s;
-	size_t len;
-	int64_t sum;
-};
-
 struct pk_folded {
-	struct pk_profile *keys;	/* the distinct lines */
+	char *text[2];			/* the lines' bytes, a share each */
 	struct folded_line *lines;	/* sorted */
 	size_t nlines;
 	int64_t scale;
 };
 
-static int compare_lines(const void *a, const void *b)
+/* Byte depth of line l, or -1 past its end: a line sorts before the
+ * lines it begins. */
+static int byte_at(const struct folded_line *l, size_t depth)
 {
-	const struct folded_line *x = a, *y = b;
+	return depth < l->len ? (unsigned char)l->s[depth] : -1;
+}
+
+static void swap_lines(struct folded_line *a, size_t i, size_t j)
+{
+	struct folded_line t = a[i];
+
+	a[i] = a[j];
+	a[j] = t;
+}
+
+/* Lines equal in their first depth bytes, few of them, by insertion. */
+static void insertion_sort(struct folded_line *a, size_t n, size_t depth)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct folded_line l = a[i];
+
+		for (j = i; j > 0; j--) {
+			const struct folded_line *p = &a[j - 1];
+			size_t len = (p->len < l.len ? p->len : l.len) - depth;
+			int c = memcmp(p->s + depth, l.s + depth, len);
+
+			if (c < 0 || (c == 0 && p->len <= l.len))
+				break;
+			a[j] = a[j - 1];
+		}
+		a[j] = l;
+	}
+}
+
+/* How many bytes past depth all n lines share, each of depth bytes at
+ * least. Eight at a time: the deep stacks of one root share thousands. */
+static size_t shared_bytes(const struct folded_line *a, size_t n, size_t depth)
+{
+	size_t shared = a[0].len - depth, i, k;
+	uint64_t x, y;
+
+	for (i = 1; i < n && shared; i++) {
+		const char *s = a[0].s + depth, *t = a[i].s + depth;
+		size_t most = a[i].len - depth < shared ? a[i].len - depth : shared;
+
+		for (k = 0; k + 8 <= most; k += 8) {
+			memcpy(&x, s + k, 8);
+			memcpy(&y, t + k, 8);
+			if (x != y)
+				break;
+		}
+		while (k < most && s[k] == t[k])
+			k++;
+		shared = k;
+	}
+	return shared;
+}
+
+/*
+ * Sort lines equal in their first depth bytes, bytewise: Bentley and
+ * Sedgewick's multikey quicksort, which reads each line's shared start
+ * once per level rather than once per comparison (folded lines share
+ * long roots), and skips at once what all the lines of a part share.
+ * The two smaller of the three parts are sorted by recursion, so it
+ * goes no deeper than log2(n); the largest by the loop.
+ */
+static void sort_from(struct folded_line *a, size_t n, size_t depth)
+{
+	while (n > 16) {
+		int pivot = byte_at(&a[n / 2], depth);
+		size_t lt = 0, gt = n, i = 0;
+		size_t part[3][2];	/* start and length of < = > */
+		int big, k;
+
+		/* a[0, lt) < pivot, a[lt, i) = pivot, a[gt, n) > pivot */
+		while (i < gt) {
+			int c = byte_at(&a[i], depth);
+
+			if (c < pivot)
+				swap_lines(a, lt++, i++);
+			else if (c > pivot)
+				swap_lines(a, i, --gt);
+			else
+				i++;
+		}
+		if (lt == 0 && gt == n) {
+			if (pivot < 0)
+				return;	/* all ended here: all equal */
+			depth += 1 + shared_bytes(a, n, depth + 1);
+			continue;
+		}
+		part[0][0] = 0, part[0][1] = lt;
+		part[1][0] = lt, part[1][1] = gt - lt;
+		part[2][0] = gt, part[2][1] = n - gt;
+		big = part[1][1] >= part[0][1] && part[1][1] >= part[2][1] ? 1 :
+		      part[0][1] >= part[2][1] ? 0 : 2;
+		for (k = 0; k < 3; k++)
+			/* the lines that end here are all equal */
+			if (k != big && !(k == 1 && pivot < 0))
+				sort_from(a + part[k][0], part[k][1], depth + (k == 1));
+		if (big == 1 && pivot < 0)
+			return;
+		a += part[big][0];
+		n = part[big][1];
+		depth += big == 1;
+	}
+	insertion_sort(a, n, depth);
+}
+
+/* Whether two lines have the same bytes. */
+static int same_line(const struct folded_line *x, const struct folded_line *y)
+{
+	return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
+}
+
+/* The lines of f's entries sorted bytewise, as perl's sort with cmp,
+ * into f->sorted; equal lines (of different stacks or threads, named
+ * alike) summed into one. */
+static int sort_lines(struct folded *f)
+{
+	struct folded_line *lines;
+	size_t n = 0, i;
+
+	lines = malloc((f->nentries + 1) * sizeof(*lines));
+	if (!lines)
+		return PK_ENOMEM;
+	for (i = 0; i < f->nentries; i++) {
+		const struct fold_entry *e = &f->entries[i];
+
+		if (!e->len)
+			continue;	/* no comm and no frames */
+		lines[n].s = f->lines.s + e->off;
+		lines[n].len = e->len;
+		lines[n++].sum = e->sum;
+	}
+	sort_from(lines, n, 0);
+	f->sorted = lines;
+	for (i = 0; i < n; i++) {
+		if (f->nsorted && same_line(&lines[f->nsorted - 1], &lines[i]))
+			lines[f->nsorted - 1].sum = add_values(lines[f->nsorted - 1].sum,
+							       lines[i].sum);
+		else
+			lines[f->nsorted++] = lines[i];
+	}
+	return 0;
+}
+
+/* Fold and sort a share of the samples: a thread's work. */
+static void *fold_share(void *arg)
+{
+	struct folded *f = arg;
+
+	f->rc = f->column < 0 ? 0 : fold_samples(f);
+	if (!f->rc)
+		f->rc = sort_lines(f);
+	return NULL;
+}
+
+static int compare_lines(const struct folded_line *x, const struct folded_line *y)
+{
 	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
 
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* Lines sorted bytewise, as perl's sort with cmp. */
-static int sort_lines(struct folded *f, struct pk_folded *out)
+/* Two shares' sorted lines merged into out, equal ones summed; their
+ * number. */
+static size_t merge_shares(const struct folded *a, const struct folded *b,
+			   struct folded_line *out)
 {
-	size_t n = pk_profile_string_count(f->keys), i;
+	size_t i = 0, j = 0, n = 0;
 
-	out->lines = malloc(n * sizeof(*out->lines));
-	if (!out->lines)
-		return PK_ENOMEM;
-	for (i = 1; i < n; i++) {
-		if (!f->sums[i])
-			continue;
-		out->lines[out->nlines].s = pk_profile_string(f->keys, (pk_str)i);
-		out->lines[out->nlines].len = pk_profile_string_len(f->keys, (pk_str)i);
-		out->lines[out->nlines++].sum = f->sums[i];
+	while (i < a->nsorted || j < b->nsorted) {
+		int c = i == a->nsorted ? 1 : j == b->nsorted ? -1 :
+			compare_lines(&a->sorted[i], &b->sorted[j]);
+
+		out[n] = c <= 0 ? a->sorted[i++] : b->sorted[j++];
+		if (!c)
+			out[n].sum = add_values(out[n].sum, b->sorted[j++].sum);
+		n++;
 	}
-	qsort(out->lines, out->nlines, sizeof(*out->lines), compare_lines);
+	return n;
+}
+
+/* The shares' lines as out's, those that sum to 0 left out. */
+static int gather_lines(struct folded *share, size_t nshares, struct pk_folded *out)
+{
+	size_t n, i;
+
+	if (nshares == 1) {
+		out->lines = share[0].sorted;
+		share[0].sorted = NULL;
+		n = share[0].nsorted;
+	} else {
+		out->lines = malloc((share[0].nsorted + share[1].nsorted + 1) *
+				    sizeof(*out->lines));
+		if (!out->lines)
+			return PK_ENOMEM;
+		n = merge_shares(&share[0], &share[1], out->lines);
+	}
+	for (i = 0; i < n; i++)
+		if (out->lines[i].sum)
+			out->lines[out->nlines++] = out->lines[i];
 	return 0;
+}
+
+/*
+ * Whether to fold on two threads, each half the samples, then merge
+ * their sorted lines: with two cores, for samples enough that a thread
+ * costs little beside them, unless --threads=1.
+ */
+static int fold_on_two_threads(const struct pk_options *opts, size_t nsamples)
+{
+	return nsamples >= 2048 && (!opts || opts->threads != 1) &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/* Free what folding used on the way; the lines' text stays. */
+static void folded_release(struct folded *f)
+{
+	free(f->name.s);
+	free(f->names.s);
+	free(f->spans);
+	free(f->located[0]);
+	free(f->located[1]);
+	free(f->root.s);
+	free(f->entries);
+	free(f->entry_of);
+	free(f->sorted);
 }
 
 int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		    const struct pk_options *opts, struct pk_folded **out)
 {
+	size_t n = pk_profile_sample_count(p), nshares = 1, k;
+	struct folded share[2];
 	struct pk_folded *res;
-	struct folded f;
-	int rc;
+	pthread_t thread;
+	int started = 0, rc;
 
-	memset(&f, 0, sizeof(f));
-	f.p = p;
-	pki_fold_settings(opts, &f.opts);
-	f.verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
-	f.column = pk_value_column(ctx, p, opts);
+	memset(share, 0, sizeof(share));
+	share[0].p = p;
+	pki_fold_settings(opts, &share[0].opts);
+	share[0].verbatim = pk_profile_meta(p, PKI_META_VERBATIM_NAMES) != NULL;
+	share[0].column = pk_value_column(ctx, p, opts);
 	if (pk_context_error(ctx)->code)
 		return pk_context_error(ctx)->code;
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		return pk_error_set(ctx, PK_ENOMEM, "out of memory");
-	res->scale = f.column < 0 ? 1 :
-		pk_profile_sample_type_scale(p, (size_t)f.column);
-	pki_thread_keys(p, &f.thread_keys);
-	f.keys = pk_profile_new(0);
-	rc = !f.keys ? PK_ENOMEM : f.column < 0 ? 0 : fold_samples(&f);
-	if (!rc && f.keys)
-		rc = sort_lines(&f, res);
-	res->keys = f.keys;
-	free(f.sums);
-	free(f.line.s);
-	free(f.name.s);
+	res->scale = share[0].column < 0 ? 1 :
+		pk_profile_sample_type_scale(p, (size_t)share[0].column);
+	pki_thread_keys(p, &share[0].thread_keys);
+	share[0].to = n;
+	if (fold_on_two_threads(opts, n)) {
+		nshares = 2;
+		share[1] = share[0];
+		share[0].to = share[1].from = n / 2;
+		started = pthread_create(&thread, NULL, fold_share, &share[1]) == 0;
+	}
+	fold_share(&share[0]);
+	if (started)
+		pthread_join(thread, NULL);
+	else if (nshares == 2)
+		fold_share(&share[1]);
+	rc = share[0].rc ? share[0].rc : share[1].rc;
+	if (!rc)
+		rc = gather_lines(share, nshares, res);
+	for (k = 0; k < nshares; k++) {
+		res->text[k] = share[k].lines.s;
+		folded_release(&share[k]);
+	}
 	if (rc) {
 		pk_folded_free(res);
 		return pk_error_set(ctx, rc, "out of memory");
@@ -498,7 +838,8 @@ void pk_folded_free(struct pk_folded *f)
 {
 	if (!f)
 		return;
-	pk_profile_free(f->keys);
+	free(f->text[0]);
+	free(f->text[1]);
 	free(f->lines);
 	free(f);
 }
