@@ -343,6 +343,12 @@ size_t pki_parts_threads(const struct pk_options *opts, size_t size)
 	return n ? n : 1;
 }
 
+int pki_two_threads(const struct pk_options *opts, size_t n, size_t least)
+{
+	return n >= least && (!opts || opts->threads != 1) &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
 /*
  * One part a thread, but for a format that asks for parts of
  * fmt->min_part: more would balance a machine that slows one thread

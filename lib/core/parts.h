@@ -113,6 +113,11 @@ int pki_read_parts(const struct pki_parts_reader *fmt, void *whole,
  * on one). */
 size_t pki_parts_threads(const struct pk_options *opts, size_t size);
 
+/* Whether a writer's work of n items (samples, keys) is to be split over
+ * two threads: with more than one core, for at least least of them (so
+ * that a thread costs little beside its share), unless --threads=1. */
+int pki_two_threads(const struct pk_options *opts, size_t n, size_t least);
+
 /* What a reader of a part calls as it goes, at s (reads are up to s):
  * every PKI_PART_STEP bytes the text read leaves memory. */
 void pki_part_step_slow(struct pki_part *part, const char *s);

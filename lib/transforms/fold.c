@@ -13,12 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fold.h"
 #include "core/internal.h"
 #include "core/names.h"
+#include "core/parts.h"
 #include "util/strbuf.h"
+#include "util/strings.h"
 #include "value.h"
 
 enum { PID, TID, KERNEL, JIT, ADDRS, NO_COMM };
@@ -592,22 +593,12 @@ static void insertion_sort(struct folded_line *a, size_t n, size_t depth)
  * least. Eight at a time: the deep stacks of one root share thousands. */
 static size_t shared_bytes(const struct folded_line *a, size_t n, size_t depth)
 {
-	size_t shared = a[0].len - depth, i, k;
-	uint64_t x, y;
+	size_t shared = a[0].len - depth, i;
 
 	for (i = 1; i < n && shared; i++) {
-		const char *s = a[0].s + depth, *t = a[i].s + depth;
 		size_t most = a[i].len - depth < shared ? a[i].len - depth : shared;
 
-		for (k = 0; k + 8 <= most; k += 8) {
-			memcpy(&x, s + k, 8);
-			memcpy(&y, t + k, 8);
-			if (x != y)
-				break;
-		}
-		while (k < most && s[k] == t[k])
-			k++;
-		shared = k;
+		shared = pki_shared_prefix(a[0].s + depth, a[i].s + depth, most);
 	}
 	return shared;
 }
@@ -760,17 +751,6 @@ static int gather_lines(struct folded *share, size_t nshares, struct pk_folded *
 	return 0;
 }
 
-/*
- * Whether to fold on two threads, each half the samples, then merge
- * their sorted lines: with two cores, for samples enough that a thread
- * costs little beside them, unless --threads=1.
- */
-static int fold_on_two_threads(const struct pk_options *opts, size_t nsamples)
-{
-	return nsamples >= 2048 && (!opts || opts->threads != 1) &&
-	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
-
 /* Free what folding used on the way; the lines' text stays. */
 static void folded_release(struct folded *f)
 {
@@ -808,7 +788,8 @@ int pk_folded_build(struct pk_context *ctx, const struct pk_profile *p,
 		pk_profile_sample_type_scale(p, (size_t)share[0].column);
 	pki_thread_keys(p, &share[0].thread_keys);
 	share[0].to = n;
-	if (fold_on_two_threads(opts, n)) {
+	/* each half the samples, then their sorted lines merged */
+	if (pki_two_threads(opts, n, 2048)) {
 		nshares = 2;
 		share[1] = share[0];
 		share[0].to = share[1].from = n / 2;

@@ -47,6 +47,24 @@ static inline int pki_same_bytes(const char *a, const char *b, size_t n)
 	return x == y;
 }
 
+/* How many of a and b's first n bytes are the same before one differs:
+ * eight at a time, as pki_same_bytes (folded lines share long roots). */
+static inline size_t pki_shared_prefix(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 /* Whether s begins with prefix ("/proc/", "[kernel.kallsyms]", "_Z"). */
 static inline int pki_starts_with(const char *s, const char *prefix)
 {

@@ -24,10 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "speedscope.h"
 #include "core/names.h"
+#include "core/parts.h"
 #include "util/grow.h"
 #include "util/json.h"
 #include "util/radix.h"
@@ -483,17 +483,6 @@ static void *merge_back(void *arg)
 }
 
 /*
- * Whether to make and sort the keys on two threads, each half the
- * samples', then merge them, each half the keys: with two cores, for a
- * profile large enough that a thread costs little, unless --threads=1.
- */
-static int sort_on_two_threads(const struct speedscope *w)
-{
-	return w->norder >= 65536 && (!w->opts || w->opts->threads != 1) &&
-	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
-
-/*
  * The keys' halves, key[0, na) and key[na, n), made and sorted on two
  * threads (tmp their scratch), then merged on two: the sorted keys, in
  * key or tmp; NULL when out of memory. Where a thread cannot be made,
@@ -538,7 +527,7 @@ static uint64_t *sort_halves(struct key_run *a, struct key_run *b,
  * The common case, sampled profiles without gaps and each group's samples
  * of one weight, needs only the stacks in time order: a key a sample,
  * its group above its time above its stack, sorted once (on two threads
- * where sort_on_two_threads). 1 when that does not fit in 64 bits, else
+ * where pki_two_threads). 1 when that does not fit in 64 bits, else
  * 0 or an error.
  */
 static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
@@ -568,7 +557,9 @@ static int sort_keys(struct speedscope *w, const uint32_t *sample_group)
 		.group_shift = group_bits ? time_bits + sb : 64,
 		.stack_bits = sb, .bits = group_bits + time_bits,
 	};
-	if (sort_on_two_threads(w)) {
+	/* each half the samples' keys, then merged on two: for a profile
+	 * large enough that a thread costs little */
+	if (pki_two_threads(w->opts, w->norder, 65536)) {
 		b = a;
 		a.to = b.from = w->half;
 		a.n = na;
