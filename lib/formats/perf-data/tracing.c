@@ -12,10 +12,11 @@
  * field named like one of the sample's own labels (pid, tid, comm, cpu,
  * trace) is named after its event too: "sched_wakeup.pid".
  *
- * Formatting the trace text costs ten times what the rest of a sample
- * does, and a program switches the same ways again and again: the
- * labels of each distinct payload (the event and its fields' bytes, not
- * the common_ ones, which vary and are not shown) are made once and kept.
+ * Formatting the trace text through libtraceevent costs ten times what
+ * the rest of a sample does: tracing-text.c prints most of it without. A
+ * program switches the same ways again and again: the labels of each
+ * distinct payload (the event and its fields' bytes, not the common_
+ * ones, which vary and are not shown) are made once and kept.
  *
  * The tracing data and the raw data are untrusted, and libtraceevent
  * trusts both. Each event format and the printk formats are checked
@@ -40,6 +41,7 @@
 
 #include "perf-data.h"
 #include "tracing-format.h"
+#include "tracing-text.h"
 #include "core/trace-fields.h"
 
 struct pd_tracing {
@@ -69,7 +71,7 @@ struct pd_tracing {
 	struct pd_label_cache memo;
 	struct recent_payload *recent;	/* RECENT_SLOTS of them */
 
-	/* the event of the last sample's, as every sample needs it */
+	/* what the samples of each event met need of its format */
 	struct event_shape {
 		struct tep_event *ev;
 		size_t nfields;	/* in ev->format.fields */
@@ -77,7 +79,10 @@ struct pd_tracing {
 		size_t size;	/* the bytes all fields take, when fixed */
 		int fixed;	/* no dynamic field: size says if they fit */
 		int never;	/* a field of negative offset or size */
-	} shape;
+		pk_str *keys;	/* the fields' label keys, once made */
+		struct pd_text_template *text;	/* NULL: libtraceevent's */
+	} *shapes;
+	size_t nshapes, shapes_cap, last_shape;
 };
 
 /* Payloads past this many, or past this many bytes kept for them, are
@@ -117,6 +122,11 @@ void pd_tracing_free(struct pd_tracing *tr)
 		return;
 	for (i = 0; i < tr->nreaching; i++)
 		pd_format_release(&tr->reaching[i]);
+	for (i = 0; i < tr->nshapes; i++) {
+		free(tr->shapes[i].keys);
+		pd_text_template_free(tr->shapes[i].text);
+	}
+	free(tr->shapes);
 	free(tr->reaching);
 	tep_free(tr->tep);
 	trace_seq_destroy(&tr->seq);
@@ -363,16 +373,28 @@ static int event_fits(const struct tep_event *ev, const unsigned char *raw,
 	return 1;
 }
 
-/* What the samples of ev need of its format, worked out at the first. */
-static const struct event_shape *event_shape(struct pd_tracing *tr,
-					     struct tep_event *ev)
+/* What the samples of ev need of its format, worked out at the first;
+ * NULL when out of memory. */
+static struct event_shape *event_shape(struct pd_state *st,
+				       struct pd_tracing *tr,
+				       struct tep_event *ev)
 {
-	struct event_shape *sh = &tr->shape;
+	struct event_shape *sh;
 	const struct tep_format_field *f;
+	size_t i;
 	int common;
 
-	if (sh->ev == ev)
-		return sh;
+	if (tr->nshapes && tr->shapes[tr->last_shape].ev == ev)
+		return &tr->shapes[tr->last_shape];
+	for (i = 0; i < tr->nshapes; i++)
+		if (tr->shapes[i].ev == ev) {
+			tr->last_shape = i;
+			return &tr->shapes[i];
+		}
+	if (pki_grow(&tr->shapes, &tr->shapes_cap, tr->nshapes + 1,
+		     sizeof(*tr->shapes)) < 0)
+		return NULL;
+	sh = &tr->shapes[tr->nshapes++];
 	memset(sh, 0, sizeof(*sh));
 	sh->ev = ev;
 	sh->start = SIZE_MAX;
@@ -392,6 +414,13 @@ static const struct event_shape *event_shape(struct pd_tracing *tr,
 			if ((size_t)f->offset < sh->start)
 				sh->start = (size_t)f->offset;
 		}
+	if (!(sh->keys = calloc(sh->nfields + 1, sizeof(*sh->keys)))) {
+		tr->nshapes--;
+		return NULL;
+	}
+	if (!sh->never)
+		sh->text = pd_text_template_new(ev, st->big);
+	tr->last_shape = i;
 	return sh;
 }
 
@@ -423,12 +452,17 @@ static int64_t field_number(struct tep_format_field *f,
 	return (int64_t)v;
 }
 
-/* The text perf script prints for the sample, as a string id. */
+/* The text perf script prints for the sample, as a string id: from
+ * the event's template when it can, else libtraceevent's. */
 static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
-			 const struct pd_sample *s)
+			 struct event_shape *sh, const struct pd_sample *s)
 {
 	struct tep_record rec;
+	const char *text;
+	size_t len;
 
+	if (sh->text && pd_text_print(sh->text, tr->raw, &text, &len))
+		return pk_profile_intern(st->p, text, len);
 	memset(&rec, 0, sizeof(rec));
 	rec.ts = s->time;
 	rec.cpu = (int)s->cpu;
@@ -437,6 +471,8 @@ static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
 	trace_seq_reset(&tr->seq);
 	tep_print_event(tr->tep, &tr->seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&tr->seq);
+	if (sh->text)
+		pd_text_learn(sh->text, tr->raw, tr->seq.buffer, tr->seq.len);
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
 
@@ -449,21 +485,33 @@ static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
 
+/* The label key of field i, f, of the shape's event: made at its first
+ * sample (the profile's strings in the order they always came). */
+static pk_str field_key(struct pd_state *st, struct event_shape *sh,
+			size_t i, const struct tep_format_field *f)
+{
+	if (!sh->keys[i])
+		sh->keys[i] = pki_trace_field_key(st->p, sh->ev->name,
+						  strlen(sh->ev->name), f->name,
+						  strlen(f->name));
+	return sh->keys[i];
+}
+
 /* Labels n.. of tr->labels: the trace text and the event's fields. */
 static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
-			   struct tep_event *ev, const struct pd_sample *s,
+			   struct event_shape *sh, const struct pd_sample *s,
 			   size_t n)
 {
 	struct pk_label *l = tr->labels;
 	struct tep_format_field *f;
+	size_t i = 0;
 
 	memset(&l[n], 0, sizeof(*l));
 	l[n].key = pk_profile_intern_cstr(st->p, "trace");
-	l[n++].str = trace_text(st, tr, s);
-	for (f = ev->format.fields; f; f = f->next) {
+	l[n++].str = trace_text(st, tr, sh, s);
+	for (f = sh->ev->format.fields; f; f = f->next) {
 		memset(&l[n], 0, sizeof(*l));
-		l[n].key = pki_trace_field_key(st->p, ev->name, strlen(ev->name),
-					       f->name, strlen(f->name));
+		l[n].key = field_key(st, sh, i++, f);
 		if (is_number(f))
 			l[n++].num = field_number(f, tr->raw);
 		else
@@ -472,19 +520,20 @@ static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
 	return n;
 }
 
-static const struct event_shape *sample_event(struct pd_state *st,
-					      struct pd_tracing *tr,
-					      const struct pd_sample *s,
-					      uint64_t offset)
+static struct event_shape *sample_event(struct pd_state *st,
+					struct pd_tracing *tr,
+					const struct pd_sample *s,
+					uint64_t offset)
 {
-	const struct event_shape *sh;
+	struct event_shape *sh;
 	const struct pd_format *f;
 	struct tep_event *ev;
 
 	if (s->raw_size < 8 ||
 	    !(ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big))))
 		return NULL;
-	sh = event_shape(tr, ev);
+	if (!(sh = event_shape(st, tr, ev)))
+		return NULL;
 	if (!shape_fits(sh, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
 			"is shorter than its fields; not decoded", st->name,
@@ -625,7 +674,7 @@ static void remember_recent(struct recent_payload *r,
  * payload's, from those kept for it or decoded now; *whole is 0 when
  * memory ran out for the payload's. */
 static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
-			       const struct event_shape *sh,
+			       struct event_shape *sh,
 			       const struct pd_sample *s,
 			       const struct pk_label *base, size_t nbase,
 			       int *whole)
@@ -645,7 +694,7 @@ static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
 		return memo_label_set(st, tr, id, nbase, n);
 	memcpy(tr->raw, s->raw, s->raw_size);
 	memset(tr->raw + s->raw_size, 0, RAW_PAD);
-	n = field_labels(st, tr, sh->ev, s, nbase);
+	n = field_labels(st, tr, sh, s, nbase);
 	if (id)
 		keep_labels(tr, id, nbase, n);
 	return pk_profile_intern_labels(st->p, tr->labels, n);
@@ -656,7 +705,7 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   size_t nbase)
 {
 	struct pd_tracing *tr = st->tracing;
-	const struct event_shape *sh = NULL;
+	struct event_shape *sh = NULL;
 	struct recent_payload *r;
 	uint32_t set;
 	int whole;
