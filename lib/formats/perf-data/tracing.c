@@ -13,7 +13,8 @@
  * trace) is named after its event too: "sched_wakeup.pid".
  *
  * Formatting the trace text through libtraceevent costs ten times what
- * the rest of a sample does: tracing-text.c prints most of it without. A
+ * the rest of a sample does: tracing-text.c prints most of it without,
+ * and the texts of char arrays (comms) are kept by their bytes. A
  * program switches the same ways again and again: the labels of each
  * distinct payload (the event and its fields' bytes, not the common_
  * ones, which vary and are not shown) are made once and kept.
@@ -43,6 +44,7 @@
 #include "tracing-format.h"
 #include "tracing-text.h"
 #include "core/trace-fields.h"
+#include "util/strbuf.h"
 
 struct pd_tracing {
 	struct tep_handle *tep;
@@ -57,14 +59,22 @@ struct pd_tracing {
 	struct pd_format *reaching;	/* by ID */
 	size_t nreaching, reaching_cap;
 
-	/* payloads decoded: their interned id -> their labels in a pool */
+	/* payloads decoded: their interned id -> the first label set made
+	 * with them, whose labels after the sample's own are theirs */
 	struct pk_profile *payloads;
 	unsigned char *key;	/* a payload as it is interned */
 	size_t key_cap;
-	size_t *payload_labels;	/* per id: first label, then the next's */
-	size_t npayloads, payload_labels_cap;
-	struct pk_label *pool;
-	size_t npool, pool_cap;
+	struct kept_payload {
+		uint32_t set;	/* 0: not kept */
+		uint32_t nbase;
+	} *kept;
+	size_t nkept, kept_cap;
+
+	/* the texts of char arrays (comms) by their bytes: key id -> text */
+	struct pk_profile *arrays;
+	pk_str *array_text;
+	size_t array_text_cap;
+	struct pk_strbuf array_key;
 
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
@@ -135,8 +145,10 @@ void pd_tracing_free(struct pd_tracing *tr)
 	pk_profile_free(tr->payloads);
 	free(tr->recent);
 	free(tr->key);
-	free(tr->payload_labels);
-	free(tr->pool);
+	pk_profile_free(tr->arrays);
+	free(tr->array_text);
+	free(tr->array_key.s);
+	free(tr->kept);
 	free(tr);
 }
 
@@ -476,13 +488,60 @@ static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
 
-static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
-			 struct tep_format_field *f, size_t raw_size)
+static pk_str printed_field(struct pd_state *st, struct pd_tracing *tr,
+			    struct tep_format_field *f, size_t raw_size)
 {
 	trace_seq_reset(&tr->seq);
 	tep_print_field_content(&tr->seq, tr->raw, (int)raw_size, f);
 	trace_seq_terminate(&tr->seq);
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
+}
+
+/*
+ * The key of a char array field's text, into tr->array_key, or 0 when
+ * it has none: libtraceevent prints a fixed array from its bytes alone
+ * when they end in a NUL ("%s" of them reads no further), as a string
+ * or, when not printable, as bytes, and then takes the field for no
+ * string from then on: its flags are in the key.
+ */
+static int array_key(struct pd_tracing *tr, const struct tep_format_field *f)
+{
+	const unsigned char *bytes = tr->raw + f->offset;
+	struct pk_strbuf *k = &tr->array_key;
+
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) !=
+	    TEP_FIELD_IS_ARRAY || !memchr(bytes, 0, (size_t)f->size))
+		return 0;
+	k->len = 0;
+	return pki_strbuf_add(k, (const char *)&f, sizeof(f)) == 0 &&
+	       pki_strbuf_add(k, (const char *)&f->flags, sizeof(f->flags)) == 0 &&
+	       pki_strbuf_add(k, (const char *)bytes, (size_t)f->size) == 0;
+}
+
+/* A field's text as libtraceevent prints it; the texts of char arrays
+ * (a comm each switch) made once. */
+static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
+			 struct tep_format_field *f, size_t raw_size)
+{
+	pk_str key, text;
+
+	if (!array_key(tr, f))
+		return printed_field(st, tr, f, raw_size);
+	if ((!tr->arrays && !(tr->arrays = pk_profile_new(0))) ||
+	    pk_profile_memory(tr->arrays) >= PAYLOAD_BYTES_KEPT)
+		key = tr->arrays ? pk_profile_lookup_len(tr->arrays,
+							 tr->array_key.s,
+							 tr->array_key.len) : 0;
+	else
+		key = pk_profile_intern(tr->arrays, tr->array_key.s,
+					tr->array_key.len);
+	if (key && key < tr->array_text_cap && tr->array_text[key])
+		return tr->array_text[key] - 1;
+	text = printed_field(st, tr, f, raw_size);
+	if (key && pki_grow_zeroed(&tr->array_text, &tr->array_text_cap,
+				   (size_t)key + 1, sizeof(*tr->array_text)) == 0)
+		tr->array_text[key] = text + 1;
+	return text;
 }
 
 /* The label key of field i, f, of the shape's event: made at its first
@@ -564,11 +623,14 @@ static size_t payload_start(const struct event_shape *sh,
  * only) after base in tr->labels, or 0 when it is new: then *id is its
  * id to keep them under, or 0 when no more are kept.
  */
-static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
+static size_t kept_labels(struct pd_state *st, struct pd_tracing *tr,
+			  const struct event_shape *sh,
 			  const struct pd_sample *s, size_t nbase, uint32_t *id)
 {
 	const struct tep_event *ev = sh->ev;
-	size_t first, n, start = payload_start(sh, s);
+	size_t n, start = payload_start(sh, s);
+	const struct kept_payload *k;
+	const struct pk_label *l;
 
 	*id = 0;
 	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
@@ -577,38 +639,33 @@ static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
 	memcpy(tr->key, &ev->id, sizeof(ev->id));
 	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
 	/* once full, payloads kept are still found; new ones are not kept */
-	if (tr->npayloads >= PAYLOADS_KEPT ||
-	    pk_profile_memory(tr->payloads) + tr->npool * sizeof(*tr->pool) >=
+	if (tr->nkept >= PAYLOADS_KEPT ||
+	    pk_profile_memory(tr->payloads) + tr->kept_cap * sizeof(*tr->kept) >=
 	    PAYLOAD_BYTES_KEPT)
 		*id = pk_profile_lookup_len(tr->payloads, (const char *)tr->key,
 					    sizeof(ev->id) + s->raw_size - start);
 	else
 		*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
 					sizeof(ev->id) + s->raw_size - start);
-	if (!*id || *id > tr->npayloads)
+	if (!*id || *id >= tr->kept_cap || !(k = &tr->kept[*id])->set)
 		return 0;
-	first = tr->payload_labels[*id - 1];
-	n = tr->payload_labels[*id] - first;
-	memcpy(tr->labels + nbase, tr->pool + first, n * sizeof(*tr->pool));
-	return nbase + n;
+	l = pk_profile_labels(st->p, k->set, &n);
+	if (n < k->nbase || nbase + n - k->nbase > tr->labels_cap)
+		return 0;
+	memcpy(tr->labels + nbase, l + k->nbase, (n - k->nbase) * sizeof(*l));
+	return nbase + n - k->nbase;
 }
 
-/* Keep the labels of payload id (the next one): tr->labels after nbase. */
-static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
-			size_t n)
+/* Keep set, whose labels after the first nbase are payload id's. */
+static void keep_labels(struct pd_tracing *tr, uint32_t id, uint32_t set,
+			size_t nbase)
 {
-	if (id != tr->npayloads + 1 ||
-	    pki_grow(&tr->pool, &tr->pool_cap, tr->npool + n - nbase,
-		     sizeof(*tr->pool)) < 0 ||
-	    pki_grow(&tr->payload_labels, &tr->payload_labels_cap, id + 1,
-		     sizeof(*tr->payload_labels)) < 0)
+	if (!set || pki_grow_zeroed(&tr->kept, &tr->kept_cap, (size_t)id + 1,
+				    sizeof(*tr->kept)) < 0)
 		return;
-	memcpy(tr->pool + tr->npool, tr->labels + nbase,
-	       (n - nbase) * sizeof(*tr->pool));
-	tr->payload_labels[0] = 0;
-	tr->npool += n - nbase;
-	tr->payload_labels[id] = tr->npool;
-	tr->npayloads = id;
+	tr->kept[id].set = set;
+	tr->kept[id].nbase = (uint32_t)nbase;
+	tr->nkept++;
 }
 
 /* The set of tr->labels (n, the first nbase the sample's own) of the
@@ -679,7 +736,7 @@ static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
 			       const struct pk_label *base, size_t nbase,
 			       int *whole)
 {
-	uint32_t id;
+	uint32_t id, set;
 	size_t n = nbase + 1 + sh->nfields;
 
 	*whole = 1;
@@ -689,15 +746,16 @@ static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
 		return pk_profile_intern_labels(st->p, base, nbase);
 	}
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = kept_labels(tr, sh, s, nbase, &id);
+	n = kept_labels(st, tr, sh, s, nbase, &id);
 	if (n)
 		return memo_label_set(st, tr, id, nbase, n);
 	memcpy(tr->raw, s->raw, s->raw_size);
 	memset(tr->raw + s->raw_size, 0, RAW_PAD);
 	n = field_labels(st, tr, sh, s, nbase);
+	set = pk_profile_intern_labels(st->p, tr->labels, n);
 	if (id)
-		keep_labels(tr, id, nbase, n);
-	return pk_profile_intern_labels(st->p, tr->labels, n);
+		keep_labels(tr, id, set, nbase);
+	return set;
 }
 
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
