@@ -5,6 +5,7 @@
  * parts are here in lib/formats/perf-data/: header.c reads attributes and feature
  * sections, tracing.c decodes tracepoint fields with libtraceevent,
  * tracing-format.c checks event formats before libtraceevent reads them,
+ * tracing-text.c prints most samples' trace text without it,
  * sample.c decodes sample records, machine.c keeps the
  * processes, threads and mappings, unwind.c unwinds the user stacks of
  * --call-graph dwarf samples and model.c turns samples into the profile

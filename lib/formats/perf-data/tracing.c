@@ -12,10 +12,12 @@
  * field named like one of the sample's own labels (pid, tid, comm, cpu,
  * trace) is named after its event too: "sched_wakeup.pid".
  *
- * Formatting the trace text costs ten times what the rest of a sample
- * does, and a program switches the same ways again and again: the
- * labels of each distinct payload (the event and its fields' bytes, not
- * the common_ ones, which vary and are not shown) are made once and kept.
+ * Formatting the trace text through libtraceevent costs ten times what
+ * the rest of a sample does: tracing-text.c prints most of it without,
+ * and the texts of char arrays (comms) are kept by their bytes. A
+ * program switches the same ways again and again: the labels of each
+ * distinct payload (the event and its fields' bytes, not the common_
+ * ones, which vary and are not shown) are made once and kept.
  *
  * The tracing data and the raw data are untrusted, and libtraceevent
  * trusts both. Each event format and the printk formats are checked
@@ -40,7 +42,9 @@
 
 #include "perf-data.h"
 #include "tracing-format.h"
+#include "tracing-text.h"
 #include "core/trace-fields.h"
+#include "util/strbuf.h"
 
 struct pd_tracing {
 	struct tep_handle *tep;
@@ -55,21 +59,29 @@ struct pd_tracing {
 	struct pd_format *reaching;	/* by ID */
 	size_t nreaching, reaching_cap;
 
-	/* payloads decoded: their interned id -> their labels in a pool */
+	/* payloads decoded: their interned id -> the first label set made
+	 * with them, whose labels after the sample's own are theirs */
 	struct pk_profile *payloads;
 	unsigned char *key;	/* a payload as it is interned */
 	size_t key_cap;
-	size_t *payload_labels;	/* per id: first label, then the next's */
-	size_t npayloads, payload_labels_cap;
-	struct pk_label *pool;
-	size_t npool, pool_cap;
+	struct kept_payload {
+		uint32_t set;	/* 0: not kept */
+		uint32_t nbase;
+	} *kept;
+	size_t nkept, kept_cap;
+
+	/* the texts of char arrays (comms) by their bytes: key id -> text */
+	struct pk_profile *arrays;
+	pk_str *array_text;
+	size_t array_text_cap;
+	struct pk_strbuf array_key;
 
 	/* label sets made lately: a payload with the same thread labels
 	 * (a thread switching out the same way) is the same set again */
 	struct pd_label_cache memo;
 	struct recent_payload *recent;	/* RECENT_SLOTS of them */
 
-	/* the event of the last sample's, as every sample needs it */
+	/* what the samples of each event met need of its format */
 	struct event_shape {
 		struct tep_event *ev;
 		size_t nfields;	/* in ev->format.fields */
@@ -77,7 +89,10 @@ struct pd_tracing {
 		size_t size;	/* the bytes all fields take, when fixed */
 		int fixed;	/* no dynamic field: size says if they fit */
 		int never;	/* a field of negative offset or size */
-	} shape;
+		pk_str *keys;	/* the fields' label keys, once made */
+		struct pd_text_template *text;	/* NULL: libtraceevent's */
+	} *shapes;
+	size_t nshapes, shapes_cap, last_shape;
 };
 
 /* Payloads past this many, or past this many bytes kept for them, are
@@ -117,6 +132,11 @@ void pd_tracing_free(struct pd_tracing *tr)
 		return;
 	for (i = 0; i < tr->nreaching; i++)
 		pd_format_release(&tr->reaching[i]);
+	for (i = 0; i < tr->nshapes; i++) {
+		free(tr->shapes[i].keys);
+		pd_text_template_free(tr->shapes[i].text);
+	}
+	free(tr->shapes);
 	free(tr->reaching);
 	tep_free(tr->tep);
 	trace_seq_destroy(&tr->seq);
@@ -125,8 +145,10 @@ void pd_tracing_free(struct pd_tracing *tr)
 	pk_profile_free(tr->payloads);
 	free(tr->recent);
 	free(tr->key);
-	free(tr->payload_labels);
-	free(tr->pool);
+	pk_profile_free(tr->arrays);
+	free(tr->array_text);
+	free(tr->array_key.s);
+	free(tr->kept);
 	free(tr);
 }
 
@@ -363,16 +385,28 @@ static int event_fits(const struct tep_event *ev, const unsigned char *raw,
 	return 1;
 }
 
-/* What the samples of ev need of its format, worked out at the first. */
-static const struct event_shape *event_shape(struct pd_tracing *tr,
-					     struct tep_event *ev)
+/* What the samples of ev need of its format, worked out at the first;
+ * NULL when out of memory. */
+static struct event_shape *event_shape(struct pd_state *st,
+				       struct pd_tracing *tr,
+				       struct tep_event *ev)
 {
-	struct event_shape *sh = &tr->shape;
+	struct event_shape *sh;
 	const struct tep_format_field *f;
+	size_t i;
 	int common;
 
-	if (sh->ev == ev)
-		return sh;
+	if (tr->nshapes && tr->shapes[tr->last_shape].ev == ev)
+		return &tr->shapes[tr->last_shape];
+	for (i = 0; i < tr->nshapes; i++)
+		if (tr->shapes[i].ev == ev) {
+			tr->last_shape = i;
+			return &tr->shapes[i];
+		}
+	if (pki_grow(&tr->shapes, &tr->shapes_cap, tr->nshapes + 1,
+		     sizeof(*tr->shapes)) < 0)
+		return NULL;
+	sh = &tr->shapes[tr->nshapes++];
 	memset(sh, 0, sizeof(*sh));
 	sh->ev = ev;
 	sh->start = SIZE_MAX;
@@ -392,6 +426,13 @@ static const struct event_shape *event_shape(struct pd_tracing *tr,
 			if ((size_t)f->offset < sh->start)
 				sh->start = (size_t)f->offset;
 		}
+	if (!(sh->keys = calloc(sh->nfields + 1, sizeof(*sh->keys)))) {
+		tr->nshapes--;
+		return NULL;
+	}
+	if (!sh->never)
+		sh->text = pd_text_template_new(ev, st->big);
+	tr->last_shape = i;
 	return sh;
 }
 
@@ -423,12 +464,17 @@ static int64_t field_number(struct tep_format_field *f,
 	return (int64_t)v;
 }
 
-/* The text perf script prints for the sample, as a string id. */
+/* The text perf script prints for the sample, as a string id: from
+ * the event's template when it can, else libtraceevent's. */
 static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
-			 const struct pd_sample *s)
+			 struct event_shape *sh, const struct pd_sample *s)
 {
 	struct tep_record rec;
+	const char *text;
+	size_t len;
 
+	if (sh->text && pd_text_print(sh->text, tr->raw, &text, &len))
+		return pk_profile_intern(st->p, text, len);
 	memset(&rec, 0, sizeof(rec));
 	rec.ts = s->time;
 	rec.cpu = (int)s->cpu;
@@ -437,11 +483,13 @@ static pk_str trace_text(struct pd_state *st, struct pd_tracing *tr,
 	trace_seq_reset(&tr->seq);
 	tep_print_event(tr->tep, &tr->seq, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&tr->seq);
+	if (sh->text)
+		pd_text_learn(sh->text, tr->raw, tr->seq.buffer, tr->seq.len);
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
 
-static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
-			 struct tep_format_field *f, size_t raw_size)
+static pk_str printed_field(struct pd_state *st, struct pd_tracing *tr,
+			    struct tep_format_field *f, size_t raw_size)
 {
 	trace_seq_reset(&tr->seq);
 	tep_print_field_content(&tr->seq, tr->raw, (int)raw_size, f);
@@ -449,21 +497,80 @@ static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
 	return pk_profile_intern(st->p, tr->seq.buffer, tr->seq.len);
 }
 
+/*
+ * The key of a char array field's text, into tr->array_key, or 0 when
+ * it has none: libtraceevent prints a fixed array from its bytes alone
+ * when they end in a NUL ("%s" of them reads no further), as a string
+ * or, when not printable, as bytes, and then takes the field for no
+ * string from then on: its flags are in the key.
+ */
+static int array_key(struct pd_tracing *tr, const struct tep_format_field *f)
+{
+	const unsigned char *bytes = tr->raw + f->offset;
+	struct pk_strbuf *k = &tr->array_key;
+
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) !=
+	    TEP_FIELD_IS_ARRAY || !memchr(bytes, 0, (size_t)f->size))
+		return 0;
+	k->len = 0;
+	return pki_strbuf_add(k, (const char *)&f, sizeof(f)) == 0 &&
+	       pki_strbuf_add(k, (const char *)&f->flags, sizeof(f->flags)) == 0 &&
+	       pki_strbuf_add(k, (const char *)bytes, (size_t)f->size) == 0;
+}
+
+/* A field's text as libtraceevent prints it; the texts of char arrays
+ * (a comm each switch) made once. */
+static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
+			 struct tep_format_field *f, size_t raw_size)
+{
+	pk_str key, text;
+
+	if (!array_key(tr, f))
+		return printed_field(st, tr, f, raw_size);
+	if ((!tr->arrays && !(tr->arrays = pk_profile_new(0))) ||
+	    pk_profile_memory(tr->arrays) >= PAYLOAD_BYTES_KEPT)
+		key = tr->arrays ? pk_profile_lookup_len(tr->arrays,
+							 tr->array_key.s,
+							 tr->array_key.len) : 0;
+	else
+		key = pk_profile_intern(tr->arrays, tr->array_key.s,
+					tr->array_key.len);
+	if (key && key < tr->array_text_cap && tr->array_text[key])
+		return tr->array_text[key] - 1;
+	text = printed_field(st, tr, f, raw_size);
+	if (key && pki_grow_zeroed(&tr->array_text, &tr->array_text_cap,
+				   (size_t)key + 1, sizeof(*tr->array_text)) == 0)
+		tr->array_text[key] = text + 1;
+	return text;
+}
+
+/* The label key of field i, f, of the shape's event: made at its first
+ * sample (the profile's strings in the order they always came). */
+static pk_str field_key(struct pd_state *st, struct event_shape *sh,
+			size_t i, const struct tep_format_field *f)
+{
+	if (!sh->keys[i])
+		sh->keys[i] = pki_trace_field_key(st->p, sh->ev->name,
+						  strlen(sh->ev->name), f->name,
+						  strlen(f->name));
+	return sh->keys[i];
+}
+
 /* Labels n.. of tr->labels: the trace text and the event's fields. */
 static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
-			   struct tep_event *ev, const struct pd_sample *s,
+			   struct event_shape *sh, const struct pd_sample *s,
 			   size_t n)
 {
 	struct pk_label *l = tr->labels;
 	struct tep_format_field *f;
+	size_t i = 0;
 
 	memset(&l[n], 0, sizeof(*l));
 	l[n].key = pk_profile_intern_cstr(st->p, "trace");
-	l[n++].str = trace_text(st, tr, s);
-	for (f = ev->format.fields; f; f = f->next) {
+	l[n++].str = trace_text(st, tr, sh, s);
+	for (f = sh->ev->format.fields; f; f = f->next) {
 		memset(&l[n], 0, sizeof(*l));
-		l[n].key = pki_trace_field_key(st->p, ev->name, strlen(ev->name),
-					       f->name, strlen(f->name));
+		l[n].key = field_key(st, sh, i++, f);
 		if (is_number(f))
 			l[n++].num = field_number(f, tr->raw);
 		else
@@ -472,19 +579,20 @@ static size_t field_labels(struct pd_state *st, struct pd_tracing *tr,
 	return n;
 }
 
-static const struct event_shape *sample_event(struct pd_state *st,
-					      struct pd_tracing *tr,
-					      const struct pd_sample *s,
-					      uint64_t offset)
+static struct event_shape *sample_event(struct pd_state *st,
+					struct pd_tracing *tr,
+					const struct pd_sample *s,
+					uint64_t offset)
 {
-	const struct event_shape *sh;
+	struct event_shape *sh;
 	const struct pd_format *f;
 	struct tep_event *ev;
 
 	if (s->raw_size < 8 ||
 	    !(ev = tep_find_event(tr->tep, pd_u16(s->raw, st->big))))
 		return NULL;
-	sh = event_shape(tr, ev);
+	if (!(sh = event_shape(st, tr, ev)))
+		return NULL;
 	if (!shape_fits(sh, s->raw, s->raw_size, st->big)) {
 		pd_warn(st, "%s: offset 0x%llx: the raw data of a '%s' sample "
 			"is shorter than its fields; not decoded", st->name,
@@ -515,11 +623,14 @@ static size_t payload_start(const struct event_shape *sh,
  * only) after base in tr->labels, or 0 when it is new: then *id is its
  * id to keep them under, or 0 when no more are kept.
  */
-static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
+static size_t kept_labels(struct pd_state *st, struct pd_tracing *tr,
+			  const struct event_shape *sh,
 			  const struct pd_sample *s, size_t nbase, uint32_t *id)
 {
 	const struct tep_event *ev = sh->ev;
-	size_t first, n, start = payload_start(sh, s);
+	size_t n, start = payload_start(sh, s);
+	const struct kept_payload *k;
+	const struct pk_label *l;
 
 	*id = 0;
 	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
@@ -528,38 +639,33 @@ static size_t kept_labels(struct pd_tracing *tr, const struct event_shape *sh,
 	memcpy(tr->key, &ev->id, sizeof(ev->id));
 	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
 	/* once full, payloads kept are still found; new ones are not kept */
-	if (tr->npayloads >= PAYLOADS_KEPT ||
-	    pk_profile_memory(tr->payloads) + tr->npool * sizeof(*tr->pool) >=
+	if (tr->nkept >= PAYLOADS_KEPT ||
+	    pk_profile_memory(tr->payloads) + tr->kept_cap * sizeof(*tr->kept) >=
 	    PAYLOAD_BYTES_KEPT)
 		*id = pk_profile_lookup_len(tr->payloads, (const char *)tr->key,
 					    sizeof(ev->id) + s->raw_size - start);
 	else
 		*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
 					sizeof(ev->id) + s->raw_size - start);
-	if (!*id || *id > tr->npayloads)
+	if (!*id || *id >= tr->kept_cap || !(k = &tr->kept[*id])->set)
 		return 0;
-	first = tr->payload_labels[*id - 1];
-	n = tr->payload_labels[*id] - first;
-	memcpy(tr->labels + nbase, tr->pool + first, n * sizeof(*tr->pool));
-	return nbase + n;
+	l = pk_profile_labels(st->p, k->set, &n);
+	if (n < k->nbase || nbase + n - k->nbase > tr->labels_cap)
+		return 0;
+	memcpy(tr->labels + nbase, l + k->nbase, (n - k->nbase) * sizeof(*l));
+	return nbase + n - k->nbase;
 }
 
-/* Keep the labels of payload id (the next one): tr->labels after nbase. */
-static void keep_labels(struct pd_tracing *tr, uint32_t id, size_t nbase,
-			size_t n)
+/* Keep set, whose labels after the first nbase are payload id's. */
+static void keep_labels(struct pd_tracing *tr, uint32_t id, uint32_t set,
+			size_t nbase)
 {
-	if (id != tr->npayloads + 1 ||
-	    pki_grow(&tr->pool, &tr->pool_cap, tr->npool + n - nbase,
-		     sizeof(*tr->pool)) < 0 ||
-	    pki_grow(&tr->payload_labels, &tr->payload_labels_cap, id + 1,
-		     sizeof(*tr->payload_labels)) < 0)
+	if (!set || pki_grow_zeroed(&tr->kept, &tr->kept_cap, (size_t)id + 1,
+				    sizeof(*tr->kept)) < 0)
 		return;
-	memcpy(tr->pool + tr->npool, tr->labels + nbase,
-	       (n - nbase) * sizeof(*tr->pool));
-	tr->payload_labels[0] = 0;
-	tr->npool += n - nbase;
-	tr->payload_labels[id] = tr->npool;
-	tr->npayloads = id;
+	tr->kept[id].set = set;
+	tr->kept[id].nbase = (uint32_t)nbase;
+	tr->nkept++;
 }
 
 /* The set of tr->labels (n, the first nbase the sample's own) of the
@@ -625,12 +731,12 @@ static void remember_recent(struct recent_payload *r,
  * payload's, from those kept for it or decoded now; *whole is 0 when
  * memory ran out for the payload's. */
 static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
-			       const struct event_shape *sh,
+			       struct event_shape *sh,
 			       const struct pd_sample *s,
 			       const struct pk_label *base, size_t nbase,
 			       int *whole)
 {
-	uint32_t id;
+	uint32_t id, set;
 	size_t n = nbase + 1 + sh->nfields;
 
 	*whole = 1;
@@ -640,15 +746,16 @@ static uint32_t payload_labels(struct pd_state *st, struct pd_tracing *tr,
 		return pk_profile_intern_labels(st->p, base, nbase);
 	}
 	memcpy(tr->labels, base, nbase * sizeof(*base));
-	n = kept_labels(tr, sh, s, nbase, &id);
+	n = kept_labels(st, tr, sh, s, nbase, &id);
 	if (n)
 		return memo_label_set(st, tr, id, nbase, n);
 	memcpy(tr->raw, s->raw, s->raw_size);
 	memset(tr->raw + s->raw_size, 0, RAW_PAD);
-	n = field_labels(st, tr, sh->ev, s, nbase);
+	n = field_labels(st, tr, sh, s, nbase);
+	set = pk_profile_intern_labels(st->p, tr->labels, n);
 	if (id)
-		keep_labels(tr, id, nbase, n);
-	return pk_profile_intern_labels(st->p, tr->labels, n);
+		keep_labels(tr, id, set, nbase);
+	return set;
 }
 
 uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
@@ -656,7 +763,7 @@ uint32_t pd_tracing_labels(struct pd_state *st, const struct pd_sample *s,
 			   size_t nbase)
 {
 	struct pd_tracing *tr = st->tracing;
-	const struct event_shape *sh = NULL;
+	struct event_shape *sh = NULL;
 	struct recent_payload *r;
 	uint32_t set;
 	int whole;
