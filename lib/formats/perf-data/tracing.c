@@ -102,6 +102,23 @@ struct pd_tracing {
 #define PAYLOAD_BYTES_KEPT ((size_t)64 << 20)
 
 /*
+ * The id of key in *keys (made at the first), a dictionary of what is
+ * kept by its bytes (payloads, comms): interned unless full (or its
+ * memory with held, what else is kept for it, past PAYLOAD_BYTES_KEPT);
+ * once full, keys kept are still found, new ones are not kept: 0, as
+ * when out of memory.
+ */
+static pk_str kept_id(struct pk_profile **keys, const char *key, size_t len,
+		      int full, size_t held)
+{
+	if (!*keys && !(*keys = pk_profile_new(0)))
+		return 0;
+	if (full || pk_profile_memory(*keys) + held >= PAYLOAD_BYTES_KEPT)
+		return pk_profile_lookup_len(*keys, key, len);
+	return pk_profile_intern(*keys, key, len);
+}
+
+/*
  * The label sets of the last payloads met, direct-mapped by a hash of
  * their bytes and the sample's own labels: a thread that switches out
  * the same way as before finds its set here, checked byte for byte,
@@ -527,14 +544,7 @@ static pk_str field_text(struct pd_state *st, struct pd_tracing *tr,
 
 	if (!array_key(tr, f))
 		return printed_field(st, tr, f, raw_size);
-	if ((!tr->arrays && !(tr->arrays = pk_profile_new(0))) ||
-	    pk_profile_memory(tr->arrays) >= PAYLOAD_BYTES_KEPT)
-		key = tr->arrays ? pk_profile_lookup_len(tr->arrays,
-							 tr->array_key.s,
-							 tr->array_key.len) : 0;
-	else
-		key = pk_profile_intern(tr->arrays, tr->array_key.s,
-					tr->array_key.len);
+	key = kept_id(&tr->arrays, tr->array_key.s, tr->array_key.len, 0, 0);
 	if (key && key < tr->array_text_cap && tr->array_text[key])
 		return tr->array_text[key] - 1;
 	text = printed_field(st, tr, f, raw_size);
@@ -633,20 +643,13 @@ static size_t kept_labels(struct pd_state *st, struct pd_tracing *tr,
 	const struct pk_label *l;
 
 	*id = 0;
-	if ((!tr->payloads && !(tr->payloads = pk_profile_new(0))) ||
-	    pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
+	if (pki_grow(&tr->key, &tr->key_cap, sizeof(ev->id) + s->raw_size - start, 1) < 0)
 		return 0;
 	memcpy(tr->key, &ev->id, sizeof(ev->id));
 	memcpy(tr->key + sizeof(ev->id), s->raw + start, s->raw_size - start);
-	/* once full, payloads kept are still found; new ones are not kept */
-	if (tr->nkept >= PAYLOADS_KEPT ||
-	    pk_profile_memory(tr->payloads) + tr->kept_cap * sizeof(*tr->kept) >=
-	    PAYLOAD_BYTES_KEPT)
-		*id = pk_profile_lookup_len(tr->payloads, (const char *)tr->key,
-					    sizeof(ev->id) + s->raw_size - start);
-	else
-		*id = pk_profile_intern(tr->payloads, (const char *)tr->key,
-					sizeof(ev->id) + s->raw_size - start);
+	*id = kept_id(&tr->payloads, (const char *)tr->key,
+		      sizeof(ev->id) + s->raw_size - start, tr->nkept >= PAYLOADS_KEPT,
+		      tr->kept_cap * sizeof(*tr->kept));
 	if (!*id || *id >= tr->kept_cap || !(k = &tr->kept[*id])->set)
 		return 0;
 	l = pk_profile_labels(st->p, k->set, &n);
